@@ -1,0 +1,3 @@
+from quizgen.cli import main
+
+main()

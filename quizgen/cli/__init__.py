@@ -1,0 +1,56 @@
+"""The `quizgen` command: a thin layer that parses arguments, calls the library, prints.
+
+Each command group lives in its own module under ``quizgen/cli/`` and registers itself on `app`.
+Heavy imports (sympy, genanki, typst) happen inside the commands, never at module import, so that
+``quizgen --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from quizgen.errors import QuizgenError
+
+app = typer.Typer(
+    name="quizgen",
+    help="GPU architecture practice: occupancy, warps, latency hiding and divergence as "
+         "auto-solved problems with worked solutions (Hinglish or English), Anki decks, "
+         "exam sheets and an auto-grader.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# Command modules register themselves on import.
+from quizgen.cli import occupancy as _occupancy  # noqa: E402,F401
+from quizgen.cli import calculators as _calculators  # noqa: E402,F401
+
+
+def fail(message: str) -> "typer.Exit":
+    """Print one error line to stderr and exit with code 2."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+def main() -> None:
+    """Console-script entry point: user errors become one line and exit code 2."""
+    try:
+        app(standalone_mode=False)
+    except QuizgenError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+        raise

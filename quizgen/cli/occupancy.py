@@ -1,0 +1,1 @@
+"""`quizgen occupancy`: the occupancy calculator that explains itself."""

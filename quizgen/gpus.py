@@ -1,0 +1,201 @@
+"""The GPU catalogue: per-SM hardware facts as data (quizgen/data/gpus.toml), plus user GPUs.
+
+A `GPU` is a frozen, JSON-safe record. Presets come from the packaged TOML; a user can load their
+own TOML file of the same shape, or override single fields of a preset (`with_overrides`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from quizgen.errors import QuizgenError
+
+DATA_FILE = Path(__file__).with_name("data") / "gpus.toml"
+
+#: Fields that every GPU must have, with the smallest value each may take.
+INT_FIELDS: dict[str, int] = {
+    "num_sms": 1,
+    "warp_size": 1,
+    "max_threads_per_block": 1,
+    "max_warps_per_sm": 1,
+    "max_blocks_per_sm": 1,
+    "regs_per_sm": 1,
+    "regs_per_block": 1,
+    "max_regs_per_thread": 1,
+    "smem_per_sm": 1,
+    "smem_per_block": 1,
+    "smem_per_block_optin": 1,
+    "reserved_smem_per_block": 0,
+    "reg_alloc_unit": 1,
+    "smem_alloc_unit": 1,
+    "schedulers_per_sm": 1,
+    "barriers_per_sm": 0,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GPU:
+    """Per-SM facts of one GPU, under the canonical field names."""
+
+    name: str
+    compute_capability: str | None
+    num_sms: int
+    warp_size: int
+    max_threads_per_block: int
+    max_warps_per_sm: int
+    max_blocks_per_sm: int
+    regs_per_sm: int
+    regs_per_block: int
+    max_regs_per_thread: int
+    smem_per_sm: int
+    smem_per_block: int
+    smem_per_block_optin: int
+    reserved_smem_per_block: int
+    reg_alloc_unit: int
+    smem_alloc_unit: int
+    schedulers_per_sm: int
+    #: Named block barriers per SM (cc ≥ 9.0 limits blocks by them); 0 = not a limit.
+    barriers_per_sm: int = 0
+    #: Shared-memory sizes (KB) the L1/shared carveout can take; empty = any size.
+    smem_carveout_kb: tuple[int, ...] = ()
+    description: str = ""
+    #: The preset this GPU was built from ("textbook" keeps the notes' model as default).
+    base: str | None = None
+
+    @property
+    def max_threads_per_sm(self) -> int:
+        return self.max_warps_per_sm * self.warp_size
+
+    @property
+    def is_textbook(self) -> bool:
+        return self.name == "textbook" or self.base == "textbook"
+
+    @property
+    def default_model(self) -> str:
+        return "textbook" if self.is_textbook else "exact"
+
+    @property
+    def cc_major(self) -> int:
+        if not self.compute_capability:
+            return 0
+        return int(self.compute_capability.split(".")[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["smem_carveout_kb"] = list(self.smem_carveout_kb)
+        return out
+
+    def with_overrides(self, **overrides: Any) -> "GPU":
+        """A copy with some fields changed (validated); the copy remembers its base preset."""
+        if not overrides:
+            return self
+        data = self.to_dict()
+        base = self.base or self.name
+        data.update(overrides)
+        if "name" not in overrides:
+            data["name"] = f"{self.name}*"
+        data.setdefault("base", base)
+        if data.get("base") is None:
+            data["base"] = base
+        return gpu_from_dict(data)
+
+
+def gpu_from_dict(data: Mapping[str, Any], *, name: str | None = None) -> GPU:
+    """Build a GPU from a mapping of canonical fields; `base` copies a preset first."""
+    data = dict(data)
+    if name is not None:
+        data.setdefault("name", name)
+    base_name = data.get("base")
+    merged: dict[str, Any] = {}
+    if base_name is not None:
+        base = get_gpu(str(base_name))
+        merged.update(base.to_dict())
+        merged["base"] = base.base or base.name
+        merged.pop("name")
+        merged.pop("description")
+    merged.update({k: v for k, v in data.items() if k != "base"})
+    if "name" not in merged:
+        raise QuizgenError("a GPU needs a name", field="gpu")
+    known = {f.name for f in dataclasses.fields(GPU)}
+    unknown = sorted(set(merged) - known)
+    if unknown:
+        raise QuizgenError(
+            f"unknown field {unknown[0]!r}; GPU fields are: {', '.join(sorted(known))}", field="gpu")
+    for key, minimum in INT_FIELDS.items():
+        if key not in merged:
+            raise QuizgenError(f"GPU {merged['name']!r} is missing {key!r}", field="gpu")
+        value = merged[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise QuizgenError(
+                f"GPU {merged['name']!r}: {key} must be a whole number ≥ {minimum}, got {value!r}",
+                field="gpu")
+    cc = merged.get("compute_capability")
+    if cc is not None:
+        cc = str(cc)
+        parts = cc.split(".")
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            raise QuizgenError(f"compute_capability must look like '8.0', got {cc!r}", field="gpu")
+    merged["compute_capability"] = cc
+    merged["smem_carveout_kb"] = tuple(int(v) for v in merged.get("smem_carveout_kb", ()))
+    merged["name"] = str(merged["name"])
+    return GPU(**merged)
+
+
+@cache
+def _catalogue_raw() -> dict[str, dict[str, Any]]:
+    with DATA_FILE.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+@cache
+def get_gpu(name: str) -> GPU:
+    """A preset by name (case-insensitive), e.g. ``get_gpu("a100")``."""
+    key = name.strip().lower()
+    raw = _catalogue_raw()
+    if key not in raw:
+        raise QuizgenError(
+            f"unknown GPU {name!r}; presets are: {', '.join(preset_names())}", field="gpu")
+    return gpu_from_dict(raw[key], name=key)
+
+
+def preset_names() -> list[str]:
+    return list(_catalogue_raw())
+
+
+def load_gpu_file(path: str | Path) -> dict[str, GPU]:
+    """Read a user's TOML file of GPUs (same shape as the catalogue); returns name → GPU."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            raw = tomllib.load(fh)
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="gpu-file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise QuizgenError(f"{path} is not valid TOML ({exc})", field="gpu-file") from None
+    out = {}
+    for name, table in raw.items():
+        if not isinstance(table, dict):
+            raise QuizgenError(f"{path}: [{name}] must be a table of GPU fields", field="gpu-file")
+        out[name.lower()] = gpu_from_dict(table, name=name.lower())
+    return out
+
+
+def resolve_gpu(spec: "str | Mapping[str, Any] | GPU", *, extra: Mapping[str, GPU] | None = None) -> GPU:
+    """A GPU from a preset name, a dict of fields (optionally with ``base``), or a GPU."""
+    if isinstance(spec, GPU):
+        return spec
+    if isinstance(spec, str):
+        if extra and spec.lower() in extra:
+            return extra[spec.lower()]
+        return get_gpu(spec)
+    if isinstance(spec, Mapping):
+        data = dict(spec)
+        if "base" in data and "name" not in data:
+            data["name"] = f"{str(data['base']).lower()}*"
+        return gpu_from_dict(data)
+    raise QuizgenError(f"expected a preset name or a table of fields, got {spec!r}", field="gpu")
