@@ -1,0 +1,194 @@
+"""Printing the engine's formulas: symbolic and with numbers substituted, in several languages.
+
+One formula, written once (``quizgen.engine.formulas``), prints everywhere it is shown:
+
+* LaTeX for Anki cards and HTML (sympy's own printer),
+* plain Unicode for the terminal and Markdown (``UnicodePrinter``, below),
+* Typst for PDFs (``quizgen.render.typst``).
+
+Substitution never calls sympy per problem. For each (formula, printer) pair we print once a
+*template* in which every symbol is replaced by a placeholder symbol whose name sorts like the
+original (so sympy orders factors the same way), then fill placeholders with numbers by plain string
+replacement. Printing ``floor(R_SM/(T*r))`` at 65536, 256, 32 costs a dict lookup and a few
+``str.replace`` calls.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Callable
+
+from quizgen.engine import formulas
+
+_PLACEHOLDER_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _placeholder(i: int) -> str:
+    return "qz" + _PLACEHOLDER_LETTERS[i // 26] + _PLACEHOLDER_LETTERS[i % 26]
+
+
+def format_number(value: Any) -> str:
+    """A number as a person writes it in a formula: 65536, 0.375, 1/3 → 0.333, ∞."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        text = f"{value:.4f}".rstrip("0").rstrip(".")
+        return text
+    return str(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Printers
+
+
+def _latex_printer(mul_dot: bool) -> Callable[[Any], str]:
+    import sympy
+
+    def print_latex(expr) -> str:
+        return sympy.latex(expr, mul_symbol="dot" if mul_dot else None, fold_short_frac=False,
+                           order="none")
+
+    return print_latex
+
+
+def _unicode_printer(mul_dot: bool) -> Callable[[Any], str]:
+    printer = UnicodePrinter(mul_dot=mul_dot)
+    return printer.doprint
+
+
+def _printer(target: str, substituted: bool) -> Callable[[Any], str]:
+    if target == "latex":
+        return _latex_printer(substituted)
+    if target == "unicode":
+        return _unicode_printer(substituted)
+    if target == "typst":
+        from quizgen.render.typst import typst_math
+
+        return lambda expr: typst_math(expr, mul_dot=substituted)
+    raise ValueError(f"unknown math target {target!r}")
+
+
+@cache
+def symbolic(name: str, target: str = "latex") -> str:
+    """Formula `name` in symbols, e.g. ``\\left\\lfloor{\\frac{R_{SM}}{T r}}\\right\\rfloor``."""
+    return _printer(target, False)(formulas.expression(name))
+
+
+@cache
+def _template(name: str, target: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    import sympy
+
+    expr = formulas.expression(name)
+    syms = formulas.symbols_of(name)
+    ordered = sorted(syms, key=lambda s: sympy.default_sort_key(syms[s]))
+    mapping = {}
+    pairs = []
+    for i, sym_name in enumerate(ordered):
+        ph = _placeholder(i)
+        mapping[syms[sym_name]] = sympy.Symbol(ph, positive=True)
+        pairs.append((ph, sym_name))
+    with sympy.evaluate(False):
+        replaced = expr.xreplace(mapping)
+    text = _printer(target, True)(replaced)
+    return text, tuple(pairs)
+
+
+def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str:
+    """Formula `name` with numbers in place of its symbols (cheap: string replacement)."""
+    text, pairs = _template(name, target)
+    for ph, sym_name in pairs:
+        if sym_name in values:
+            number = format_number(values[sym_name])
+            if number == "∞" and target == "latex":
+                number = r"\infty"
+            text = text.replace(ph, number)
+    return text
+
+
+def warm(names: list[str] | None = None, targets: tuple[str, ...] = ("latex", "unicode")) -> None:
+    """Build the templates up front (for long runs: decks, sheets, benchmarks)."""
+    for name in names or list(formulas.sources()):
+        for target in targets:
+            symbolic(name, target)
+            _template(name, target)
+
+
+# ---------------------------------------------------------------------------------------------
+# A small one-line Unicode printer: ⌊R_SM/(T·r)⌋, ⌈T/32⌉, min(B_R, B_S, B_W, B_max)
+
+
+def _unicode_base():
+    from sympy.printing.str import StrPrinter
+
+    return StrPrinter
+
+
+class UnicodePrinter:
+    """Print sympy expressions on one line with ⌊⌋, ⌈⌉, · and min(), as the notes write them."""
+
+    def __init__(self, mul_dot: bool = True) -> None:
+        base = _unicode_base()
+        outer = self
+
+        class _Printer(base):  # type: ignore[misc, valid-type]
+            def _print_floor(self, expr):
+                return "⌊" + self._print(expr.args[0]) + "⌋"
+
+            def _print_ceiling(self, expr):
+                return "⌈" + self._print(expr.args[0]) + "⌉"
+
+            def _print_Min(self, expr):
+                return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+            def _print_Max(self, expr):
+                return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+            def _print_Mul(self, expr):
+                from sympy import Add, Mul, Pow, S
+
+                num, den = [], []
+                for factor in expr.args:
+                    if isinstance(factor, Pow) and factor.exp.is_negative:
+                        base = factor.base if factor.exp == S.NegativeOne else Pow(factor.base, -factor.exp)
+                        den.append(base)
+                    else:
+                        num.append(factor)
+
+                def side(parts):
+                    if not parts:
+                        return "1"
+                    texts = []
+                    for part in parts:
+                        text = self._print(part)
+                        if isinstance(part, Add):
+                            text = "(" + text + ")"
+                        texts.append(text)
+                    return "·".join(texts)
+
+                top = side(num)
+                if not den:
+                    return top
+                bottom = side(den)
+                if len(den) > 1 or isinstance(den[0], (Mul, Add)):
+                    bottom = "(" + bottom + ")"
+                return top + "/" + bottom
+
+            def _print_Pow(self, expr):
+                from sympy import S
+
+                if expr.exp == S.NegativeOne:
+                    return "1/" + self.parenthesize(expr.base, 60)
+                return super()._print_Pow(expr)
+
+            def _print_Symbol(self, expr):
+                return expr.name
+
+        self.mul_dot = mul_dot
+        self._impl = _Printer({"order": "none"})
+
+    def doprint(self, expr) -> str:
+        return self._impl.doprint(expr)
