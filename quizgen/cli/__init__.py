@@ -24,6 +24,11 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+@app.callback()
+def _root() -> None:
+    """GPU architecture practice: calculators, problems, decks, sheets and grading."""
+
+
 # Command modules register themselves on import.
 from quizgen.cli import occupancy as _occupancy  # noqa: E402,F401
 from quizgen.cli import calculators as _calculators  # noqa: E402,F401
@@ -38,19 +43,7 @@ def fail(message: str) -> "typer.Exit":
 def main() -> None:
     """Console-script entry point: user errors become one line and exit code 2."""
     try:
-        app(standalone_mode=False)
+        app()
     except QuizgenError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("aborted", err=True)
-        sys.exit(1)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
-        raise

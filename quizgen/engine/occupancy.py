@@ -235,8 +235,8 @@ def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
                               {"R_SM": gpu.regs_per_sm, "T": T, "r": r}, by_regs, "blocks",
                               "register_lid", _floor_note(gpu.regs_per_sm, regs_block)))
         else:
-            steps.append(Step("blocks_by_regs", "regs_per_block", {"T": T, "r": 0}, None,
-                              "blocks", "register_lid", "no_limit"))
+            steps.append(Step("blocks_by_regs", "", {"T": T, "r": 0}, None,
+                              "blocks", "register_lid_none", "no_limit"))
         if cfg.dyn_smem and cfg.smem_per_block:
             steps.append(Step("smem_per_block", "smem_per_block",
                               {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem}, s, "B",
@@ -245,8 +245,8 @@ def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
             steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": gpu.smem_per_sm, "s": s},
                               by_smem, "blocks", "smem_lid", _floor_note(gpu.smem_per_sm, s)))
         else:
-            steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": gpu.smem_per_sm, "s": 0},
-                              None, "blocks", "smem_lid", "no_limit"))
+            steps.append(Step("blocks_by_smem", "", {"S_SM": gpu.smem_per_sm, "s": 0},
+                              None, "blocks", "smem_lid_none", "no_limit"))
         steps.append(Step("blocks_by_warps", "blocks_by_warps", {"W_max": gpu.max_warps_per_sm, "w": w},
                           by_warps, "blocks", "warp_lid",
                           "threads_per_block" if T > gpu.max_threads_per_block
@@ -391,18 +391,17 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
             if per_sub is not None:
                 steps.append(Step("warps_per_subpartition", "warps_per_subpartition",
                                   {"R_SM": gpu.regs_per_sm, "P": P, "R_warp": regs_warp}, per_sub,
-                                  "warps", "subpartition_regs",
-                                  _floor_note(gpu.regs_per_sm // P, regs_warp)))
+                                  "warps", "subpartition_regs"))
                 steps.append(Step("blocks_by_regs", "blocks_by_regs_exact",
                                   {"P": P, "n_P": per_sub, "w": w}, by_regs, "blocks",
-                                  "register_lid", _floor_note(per_sub * P, w)))
+                                  "register_lid_exact", _floor_note(per_sub * P, w)))
             else:
                 steps.append(Step("blocks_by_regs", "regs_per_block_allocated",
-                                  {"R_warp": regs_warp, "w": w}, 0, "blocks", "register_lid",
+                                  {"R_warp": regs_warp, "w": w}, 0, "blocks", "register_lid_exact",
                                   failure if failure in ("regs_per_thread", "regs_per_block") else "regs_per_block"))
         else:
-            steps.append(Step("blocks_by_regs", "regs_per_block", {"T": T, "r": 0}, None, "blocks",
-                              "register_lid", "no_limit"))
+            steps.append(Step("blocks_by_regs", "", {"T": T, "r": 0}, None, "blocks",
+                              "register_lid_none", "no_limit"))
         steps.append(Step("smem_per_block_allocated", "smem_per_block_allocated",
                           {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem, "s_res": reserved,
                            "g_S": g_s}, smem_alloc, "B", "smem_granularity",

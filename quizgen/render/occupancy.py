@@ -1,0 +1,36 @@
+"""The worked solution of an occupancy calculation (used by the calculator and the OCC/L/X families)."""
+
+from __future__ import annotations
+
+from quizgen.engine.occupancy import OccupancyResult
+from quizgen.gpus import GPU
+from quizgen.problems.model import Solution
+from quizgen.render.phrases import phrase
+from quizgen.render.solution import occupancy_verify, solution_steps
+
+
+def limiter_text(result: OccupancyResult, lang: str) -> str:
+    return " + ".join(phrase(lang, "label", name) for name in result.limiter)
+
+
+def occupancy_answer(result: OccupancyResult, lang: str) -> str:
+    occ = f"{result.occupancy * 100:.2f}".rstrip("0").rstrip(".") + "%"
+    if lang == "en":
+        text = (f"{result.blocks_per_sm} blocks/SM → {result.active_warps} active warps → "
+                f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "
+                f"limiter: {limiter_text(result, lang)}.")
+    else:
+        text = (f"{result.blocks_per_sm} blocks/SM → {result.active_warps} active warps → "
+                f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "
+                f"limiter: {limiter_text(result, lang)}.")
+    if result.launch_fails:
+        text += " " + phrase(lang, "label", "launch_fails")
+    return text
+
+
+def occupancy_solution(result: OccupancyResult, gpu: GPU, lang: str, *, salt: str = "",
+                       forecast: str = "", trap: str = "") -> Solution:
+    steps = solution_steps(result.steps, lang, salt=salt, gpu=gpu.to_dict())
+    verify = occupancy_verify(result, gpu, lang, salt=salt)
+    return Solution(forecast=forecast, steps=steps, verify=verify,
+                    answer=occupancy_answer(result, lang), trap=trap)

@@ -1,0 +1,133 @@
+"""The phrasebook: every sentence of a worked solution, per language, with variants.
+
+Phrases live in ``templates/phrases/*.<lang>.toml`` (lang: ``hinglish`` or ``en``). Each file has
+tables such as ``[step]`` (step titles), ``[why]`` (the one-line reason for a step), ``[note]``
+(side remarks), ``[unit]`` and family sections (``[OCC-2]`` with ``question``, ``forecast``,
+``verify``, ``answer``, ``trap``). A value is a string or a list of alternative strings; the
+variant used is picked by a stable hash of the problem id, so a deck of 50 cards from one cell
+does not read as 50 copies of one sentence, yet the same problem always reads the same.
+
+Phrases are Jinja templates rendered with ``StrictUndefined``: a missing value is an error, never
+an empty gap in a student's solution.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from functools import cache
+from typing import Any
+
+from quizgen.resources import data_dir
+
+LANGS = ("hinglish", "en")
+
+
+@cache
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                             keep_trailing_newline=False)
+    env.filters["num"] = _num
+    env.filters["pct"] = _pct
+    env.filters["kb"] = _kb
+    return env
+
+
+def _num(value: Any) -> str:
+    """65536 → 65,536 (group digits above 9,999); floats trimmed."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    if isinstance(value, float):
+        if value.is_integer():
+            return _num(int(value))
+        return f"{value:.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def _pct(value: Any) -> str:
+    """0.375 → 37.5%."""
+    text = f"{float(value) * 100:.2f}".rstrip("0").rstrip(".")
+    return text + "%"
+
+
+def _kb(value: Any) -> str:
+    """49152 → 48 KB; 50176 → 49 KB; 1000 → 0.98 KB."""
+    kb = int(value) / 1024
+    if kb.is_integer():
+        return f"{int(kb)} KB"
+    return f"{kb:.2f}".rstrip("0").rstrip(".") + " KB"
+
+
+@cache
+def book(lang: str) -> dict[str, dict[str, Any]]:
+    """All phrase tables of one language, merged across files."""
+    if lang not in LANGS:
+        from quizgen.errors import QuizgenError
+
+        raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
+    merged: dict[str, dict[str, Any]] = {}
+    folder = data_dir("templates") / "phrases"
+    for path in sorted(folder.glob(f"*.{lang}.toml")):
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+        for section, table in data.items():
+            target = merged.setdefault(section, {})
+            for key, value in table.items():
+                if key in target:
+                    raise RuntimeError(f"phrase [{section}] {key} defined twice ({path.name})")
+                target[key] = value
+    return merged
+
+
+@cache
+def _compiled(text: str):
+    return _env().from_string(text)
+
+
+def pick(variants: Any, salt: str) -> str:
+    """One variant, chosen by a stable hash of `salt` (problem id + key)."""
+    if isinstance(variants, str):
+        return variants
+    if not variants:
+        raise KeyError("empty phrase list")
+    digest = hashlib.blake2b(salt.encode(), digest_size=4).digest()
+    return variants[int.from_bytes(digest, "big") % len(variants)]
+
+
+def has(lang: str, section: str, key: str) -> bool:
+    return key in book(lang).get(section, {})
+
+
+def phrase(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
+           *, salt: str = "") -> str:
+    """Render phrase [section].key in `lang` with `context`."""
+    table = book(lang).get(section)
+    if table is None or key not in table:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
+    text = pick(table[key], f"{salt}|{section}|{key}")
+    if "{" not in text:
+        return text
+    return _compiled(text).render(**(context or {}))
+
+
+def phrase_list(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
+                *, salt: str = "") -> list[str]:
+    """A phrase whose value is a list of lines rendered in full (e.g. several Verify lines).
+
+    Lines that render empty (a Jinja condition that was false) are dropped.
+    """
+    table = book(lang).get(section)
+    if table is None or key not in table:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
+    value = table[key]
+    lines = [value] if isinstance(value, str) else list(value)
+    out = []
+    for line in lines:
+        rendered = _compiled(line).render(**(context or {})).strip() if "{" in line else line
+        if rendered:
+            out.append(rendered)
+    return out

@@ -1,0 +1,108 @@
+"""From the engine's derivation to the words of a worked solution (no recomputation here).
+
+`solution_steps` turns engine `Step`s into `SolutionStep`s in the problem's language: a title, the
+formula's name and numbers (printed later by each exporter), the result and its unit, the why-line
+and an optional note. `occupancy_verify` writes the independent checks for an occupancy result:
+multiply back the binding limit and show that one more block breaks it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizgen.engine.derivation import Step
+from quizgen.problems.model import SolutionStep
+from quizgen.render.phrases import has, phrase
+
+
+def format_value(value: Any) -> str:
+    """A result as printed after '=': 64, 0.375, ∞."""
+    if value is None:
+        return "∞"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        return f"{value:.4f}".rstrip("0").rstrip(".")
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(format_value(v) for v in value) + ")"
+    return str(value)
+
+
+def unit_text(unit: str, value: Any, lang: str) -> str:
+    """The unit in the problem's language, singular for exactly one ("1 block")."""
+    if not unit:
+        return ""
+    if value == 1 and has(lang, "unit_one", unit):
+        return phrase(lang, "unit_one", unit)
+    return phrase(lang, "unit", unit) if has(lang, "unit", unit) else unit
+
+
+def step_context(step: Step, gpu: dict[str, Any] | None) -> dict[str, Any]:
+    ctx: dict[str, Any] = dict(step.values)
+    ctx["result"] = step.result
+    ctx["gpu"] = gpu or {}
+    return ctx
+
+
+def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
+                   gpu: dict[str, Any] | None = None) -> list[SolutionStep]:
+    out = []
+    for step in steps:
+        ctx = step_context(step, gpu)
+        title = phrase(lang, "step", step.key, ctx, salt=salt)
+        why = phrase(lang, "why", step.why, ctx, salt=salt)
+        note = phrase(lang, "note", step.note, ctx, salt=salt) if step.note else ""
+        unit = unit_text(step.unit, step.result, lang)
+        result = step.result
+        if isinstance(result, (tuple, list)):
+            result = list(result)
+        out.append(SolutionStep(title=title, formula=step.formula, values=dict(step.values),
+                                result=result if result is not None else "∞", unit=unit,
+                                why=why, note=note))
+    return out
+
+
+def occupancy_verify(result, gpu, lang: str, *, salt: str = "") -> list[str]:
+    """Independent checks of an occupancy result: multiply back, then test one more block."""
+    from quizgen.engine.derivation import find_step
+
+    B, w = result.blocks_per_sm, result.warps_per_block
+    cfg = result.config
+    lines: list[str] = []
+    if B == 0:
+        reason_key = result.failure or "registers"
+        reason = phrase(lang, "note", reason_key, {"gpu": gpu.to_dict(), "T": cfg.threads_per_block},
+                        salt=salt) if has(lang, "note", reason_key) else reason_key
+        lines.append(phrase(lang, "verify", "fails", {"reason": reason.rstrip(".")}, salt=salt))
+        return lines
+    for limit in result.limiter:
+        if limit == "registers":
+            if result.model == "textbook":
+                lines.append(phrase(lang, "verify", "registers",
+                                    {"B": B, "need": cfg.threads_per_block * cfg.regs_per_thread,
+                                     "pool": gpu.regs_per_sm}, salt=salt))
+            else:
+                sub = find_step(result.steps, "warps_per_subpartition")
+                n_p = sub.result if sub else (gpu.regs_per_sm // gpu.schedulers_per_sm) // max(
+                    1, result.regs_per_block_allocated // w)
+                lines.append(phrase(lang, "verify", "registers_exact",
+                                    {"B": B, "w": w, "P": gpu.schedulers_per_sm, "n_P": n_p},
+                                    salt=salt))
+        elif limit == "shared_memory":
+            lines.append(phrase(lang, "verify", "shared_memory",
+                                {"B": B, "need": result.smem_per_block_allocated,
+                                 "pool": result.smem_per_sm_available}, salt=salt))
+        elif limit == "warps":
+            lines.append(phrase(lang, "verify", "warps",
+                                {"B": B, "w": w, "W_max": gpu.max_warps_per_sm}, salt=salt))
+        elif limit == "blocks":
+            lines.append(phrase(lang, "verify", "blocks", {"B": B}, salt=salt))
+        elif limit == "barriers":
+            lines.append(phrase(lang, "verify", "barriers",
+                                {"B": B, "b": cfg.barriers, "N_bar": gpu.barriers_per_sm}, salt=salt))
+    lines.append(phrase(lang, "verify", "threads",
+                        {"A": result.active_warps, "W_max": gpu.max_warps_per_sm,
+                         "occ": result.occupancy}, salt=salt))
+    return lines

@@ -1,0 +1,67 @@
+"""Render a worked solution as terminal text, Markdown or HTML from the jinja2 templates.
+
+Templates live in ``templates/solution.{txt,md,html}.j2`` and are rendered strictly (undefined
+values are errors). Math comes from the formula registry: Unicode on the terminal, LaTeX in
+Markdown and HTML (MathJax/KaTeX ``\\( \\)``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from quizgen.problems.model import Solution
+from quizgen.render import math as qmath
+from quizgen.render.phrases import book
+from quizgen.render.solution import format_value
+
+FORMATS = {"txt": "unicode", "md": "latex", "html": "latex"}
+
+
+@cache
+def _env(fmt: str):
+    import jinja2
+
+    from quizgen.resources import data_dir
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        undefined=jinja2.StrictUndefined,
+        autoescape=(fmt == "html"),
+        trim_blocks=False,
+        keep_trailing_newline=True,
+    )
+
+
+def labels(lang: str) -> dict[str, str]:
+    return dict(book(lang)["label"])
+
+
+def math_steps(solution: Solution, target: str) -> list[dict[str, Any]]:
+    """Each step with its formula printed in `target` (symbolic and substituted)."""
+    out = []
+    for step in solution.steps:
+        symbolic = substituted = ""
+        if step.formula:
+            symbolic = qmath.symbolic(step.formula, target)
+            substituted = qmath.substituted(step.formula, step.values, target)
+        result = format_value(step.result)
+        if substituted == result:
+            substituted = ""
+        if target == "latex" and result == "∞":
+            result = r"\infty"
+        out.append({"title": step.title, "symbolic": symbolic, "substituted": substituted,
+                    "result": result, "unit": step.unit, "why": step.why, "note": step.note})
+    return out
+
+
+def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: str = "",
+                    question: str = "") -> str:
+    if fmt not in FORMATS:
+        from quizgen.errors import QuizgenError
+
+        raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
+    template = _env(fmt).get_template(f"solution.{fmt}.j2")
+    return template.render(title=title, question=question, solution=solution,
+                           steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang),
+                           lang=lang)
