@@ -1,0 +1,410 @@
+"""Anki decks (.apkg via genanki) that real Anki imports, renders and updates in place.
+
+Three rules make a rebuilt deck *update* what students already study instead of piling up copies:
+
+* every note's GUID comes from its slot in the recipe (recipe name, cell, level, slot, seed,
+  language, card kind), never from its text, so an improved solution keeps the same GUID;
+* note type IDs are fixed numbers written below; a note type whose fields change gets a new name
+  and a new ID (never reuse one);
+* Anki only overwrites a note whose modification time is newer than its own copy, so each build
+  stamps its notes with a reproducible time that grows from one release to the next
+  (`build_timestamp`): ``SOURCE_DATE_EPOCH`` if set, else the last commit's date in a checkout,
+  else the release date recorded for the installed version. Never the wall clock (two builds
+  would differ) and never a constant (updates would be ignored).
+
+The file is written to a temporary name and renamed into place, so a failed build leaves no
+partial .apkg; zip entry dates are fixed, so the same recipe, seed and version give the same bytes.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import os
+import subprocess
+import tempfile
+import time
+import warnings
+import zipfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+import quizgen
+from quizgen.export import cards as C
+from quizgen.problems.model import Problem
+from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots
+
+#: Release dates (UTC) of published versions: an installed wheel stamps its notes with these.
+#: Add the new version's date when releasing (a test checks the current version is listed).
+RELEASE_DATES = {
+    "0.1.0": "2026-11-29",
+}
+
+#: Fixed note type IDs. Never change one; a note type whose fields change gets a new name and ID.
+MODEL_IDS = {
+    "numeric": 1839251701,
+    "mcq": 1839251702,
+    "cloze": 1839251703,
+    "concept": 1839251704,
+}
+MODEL_NAMES = {
+    "numeric": "quizgen numeric (type the answer) v1",
+    "mcq": "quizgen multiple choice v1",
+    "cloze": "quizgen formula cloze v1",
+    "concept": "quizgen concept v1",
+}
+MODEL_FIELDS = {
+    "numeric": ["Question", "Answer", "Format", "Solution", "Figure", "Source"],
+    "mcq": ["Question", "Options", "Correct", "Explanations", "Solution", "Figure", "Source"],
+    "cloze": ["Text", "Extra", "Source"],
+    "concept": ["Question", "Answer", "Reason", "Trap", "Source"],
+}
+
+#: Sub-decks by cell family, numbered so that Anki's alphabetical order follows the course.
+GROUPS = {
+    "OCC": "1 Occupancy",
+    "W": "2 Warps and scheduling",
+    "L": "3 Latency hiding",
+    "X": "4 Exact hardware rules",
+}
+FORMULA_GROUP = "5 Formulas"
+LANG_NAMES = {"hinglish": "Hinglish", "en": "English"}
+
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+class ProblemSource(Protocol):
+    """What the deck builder calls for each slot; `quizgen.problems.generate_one` fits it."""
+
+    def __call__(self, cell: str, *, level: int, seed: int, lang: str = "hinglish",
+                 gpu: str | None = None) -> Problem: ...
+
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSummary:
+    """What a build produced: the numbers the CLI prints in its one-line summary."""
+
+    notes: int
+    cards: int
+    cells: int
+    bytes: int
+    path: str = ""
+    skipped: int = 0          # problems that fit none of the recipe's card kinds
+
+
+# ---------------------------------------------------------------------------------------------
+# Build timestamp
+
+
+def release_timestamp(version: str) -> int | None:
+    """Midnight UTC of the recorded release date of `version`, or None if not recorded."""
+    date = RELEASE_DATES.get(version)
+    if date is None:
+        return None
+    return calendar.timegm(time.strptime(date, "%Y-%m-%d"))
+
+
+def git_timestamp(root: Path | None = None) -> int | None:
+    """The last commit's time (``git log -1 --format=%ct``) when quizgen runs from a checkout."""
+    root = root or Path(quizgen.__file__).resolve().parent.parent
+    if not (root / ".git").exists() or not (root / "pyproject.toml").is_file():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"],
+                             capture_output=True, text=True, timeout=10, check=True)
+        return int(out.stdout.strip())
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def build_timestamp() -> int:
+    """The time stamped on every note and card: reproducible, and newer with every release."""
+    env = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if env.isdigit():
+        return int(env)
+    stamp = git_timestamp()
+    if stamp is not None:
+        return stamp
+    stamp = release_timestamp(quizgen.__version__)
+    if stamp is not None:
+        return stamp
+    # A version without a recorded date: at least as new as every recorded release.
+    return max(release_timestamp(v) or 0 for v in RELEASE_DATES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Note types and decks
+
+
+@cache
+def _template(name: str) -> str:
+    return packaged_path("templates", "cards", name).read_text(encoding="utf-8")
+
+
+@cache
+def card_css() -> str:
+    return _template("cards.css")
+
+
+@cache
+def note_model(kind: str):
+    """The genanki note type of a card kind (fixed ID, fields, templates and CSS)."""
+    import genanki
+
+    template = {"name": MODEL_NAMES[kind].split(" v")[0],
+                "qfmt": _template(f"{kind}.front.html"), "afmt": _template(f"{kind}.back.html")}
+    return genanki.Model(
+        MODEL_IDS[kind], MODEL_NAMES[kind], fields=[{"name": f} for f in MODEL_FIELDS[kind]],
+        templates=[template], css=card_css(),
+        model_type=genanki.Model.CLOZE if kind == "cloze" else genanki.Model.FRONT_BACK)
+
+
+def deck_id(name: str) -> int:
+    """A stable deck ID from the deck's full name."""
+    digest = hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest()
+    return (1 << 30) + int.from_bytes(digest, "big") % (1 << 30)
+
+
+def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
+    """``<recipe deck>[::<language>]::<group>``; formula cards (cell None) go to their own group."""
+    parts = [recipe.deck]
+    if len(recipe.langs) > 1:
+        parts.append(LANG_NAMES.get(lang, lang))
+    if cell is None:
+        parts.append(FORMULA_GROUP)
+    else:
+        parts.append(GROUPS.get(cell.split("-")[0], "6 Other"))
+    return "::".join(parts)
+
+
+def tag_part(text: Any) -> str:
+    """One component of a hierarchical tag: no spaces, no ``::`` inside."""
+    cleaned = "".join(ch if (ch.isalnum() or ch in "-_.+") else "_" for ch in str(text).strip())
+    return cleaned.strip("_") or "none"
+
+
+def note_tags(problem: Problem, kind: str) -> list[str]:
+    """Hierarchical tags (``quizgen::cell::OCC-3``, ``quizgen::level::2``, …), without spaces."""
+    tags = [
+        f"quizgen::cell::{tag_part(problem.cell)}",
+        f"quizgen::level::{problem.level}",
+        f"quizgen::lang::{tag_part(problem.lang)}",
+        f"quizgen::kind::{kind}",
+    ]
+    gpu = problem.gpu.get("name") if isinstance(problem.gpu, dict) else None
+    if gpu:
+        tags.append(f"quizgen::gpu::{tag_part(gpu)}")
+    if problem.model:
+        tags.append(f"quizgen::model::{tag_part(problem.model)}")
+    tags += [f"quizgen::topic::{tag_part(topic)}" for topic in problem.topics]
+    return list(dict.fromkeys(tags))
+
+
+def note_guid(slot: Slot, recipe: DeckRecipe, kind: str) -> str:
+    import genanki
+
+    return genanki.guid_for(*slot.key(recipe), kind)
+
+
+def formula_guid(recipe: DeckRecipe, formula: str, lang: str) -> str:
+    import genanki
+
+    return genanki.guid_for("quizgen", recipe.name, "formula", formula, recipe.seed, lang)
+
+
+def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
+    """The note fields of `problem` as card kind `kind`, in the note type's field order."""
+    source = C.source_html(problem)
+    if kind == "numeric":
+        value = C.answer_value(problem)
+        if value is None:
+            raise ValueError(f"{problem.id}: no typeable main answer")
+        return [C.question_html(problem), value, C.esc(C.answer_format(problem, problem.lang)),
+                C.solution_html(problem), figure, source]
+    if kind == "mcq":
+        return [C.question_html(problem), C.options_html(problem), C.correct_html(problem),
+                C.explanations_html(problem), C.solution_html(problem), figure, source]
+    if kind == "concept":
+        trap = problem.solution.trap
+        return [C.question_html(problem), C.concept_answer_html(problem),
+                C.concept_reason_html(problem), C.esc(trap) if trap else "", source]
+    raise ValueError(f"unknown card kind {kind!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Generating the deck's problems (shared with the Obsidian exporter)
+
+
+@dataclass(slots=True)
+class DeckItem:
+    """One generated problem and the card kind it becomes (None: fits no enabled kind)."""
+
+    slot: Slot
+    problem: Problem
+    kind: str | None
+
+
+def default_problem_source() -> ProblemSource:
+    from quizgen.problems import generate_one
+
+    return generate_one
+
+
+def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
+               progress: Progress | None = None) -> list[DeckItem]:
+    """Generate every problem of the recipe (in deck order) and choose each one's card kind."""
+    source = problems_for or default_problem_source()
+    slots = plan_slots(recipe)
+    items = []
+    for done, slot in enumerate(slots, 1):
+        problem = source(slot.cell, level=slot.level, seed=slot.seed, lang=slot.lang, gpu=slot.gpu)
+        kind = C.note_kind(problem, recipe.kinds, slot.level + slot.index)
+        items.append(DeckItem(slot, problem, kind))
+        if progress is not None:
+            progress(done, len(slots))
+    return items
+
+
+def formula_examples(items: list[DeckItem]) -> list[C.FormulaExample]:
+    """One example per (language, formula) in deck order: the first step that used the formula."""
+    seen: dict[tuple[str, str], C.FormulaExample] = {}
+    for item in items:
+        if item.kind is None:
+            continue
+        for step in item.problem.solution.steps:
+            if not step.formula:
+                continue
+            key = (item.problem.lang, step.formula)
+            example = seen.get(key)
+            if example is None:
+                example = seen[key] = C.FormulaExample(step.formula, item.problem.lang, step.title,
+                                                       step)
+            if item.problem.cell not in example.cells:
+                example.cells.append(item.problem.cell)
+    return list(seen.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the package
+
+
+def build_package(recipe: DeckRecipe, items: list[DeckItem], media_dir: Path):
+    """The genanki Package of the deck (notes, decks, media written into `media_dir`)."""
+    import genanki
+
+    decks: dict[str, Any] = {}
+
+    def deck_for(name: str):
+        if name not in decks:
+            decks[name] = genanki.Deck(deck_id(name), name,
+                                      description=C.esc(recipe.description or recipe.title))
+        return decks[name]
+
+    media: dict[str, Path] = {}
+    for item in items:
+        if item.kind is None:
+            continue
+        problem = item.problem
+        figure = ""
+        drawn = C.figure_svg(problem) if item.kind != "concept" else None
+        if drawn is not None:
+            name, svg = drawn
+            if name not in media:
+                path = media_dir / name
+                path.write_text(svg, encoding="utf-8")
+                media[name] = path
+            figure = C.figure_html(name)
+        note = genanki.Note(model=note_model(item.kind),
+                            fields=problem_fields(problem, item.kind, figure),
+                            tags=note_tags(problem, item.kind),
+                            guid=note_guid(item.slot, recipe, item.kind))
+        deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
+
+    if "cloze" in recipe.kinds:
+        for example in formula_examples(items):
+            text, extra = C.formula_cloze_html(example)
+            tags = [f"quizgen::kind::cloze", f"quizgen::lang::{tag_part(example.lang)}",
+                    f"quizgen::formula::{tag_part(example.name)}"]
+            tags += [f"quizgen::cell::{tag_part(cell)}" for cell in example.cells]
+            note = genanki.Note(model=note_model("cloze"),
+                                fields=[text, extra, C.esc(example.name)], tags=tags,
+                                guid=formula_guid(recipe, example.name, example.lang))
+            deck_for(deck_name(recipe, None, example.lang)).add_note(note)
+
+    package = genanki.Package([decks[name] for name in sorted(decks)])
+    package.media_files = [str(media[name]) for name in sorted(media)]
+    return package
+
+
+def count_cards(package) -> tuple[int, int]:
+    """(notes, cards) of a genanki package, counted the way genanki writes them."""
+    notes = cards = 0
+    for deck in package.decks:
+        for note in deck.notes:
+            notes += 1
+            cards += len(note.cards)
+    return notes, cards
+
+
+def write_package(package, out_path: str | Path, timestamp: int) -> int:
+    """Write `package` to `out_path` atomically with normalised zip entries; returns the size."""
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, raw_name = tempfile.mkstemp(prefix=".quizgen-", suffix=".raw", dir=out.parent)
+    os.close(fd)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    try:
+        with warnings.catch_warnings():
+            # Fields are escaped by construction; genanki's HTML heuristic has nothing to add.
+            warnings.filterwarnings("ignore", module="genanki")
+            package.write_to_file(raw_name, timestamp=timestamp)
+        _normalise_zip(Path(raw_name), Path(tmp_name))
+        os.chmod(tmp_name, 0o644)
+        os.replace(tmp_name, out)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    finally:
+        Path(raw_name).unlink(missing_ok=True)
+    return out.stat().st_size
+
+
+def _normalise_zip(src: Path, dst: Path) -> None:
+    """Copy genanki's zip with fixed entry dates and modes (genanki stamps them with 'now')."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for name in zin.namelist():
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            zout.writestr(info, zin.read(name))
+
+
+def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
+               problems_for: ProblemSource | None = None, timestamp: int | None = None,
+               progress: Progress | None = None) -> DeckSummary:
+    """Build `recipe` into an .apkg at `out_path` and say what it holds.
+
+    problems_for  makes one problem per slot; default `quizgen.problems.generate_one`
+    timestamp     note/card modification time (seconds); default `build_timestamp()`
+    progress      called as ``progress(done, total)`` after each problem is generated
+
+    Raises `QuizgenError` for bad input; on any failure no file (and no partial file) is left
+    at `out_path` (an existing file there is left untouched).
+    """
+    items = deck_items(recipe, problems_for=problems_for, progress=progress)
+    stamp = build_timestamp() if timestamp is None else int(timestamp)
+    with tempfile.TemporaryDirectory(prefix="quizgen-media-") as media_dir:
+        package = build_package(recipe, items, Path(media_dir))
+        notes, cards = count_cards(package)
+        size = write_package(package, out_path, stamp)
+    cells = len({item.problem.cell for item in items if item.kind is not None})
+    skipped = sum(1 for item in items if item.kind is None)
+    return DeckSummary(notes=notes, cards=cards, cells=cells, bytes=size, path=str(out_path),
+                       skipped=skipped)

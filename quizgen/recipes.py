@@ -1,0 +1,289 @@
+"""Deck recipes: which cells, how many problems, which GPUs, languages and card kinds (TOML files).
+
+A recipe is data (``decks/*.toml`` in a checkout, ``quizgen/decks/`` in an installed wheel). Its
+``name`` is part of every note's GUID, so it must never change once a deck has been shared: that is
+what lets a rebuilt deck update the notes students already study instead of adding copies.
+
+Everything a user can get wrong in a recipe (an unknown cell, a negative count, an unknown GPU, a
+TOML typo) becomes one `QuizgenError` line that names the file and the field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import quizgen
+from quizgen.errors import QuizgenError, require_int
+
+LANGS = ("hinglish", "en")
+KINDS = ("numeric", "mcq", "cloze", "concept")
+LEVELS = (1, 2, 3)
+DEFAULT_RECIPE = "default.toml"
+
+_KEYS = ("name", "title", "deck", "description", "cells", "per_cell", "levels", "gpu", "lang",
+         "seed", "kinds")
+
+
+def packaged_path(folder: str, *parts: str) -> Path:
+    """A file of quizgen's data folders (``decks``, ``templates``): the wheel's copy, else the checkout's.
+
+    The wheel maps ``decks/`` → ``quizgen/decks/`` (see pyproject.toml); a checkout keeps them
+    beside the package.
+    """
+    package = Path(quizgen.__file__).resolve().parent
+    for base in (package / folder, package.parent / folder):
+        if base.is_dir():
+            return base.joinpath(*parts)
+    raise FileNotFoundError(f"quizgen's {folder}/ folder is missing from this installation")
+
+
+#: The course's cells in CELLS.md order; the problem generator's ``CELLS`` is the authority when
+#: it is importable, this copy lets recipes be checked without it.
+COURSE_CELLS = (
+    "OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-6", "OCC-7", "OCC-8", "OCC-9",
+    "W-A", "W-B", "W-C", "W-C2", "W-D", "W-E", "W-F", "W-G", "W-H", "W-I", "W-J",
+    "L-1", "L-2", "L-3", "L-4", "L-5", "L-6",
+    "X-1", "X-2", "X-3", "X-4", "X-5",
+)
+
+
+def known_cells() -> tuple[str, ...]:
+    """Every cell id of CELLS.md, in its order."""
+    try:
+        from quizgen.problems import CELLS
+    except ImportError:
+        return COURSE_CELLS
+    return tuple(CELLS)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRecipe:
+    """A validated recipe. Build it with `load_deck_recipe` or `recipe_from_dict`."""
+
+    name: str                       # stable id, part of every note GUID
+    title: str
+    deck: str                       # Anki deck hierarchy, parts joined by "::"
+    cells: tuple[str, ...]
+    per_cell: int                   # problems per cell and level (and language)
+    levels: tuple[int, ...]
+    gpus: tuple[str, ...]           # () = each cell's own preset; several = round-robin by slot
+    langs: tuple[str, ...]
+    seed: int
+    kinds: tuple[str, ...]
+    description: str = ""
+    source: str = ""                # where the recipe came from (file path), for messages
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "title": self.title, "deck": self.deck,
+            "description": self.description, "cells": list(self.cells),
+            "per_cell": self.per_cell, "levels": list(self.levels),
+            "gpu": list(self.gpus) or "default",
+            "lang": list(self.langs), "seed": self.seed, "kinds": list(self.kinds),
+        }
+
+
+def load_deck_recipe(path: str | Path | None = None) -> DeckRecipe:
+    """Read and validate a recipe file; ``None`` loads the packaged default (the whole course).
+
+    A bare name such as ``occupancy-basics`` that is not a file is looked up among the packaged
+    recipes.
+    """
+    if path is None:
+        file = packaged_path("decks", DEFAULT_RECIPE)
+    else:
+        file = Path(path)
+        if not file.is_file() and not file.suffix and file.name == str(path):
+            candidate = packaged_path("decks", f"{file.name}.toml")
+            if candidate.is_file():
+                file = candidate
+    label = file.name
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise QuizgenError(f"no such recipe file: {path}", field="recipe") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizgenError(f"cannot read {path}: {exc}", field="recipe") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise QuizgenError(f"{label} is not valid TOML ({exc})", field="recipe") from None
+    data.setdefault("name", file.stem)
+    return recipe_from_dict(data, source=str(file))
+
+
+def recipe_from_dict(data: dict[str, Any], *, source: str = "recipe") -> DeckRecipe:
+    """Validate a recipe given as a dict (the parsed TOML)."""
+    label = Path(source).name
+    try:
+        return _validate(data, source)
+    except QuizgenError as exc:
+        raise QuizgenError(f"{label}: {exc}") from None
+
+
+def apply_overrides(recipe: DeckRecipe, *, seed: Any = None, lang: Any = None,
+                    per_cell: Any = None, gpu: Any = None) -> DeckRecipe:
+    """The recipe with command-line options (``--seed``, ``--lang``, ``--per-cell``, ``--gpu``) applied.
+
+    ``None`` keeps the recipe's value. `lang` and `gpu` take the recipe's forms: a name, a
+    comma-separated list, ``both`` (languages) or ``default`` (GPUs).
+    """
+    data = recipe.to_dict()
+    if seed is not None:
+        data["seed"] = seed
+    if lang is not None:
+        data["lang"] = _split(lang)
+    if per_cell is not None:
+        data["per_cell"] = per_cell
+    if gpu is not None:
+        data["gpu"] = _split(gpu)
+    return recipe_from_dict(data, source=recipe.source or recipe.name)
+
+
+def _split(value: Any) -> Any:
+    if isinstance(value, str) and "," in value:
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise QuizgenError(f"unknown key {unknown[0]!r}; expected one of: {', '.join(_KEYS)}")
+
+    name = _text(data, "name", required=True)
+    if not all(ch.isalnum() or ch in "-_." for ch in name):
+        raise QuizgenError(f"got {name!r}; use letters, digits, '-', '_' or '.'", field="name")
+    title = _text(data, "title") or name
+    deck = _text(data, "deck") or f"quizgen::{title}"
+    parts = [part.strip() for part in deck.split("::")]
+    if not all(parts):
+        raise QuizgenError(f"got {deck!r}; expected names joined by '::' with none empty", field="deck")
+    deck = "::".join(parts)
+
+    cells = _cells(data.get("cells", "all"))
+    per_cell = require_int("per_cell", data.get("per_cell", 1), minimum=1)
+    levels = _int_list(data.get("levels", [1]), "levels")
+    for level in levels:
+        if level not in LEVELS:
+            raise QuizgenError(f"got {level}; expected levels from {LEVELS[0]} to {LEVELS[-1]}",
+                               field="levels")
+    gpus = _gpus(data.get("gpu", "default"))
+    langs = _langs(data.get("lang", "hinglish"))
+    seed = require_int("seed", data.get("seed", 0), minimum=0)
+    kinds = _names(data.get("kinds", list(KINDS)), "kinds", KINDS)
+    return DeckRecipe(name=name, title=title, deck=deck, cells=cells, per_cell=per_cell,
+                      levels=levels, gpus=gpus, langs=langs, seed=seed, kinds=kinds,
+                      description=_text(data, "description"), source=source)
+
+
+def _text(data: dict[str, Any], key: str, *, required: bool = False) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise QuizgenError(f"got {value!r}; expected text", field=key)
+    value = value.strip()
+    if required and not value:
+        raise QuizgenError("missing; expected text", field=key)
+    return value
+
+
+def _listed(value: Any, key: str) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        items = [value]
+    if not items:
+        raise QuizgenError("is empty; expected at least one entry", field=key)
+    return items
+
+
+def _int_list(value: Any, key: str) -> tuple[int, ...]:
+    out = [require_int(key, item) for item in _listed(value, key)]
+    return tuple(dict.fromkeys(out))
+
+
+def _names(value: Any, key: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    out = []
+    for item in _listed(value, key):
+        if not isinstance(item, str) or item.strip().lower() not in allowed:
+            raise QuizgenError(f"got {item!r}; expected some of: {', '.join(allowed)}", field=key)
+        out.append(item.strip().lower())
+    return tuple(dict.fromkeys(out))
+
+
+def _cells(value: Any) -> tuple[str, ...]:
+    known = known_cells()
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return known
+    by_upper = {cell.upper(): cell for cell in known}
+    out = []
+    for item in _listed(value, "cells"):
+        cell = by_upper.get(str(item).strip().upper()) if isinstance(item, str) else None
+        if cell is None:
+            raise QuizgenError(f"unknown cell {item!r}; cells are listed in CELLS.md "
+                               f"({known[0]} … {known[-1]}) or 'all'", field="cells")
+        out.append(cell)
+    return tuple(dict.fromkeys(out))
+
+
+def _langs(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) and value.strip().lower() in ("both", "all"):
+        return LANGS
+    return _names(value, "lang", LANGS)
+
+
+def _gpus(value: Any) -> tuple[str, ...]:
+    from quizgen.gpus import get_gpu
+
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("default", "")):
+        return ()
+    out = []
+    for item in _listed(value, "gpu"):
+        if not isinstance(item, str):
+            raise QuizgenError(f"got {item!r}; expected a GPU preset name", field="gpu")
+        out.append(get_gpu(item.strip().lower()).name)
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One problem a recipe asks for: its place in the deck and the seed that draws it."""
+
+    cell: str
+    level: int
+    index: int                      # 0 … per_cell-1 within (cell, level)
+    lang: str
+    gpu: str | None                 # preset name, or None for the cell's own preset
+    seed: int                       # the problem's own seed, derived from the recipe's
+
+    def key(self, recipe: DeckRecipe) -> tuple[Any, ...]:
+        """The stable identity of this slot: the note GUID is derived from it, never from text."""
+        return ("quizgen", recipe.name, self.cell, self.level, self.index, recipe.seed, self.lang)
+
+
+def problem_seed(recipe_seed: int, cell: str, level: int, index: int) -> int:
+    """A per-problem seed that depends only on the recipe seed and the slot (not on the order)."""
+    import hashlib
+
+    digest = hashlib.blake2b(f"{recipe_seed}:{cell}:{level}:{index}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") % (1 << 31)
+
+
+def plan_slots(recipe: DeckRecipe) -> list[Slot]:
+    """Every problem of the deck, in deck order (language, cell, level, index).
+
+    With several GPUs, slot i of a cell and level uses GPU i mod n. Both languages of one slot
+    share its seed, so the Hinglish and English cards state the same problem.
+    """
+    slots = []
+    for lang in recipe.langs:
+        for cell in recipe.cells:
+            for level in recipe.levels:
+                for index in range(recipe.per_cell):
+                    gpu = recipe.gpus[index % len(recipe.gpus)] if recipe.gpus else None
+                    slots.append(Slot(cell, level, index, lang, gpu,
+                                      problem_seed(recipe.seed, cell, level, index)))
+    return slots

@@ -1,0 +1,341 @@
+"""Decks imported, rendered, studied and updated by the real Anki (the `anki` package from PyPI)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sqlite3
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+anki_collection = pytest.importorskip("anki.collection")
+
+from anki import import_export_pb2 as ie  # noqa: E402
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest  # noqa: E402
+
+import quizgen  # noqa: E402
+from quizgen.errors import QuizgenError  # noqa: E402
+from quizgen.export import anki as A  # noqa: E402
+from quizgen.recipes import apply_overrides, load_deck_recipe, plan_slots, recipe_from_dict  # noqa: E402
+from deck_helpers import engine_problem  # noqa: E402
+
+T0 = 1_800_000_000
+CELLS = ["OCC-1", "OCC-3", "X-1", "L-6"]
+
+
+def small_recipe(**changes):
+    data = {"name": "unit", "title": "Unit deck", "deck": "quizgen::Unit", "cells": CELLS,
+            "per_cell": 2, "levels": [1, 2], "seed": 11}
+    data.update(changes)
+    return recipe_from_dict(data)
+
+
+def new_collection(tmp_path: Path, name: str = "col") -> Collection:
+    folder = tmp_path / name
+    folder.mkdir()
+    return Collection(str(folder / "collection.anki2"))
+
+
+def import_apkg(col: Collection, path: Path):
+    options = ImportAnkiPackageOptions(
+        update_notes=ie.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER,
+        update_notetypes=ie.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER,
+        with_scheduling=False)
+    return col.import_anki_package(ImportAnkiPackageRequest(package_path=str(path), options=options)).log
+
+
+_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]")
+
+
+def mathjax_balanced(html: str) -> bool:
+    """Every \\( is closed by \\) and every \\[ by \\], never nested, never left open."""
+    open_with = None
+    for token in _MATH.findall(html):
+        if token in ("\\(", "\\["):
+            if open_with is not None:
+                return False
+            open_with = token
+        else:
+            if open_with is None or {"\\(": "\\)", "\\[": "\\]"}[open_with] != token:
+                return False
+            open_with = None
+    return open_with is None
+
+
+def check_rendered(col: Collection) -> dict[str, int]:
+    """Render every card's question and answer; return the number of cards per note type."""
+    kinds: dict[str, int] = {}
+    for cid in col.find_cards(""):
+        card = col.get_card(cid)
+        kind = card.note_type()["name"]
+        kinds[kind] = kinds.get(kind, 0) + 1
+        question, answer = card.question(), card.answer()
+        for side in (question, answer):
+            assert "template has a problem" not in side.lower(), side[-400:]
+            assert "{{" not in side and "}}" not in side, side[-400:]
+            assert mathjax_balanced(side), side[-600:]
+            assert "$" not in side.split("</style>", 1)[-1]
+        assert '<hr id=answer>' in answer
+        if kind == A.MODEL_NAMES["numeric"]:
+            assert "[[type:Answer]]" in question and "[[type:Answer]]" in answer
+            assert re.fullmatch(r"[-0-9.,a-z_]+", card.note()["Answer"]), card.note()["Answer"]
+        if kind == A.MODEL_NAMES["cloze"]:
+            assert "[...]" in question
+    return kinds
+
+
+def test_deck_imports_renders_and_counts(tmp_path):
+    recipe = small_recipe()
+    out = tmp_path / "unit.apkg"
+    summary = A.build_deck(recipe, out, problems_for=engine_problem, timestamp=T0)
+    col = new_collection(tmp_path)
+    try:
+        log = import_apkg(col, out)
+        assert len(log.new) == summary.notes == col.note_count()
+        assert col.card_count() == summary.cards
+        assert summary.cells == len(CELLS)
+        # One note per slot plus one cloze note per distinct formula.
+        assert summary.notes > len(plan_slots(recipe))
+        kinds = check_rendered(col)
+        assert set(kinds) == {A.MODEL_NAMES[k] for k in ("numeric", "mcq", "cloze", "concept")}
+        assert kinds[A.MODEL_NAMES["concept"]] == recipe.per_cell * len(recipe.levels)
+        tags = set(col.tags.all())
+        for cell in CELLS:
+            assert f"quizgen::cell::{cell}" in tags
+        assert {"quizgen::level::1", "quizgen::level::2", "quizgen::lang::hinglish"} <= tags
+        assert all(" " not in tag for tag in tags)
+        names = {d.name for d in col.decks.all_names_and_ids()}
+        assert "quizgen::Unit::1 Occupancy" in names and "quizgen::Unit::5 Formulas" in names
+        model = col.models.by_name(A.MODEL_NAMES["numeric"])
+        assert model["id"] == A.MODEL_IDS["numeric"]
+        assert ".nightMode" in model["css"] and "@media" in model["css"]
+    finally:
+        col.close()
+
+
+def test_fields_are_escaped_and_typed_answer_is_accepted(tmp_path):
+    out = tmp_path / "unit.apkg"
+    A.build_deck(small_recipe(cells=["OCC-3"], kinds=["numeric"]), out,
+                 problems_for=engine_problem, timestamp=T0)
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, out)
+        for nid in col.find_notes(""):
+            note = col.get_note(nid)
+            if note.note_type()["name"] != A.MODEL_NAMES["numeric"]:
+                continue
+            assert "&lt;launch&gt;" in note["Question"] and "<launch>" not in note["Question"]
+            assert "&amp;" in note["Question"]
+            problem = engine_problem("OCC-3", level=1, seed=0)  # the answer's form, not its value
+            assert isinstance(problem.answers[problem.main_answer], int)
+            typed = note["Answer"]
+            assert typed.isdigit()
+            # Anki's own comparison: the typed value matches, a wrong one does not.
+            good = col.compare_answer(typed, typed)
+            bad = col.compare_answer(typed, str(int(typed) + 1))
+            assert "typeBad" not in good and "typeGood" in good
+            assert "typeBad" in bad
+    finally:
+        col.close()
+
+
+def answer_some(col: Collection, count: int) -> dict[int, tuple]:
+    """Study `count` cards with the v3 scheduler (Good); return their scheduling state."""
+    from anki.scheduler.v3 import CardAnswer
+
+    done = {}
+    for _ in range(count):
+        queued = col.sched.get_queued_cards(fetch_limit=1)
+        top = queued.cards[0]
+        card = col.get_card(top.card.id)
+        card.start_timer()
+        col.sched.answer_card(col.sched.build_answer(card=card, states=top.states,
+                                                      rating=CardAnswer.GOOD))
+        done[card.id] = None
+    for cid in done:
+        card = col.get_card(cid)
+        done[cid] = (card.nid, card.type, card.queue, card.due, card.ivl, card.reps, card.left)
+    return done
+
+
+def revised(problem_source, mark: str):
+    def source(cell, **kwargs):
+        problem = problem_source(cell, **kwargs)
+        problem.solution = dataclasses.replace(problem.solution,
+                                               answer=problem.solution.answer + mark)
+        return problem
+
+    return source
+
+
+def test_update_round_trip_keeps_scheduling(tmp_path):
+    recipe = small_recipe()
+    first, second = tmp_path / "v1.apkg", tmp_path / "v2.apkg"
+    summary = A.build_deck(recipe, first, problems_for=engine_problem, timestamp=T0)
+    A.build_deck(recipe, second, problems_for=revised(engine_problem, " (revised)"),
+                 timestamp=T0 + 86_400)
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, first)
+        col.decks.select(col.decks.id_for_name("quizgen::Unit::1 Occupancy"))
+        studied = answer_some(col, 3)
+        reviews = col.db.scalar("select count() from revlog")
+        assert reviews == 3
+
+        log = import_apkg(col, second)
+        problem_notes = len(plan_slots(recipe))
+        assert len(log.new) == 0
+        # Anki updates every note whose copy is older, changed or not.
+        assert len(log.updated) == summary.notes > problem_notes
+        assert len(log.duplicate) == 0
+        assert col.note_count() == summary.notes
+        assert col.db.scalar("select count() from notes group by guid order by 1 desc limit 1") == 1
+        assert col.db.scalar("select count() from revlog") == reviews
+        for cid, state in studied.items():
+            card = col.get_card(cid)
+            assert (card.nid, card.type, card.queue, card.due, card.ivl, card.reps, card.left) == state
+            assert "(revised)" in card.answer()
+    finally:
+        col.close()
+
+
+def test_same_file_twice_adds_nothing(tmp_path):
+    out = tmp_path / "unit.apkg"
+    summary = A.build_deck(small_recipe(), out, problems_for=engine_problem, timestamp=T0)
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, out)
+        log = import_apkg(col, out)
+        assert (len(log.new), len(log.updated), len(log.duplicate)) == (0, 0, summary.notes)
+        assert col.note_count() == summary.notes
+    finally:
+        col.close()
+
+
+def test_same_inputs_give_same_bytes(tmp_path):
+    recipe = small_recipe(cells=["OCC-1", "L-6"], levels=[1])
+    a, b, c = tmp_path / "a.apkg", tmp_path / "b.apkg", tmp_path / "c.apkg"
+    A.build_deck(recipe, a, problems_for=engine_problem, timestamp=T0)
+    A.build_deck(recipe, b, problems_for=engine_problem, timestamp=T0)
+    A.build_deck(recipe, c, problems_for=engine_problem, timestamp=T0 + 1)
+    assert a.read_bytes() == b.read_bytes()
+    assert a.read_bytes() != c.read_bytes()
+    with zipfile.ZipFile(a) as z:
+        assert {info.date_time for info in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+def guids_and_mods(path: Path, tmp_path: Path) -> dict[str, int]:
+    with zipfile.ZipFile(path) as z:
+        db = tmp_path / f"{path.stem}.anki2"
+        db.write_bytes(z.read("collection.anki2"))
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("select guid, mod from notes"))
+
+
+def test_guids_come_from_slots_not_text(tmp_path):
+    recipe = small_recipe(cells=["OCC-1", "X-1"], levels=[1])
+    a, b = tmp_path / "a.apkg", tmp_path / "b.apkg"
+    A.build_deck(recipe, a, problems_for=engine_problem, timestamp=T0)
+    A.build_deck(recipe, b, problems_for=revised(engine_problem, " (v2)"), timestamp=T0 + 60)
+    old, new = guids_and_mods(a, tmp_path), guids_and_mods(b, tmp_path)
+    assert set(old) == set(new)
+    assert set(old.values()) == {T0} and set(new.values()) == {T0 + 60}
+    # Another recipe seed is another deck: no GUID in common.
+    c = tmp_path / "c.apkg"
+    A.build_deck(apply_overrides(recipe, seed=12), c, problems_for=engine_problem, timestamp=T0)
+    assert not set(guids_and_mods(c, tmp_path)) & set(old)
+
+
+def test_failed_build_leaves_no_file(tmp_path):
+    calls = []
+
+    def failing(cell, **kwargs):
+        calls.append(cell)
+        if len(calls) == 3:
+            raise QuizgenError("cannot draw a problem", field="gpu")
+        return engine_problem(cell, **kwargs)
+
+    out = tmp_path / "deck.apkg"
+    with pytest.raises(QuizgenError):
+        A.build_deck(small_recipe(), out, problems_for=failing, timestamp=T0)
+    assert list(tmp_path.iterdir()) == []
+
+    # A previous deck at the same path survives a failed rebuild untouched.
+    A.build_deck(small_recipe(cells=["OCC-1"]), out, problems_for=engine_problem, timestamp=T0)
+    before = out.read_bytes()
+    calls.clear()
+    with pytest.raises(QuizgenError):
+        A.build_deck(small_recipe(), out, problems_for=failing, timestamp=T0 + 5)
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["deck.apkg"]
+
+
+def test_broken_recipe_fails_before_any_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\ncells = ["OCC-1", "OCC-77"]\n')
+    out = tmp_path / "deck.apkg"
+    with pytest.raises(QuizgenError, match="OCC-77"):
+        A.build_deck(load_deck_recipe(bad), out, problems_for=engine_problem, timestamp=T0)
+    assert not out.exists()
+
+
+def test_build_timestamp_sources(monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1234567890")
+    assert A.build_timestamp() == 1234567890
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    # The installed version has a recorded release date, so a wheel build is never unstamped.
+    assert A.release_timestamp(quizgen.__version__) is not None
+    dates = sorted((tuple(map(int, v.split("."))), A.release_timestamp(v)) for v in A.RELEASE_DATES)
+    assert [stamp for _, stamp in dates] == sorted(stamp for _, stamp in dates)
+    root = Path(quizgen.__file__).resolve().parent.parent
+    stamp = A.git_timestamp(root)
+    if stamp is not None:
+        expected = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        assert stamp == int(expected)
+        assert A.build_timestamp() == stamp
+    else:
+        assert A.build_timestamp() == A.release_timestamp(quizgen.__version__)
+
+
+def test_note_type_ids_are_fixed_and_distinct():
+    assert len(set(A.MODEL_IDS.values())) == len(A.MODEL_IDS)
+    for kind in A.MODEL_IDS:
+        model = A.note_model(kind)
+        assert model.model_id == A.MODEL_IDS[kind]
+        assert [f["name"] for f in model.fields] == A.MODEL_FIELDS[kind]
+
+
+def generator_ready() -> bool:
+    """True once every cell of CELLS.md has a problem family."""
+    try:
+        from quizgen.problems import CELLS as cells, families
+    except ImportError:
+        return False
+    return set(families()) == set(cells)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not generator_ready(), reason="the problem generator is not installed")
+def test_default_recipe_in_real_anki(tmp_path):
+    recipe = load_deck_recipe(None)
+    out = tmp_path / "default.apkg"
+    summary = A.build_deck(recipe, out, timestamp=T0)
+    assert summary.skipped == 0
+    col = new_collection(tmp_path)
+    try:
+        log = import_apkg(col, out)
+        assert len(log.new) == summary.notes == col.note_count()
+        assert col.card_count() == summary.cards
+        assert len(plan_slots(recipe)) < summary.notes
+        check_rendered(col)
+        tags = set(col.tags.all())
+        missing = [c for c in recipe.cells if f"quizgen::cell::{c}" not in tags]
+        assert not missing
+        assert summary.cells == len(recipe.cells) == len(quizgen.problems.CELLS)
+    finally:
+        col.close()
