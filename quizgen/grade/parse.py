@@ -1,0 +1,673 @@
+"""Read a student's typed answer into an exact number, safely.
+
+Answers come from paper sheets typed into a CSV or from a form, so every reasonable way of
+writing a number is accepted: ``8``, ``0.375``, ``.5``, ``65,536``, ``65 536``, ``65_536``,
+``16/64``, ``25%``, ``37.5 percent``, ``8 warps``, ``48 KB``, ``2x``, ``2.0 ×``, a Unicode minus,
+full-width or Devanagari digits, and small arithmetic such as ``65536/(256*32)``,
+``ceil(100/32)``, ``⌊65536/33280⌋``, ``min(8, 2, 8)`` or ``2^16``.
+
+Nothing a student typed is ever run. A tokenizer over a whitelist feeds a recursive-descent
+parser that builds a tiny tree, evaluated with `fractions.Fraction`. The work is bounded before
+it starts: at most `MAX_LENGTH` characters are read, brackets nest at most `MAX_DEPTH` levels,
+exponents are whole numbers of size at most `MAX_EXPONENT`, and every number met on the way
+(literal, intermediate or final) has numerator and denominator at most `MAX_MAGNITUDE`.
+Anything else is *invalid*: `parse_answer` returns ``ok=False`` with a one-line message naming
+what could not be read and its column (1-based, in the text as typed). It never raises.
+
+Conventions of the course (seed 000 converts ``96 KB = 96 × 1024 = 98304 bytes``):
+
+* ``KB``, ``KiB`` and a bare ``K`` all mean 1024 bytes; ``MB``, ``MiB`` and ``M`` mean 1024² bytes.
+  ``64K registers`` is 65536 registers.
+* A comma is a thousands separator only between groups of exactly three digits after a first
+  group of one to three digits that is not ``0`` (``65,536``, ``1,048,576``); ``1,5`` or
+  ``0,375`` is refused as ambiguous (a decimal comma or a typo?). Inside ``min(…)``/``max(…)``
+  a comma always separates arguments. A single space (or no-break space) between digit groups
+  of three is a thousands separator too; an underscore between digits is always one.
+* ``Parsed.value`` is the number in canonical units: ``48 KB`` gives 49152 with unit ``B``,
+  ``25%`` gives 1/4 with unit ``%`` (multiply by 100 for the figure the student wrote).
+* ``x`` or ``×`` at the end is the unit of a ratio (``2x`` slower); between two operands it is
+  multiplication (``2 × 3``).
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+#: Longest answer read, in characters; longer text is refused before any other work.
+MAX_LENGTH = 200
+#: Deepest nesting of brackets, function calls, signs and powers.
+MAX_DEPTH = 20
+#: Largest exponent size allowed in ``a^n``.
+MAX_EXPONENT = 64
+#: Largest numerator or denominator of any number met while reading.
+MAX_MAGNITUDE = 10**30
+#: Largest decimal exponent in scientific notation (``1e30``), checked before it is applied.
+MAX_SCIENTIFIC_EXPONENT = 60
+
+Kind = Literal["number", "percent", "fraction", "expression"]
+
+#: Canonical units a Parsed may carry.
+UNITS = ("warps", "blocks", "threads", "lanes", "registers", "B", "cycles", "instructions",
+         "SMs", "waves", "x", "%")
+
+# Unit words, lower-cased, to their canonical unit.
+_UNIT_WORDS: dict[str, str] = {}
+for _canon, _words in {
+    "warps": ("warp", "warps"),
+    "blocks": ("block", "blocks", "blk", "blks", "tb", "tbs"),
+    "threads": ("thread", "threads", "thr"),
+    "lanes": ("lane", "lanes"),
+    "registers": ("register", "registers", "reg", "regs"),
+    "cycles": ("cycle", "cycles", "cyc", "cycs", "clk", "clks", "clock", "clocks"),
+    "instructions": ("instruction", "instructions", "instr", "instrs", "inst", "insts"),
+    "SMs": ("sm", "sms"),
+    "waves": ("wave", "waves"),
+}.items():
+    for _word in _words:
+        _UNIT_WORDS[_word] = _canon
+
+# Byte units (course convention: K = 1024), lower-cased, to their size in bytes.
+_BYTE_WORDS: dict[str, int] = {
+    "b": 1, "byte": 1, "bytes": 1,
+    "kb": 1024, "kib": 1024, "kbyte": 1024, "kbytes": 1024, "kilobyte": 1024,
+    "kilobytes": 1024, "kibibyte": 1024, "kibibytes": 1024,
+    "mb": 1024**2, "mib": 1024**2, "mbyte": 1024**2, "mbytes": 1024**2, "megabyte": 1024**2,
+    "megabytes": 1024**2, "mebibyte": 1024**2, "mebibytes": 1024**2,
+}
+# A bare multiplier; bytes unless a unit word follows (``64K registers``).
+_MULTIPLIERS: dict[str, int] = {"k": 1024, "ki": 1024, "m": 1024**2, "mi": 1024**2}
+_PERCENT_WORDS = frozenset({"percent", "pct"})
+_RATIO_WORDS = frozenset({"x", "times"})
+# What may follow "/" or "per" after a unit: ``8 blocks/SM``, ``48 KB per block``.
+_PER_WORDS = frozenset({"sm", "sms", "block", "blocks", "warp", "warps", "thread", "threads",
+                        "scheduler", "schedulers", "wave", "waves", "lane", "lanes", "kernel"})
+_FUNCTIONS = {"ceil": "ceil", "ceiling": "ceil", "floor": "floor", "min": "min", "max": "max"}
+
+#: Every word the reader knows (lower case); any other run of letters makes an answer invalid.
+KNOWN_WORDS = frozenset(_UNIT_WORDS) | frozenset(_BYTE_WORDS) | frozenset(_MULTIPLIERS) \
+    | _PERCENT_WORDS | _RATIO_WORDS | _PER_WORDS | frozenset(_FUNCTIONS) \
+    | frozenset({"per", "cent", "slower"})
+
+# Characters rewritten one for one before tokenizing (so columns still match the typed text).
+_CHAR_MAP = {
+    "\u2212": "-", "\ufe63": "-",                      # minus sign, small hyphen-minus
+    "\u00d7": "×", "\u2715": "×", "\u2a09": "×",     # multiplication signs
+    "\u00b7": "*", "\u22c5": "*", "\u2219": "*", "\u2217": "*",   # dot and asterisk operators
+    "\u00f7": "/", "\u2215": "/", "\u2044": "/",     # division sign and slashes
+    "\ufe6a": "%", "\u2248": "≈",
+}
+_SPACES = frozenset(" \t\n\r\u00a0\u2007\u2009\u202f\u2002\u2003\u2004\u2005\u2006\u2008"
+                    "\u200a\u3000")
+_SUPERSCRIPTS = {"⁰": 0, "¹": 1, "²": 2, "³": 3, "⁴": 4, "⁵": 5, "⁶": 6, "⁷": 7, "⁸": 8, "⁹": 9}
+_OPERATORS = frozenset("+-*/^(),%×⌈⌉⌊⌋=≈~")
+_OPEN_TO_CLOSE = {"(": ")", "⌈": "⌉", "⌊": "⌋"}
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A student's answer as read: an exact value, how it was written, or why it was unreadable.
+
+    ``kind`` is ``"number"`` (one literal, maybe signed), ``"fraction"`` (``a/b`` of whole
+    numbers), ``"percent"`` (ends in ``%``/``percent``) or ``"expression"`` (anything else);
+    it is ``"expression"`` and meaningless when ``ok`` is false.
+    """
+
+    ok: bool
+    value: Fraction | None
+    kind: Kind
+    unit: str | None
+    raw: str
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class Work:
+    """How much work one reading did; bounded by the module's caps whatever the input."""
+
+    chars_read: int = 0      # characters the tokenizer looked at
+    tokens: int = 0          # tokens produced
+    nodes: int = 0           # tree nodes built
+    max_depth: int = 0       # deepest nesting reached while parsing
+    max_bits: int = 0        # largest bit length of any numerator or denominator computed
+
+
+class _Unreadable(Exception):
+    """Internal: the answer cannot be read; carries the one-line message."""
+
+
+def _digit(ch: str) -> bool:
+    return "0" <= ch <= "9"
+
+
+def _quote(snippet: str) -> str:
+    return f'"{snippet}"' if "'" in snippet else f"'{snippet}'"
+
+
+def _at(col: int) -> str:
+    return f"at column {col}"
+
+
+# ----------------------------------------------------------------------------- tokens
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str                 # "num", "word", "op", "sup", "end"
+    text: str                 # as typed (after the one-for-one character map)
+    col: int                  # 1-based column of the first character
+    value: Fraction | None = None
+    whole: bool = False       # a number literal with no decimal point or exponent
+
+
+def _normalise(text: str) -> str:
+    """Rewrite look-alike characters one for one (full-width, other digit scripts, spaces)."""
+    out = []
+    for ch in text:
+        if ch in _SPACES:
+            out.append(" ")
+        elif ch in _CHAR_MAP:
+            out.append(_CHAR_MAP[ch])
+        elif "\uff01" <= ch <= "\uff5e":                 # full-width ASCII block
+            out.append(_CHAR_MAP.get(chr(ord(ch) - 0xFEE0), chr(ord(ch) - 0xFEE0)))
+        elif not ch.isascii() and unicodedata.decimal(ch, None) is not None:
+            out.append(str(unicodedata.decimal(ch)))     # e.g. Devanagari ८ → 8
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _checked(value: Fraction, col: int, work: Work, what: str = "value") -> Fraction:
+    bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+    work.max_bits = max(work.max_bits, bits)
+    if abs(value.numerator) > MAX_MAGNITUDE or value.denominator > MAX_MAGNITUDE:
+        raise _Unreadable(f"{what} out of range {_at(col)}: numbers are read up to 10^30 "
+                          "and down to 10^-30")
+    return value
+
+
+class _Tokenizer:
+    def __init__(self, text: str, work: Work) -> None:
+        self.s = text
+        self.n = len(text)
+        self.work = work
+        self.tokens: list[_Token] = []
+        self.brackets: list[str] = []   # "call" or "group", innermost last
+
+    def run(self) -> list[_Token]:
+        s, i = self.s, 0
+        while i < self.n:
+            ch = s[i]
+            if ch == " ":
+                i += 1
+            elif _digit(ch) or (ch == "." and i + 1 < self.n and _digit(s[i + 1])):
+                i = self._number(i)
+            elif ch.isascii() and (ch.isalpha() or ch == "_"):
+                j = i
+                while j < self.n and s[j].isascii() and (s[j].isalpha() or s[j] == "_"):
+                    j += 1
+                word = s[i:j]
+                if word.lower() not in KNOWN_WORDS:
+                    after_number = bool(self.tokens) and (
+                        self.tokens[-1].kind in ("num", "sup") or self.tokens[-1].text in ")⌉⌋")
+                    hint = ": not a known unit" if after_number else ""
+                    raise _Unreadable(f"unexpected {_quote(word)} {_at(i + 1)}{hint}")
+                self._add("word", word, i)
+                i = j
+            elif ch in _SUPERSCRIPTS or (ch == "⁻" and i + 1 < self.n and s[i + 1] in _SUPERSCRIPTS):
+                j = i + 1
+                while j < self.n and s[j] in _SUPERSCRIPTS:
+                    j += 1
+                digits = "".join(str(_SUPERSCRIPTS[c]) for c in s[i:j] if c != "⁻")
+                exponent = int(digits) * (-1 if ch == "⁻" else 1)
+                self._add("sup", s[i:j], i, Fraction(exponent))
+                i = j
+            elif ch == "*" and i + 1 < self.n and s[i + 1] == "*":
+                self._add("op", "^", i)
+                i += 2
+            elif ch == "." and s[i + 1:].strip() == "":
+                i = self.n                                 # a full stop ending the answer
+            elif ch in _OPERATORS:
+                self._bracket(ch)
+                self._add("op", ch, i)
+                i += 1
+            else:
+                raise _Unreadable(f"unexpected {_quote(ch)} {_at(i + 1)}")
+        self.work.chars_read = self.n
+        self.tokens.append(_Token("end", "", self.n + 1))
+        return self.tokens
+
+    def _add(self, kind: str, text: str, start: int, value: Fraction | None = None,
+             whole: bool = False) -> None:
+        self.tokens.append(_Token(kind, text, start + 1, value, whole))
+        self.work.tokens += 1
+
+    def _bracket(self, ch: str) -> None:
+        if ch in _OPEN_TO_CLOSE:
+            prev = self.tokens[-1] if self.tokens else None
+            call = ch == "(" and prev is not None and prev.kind == "word" \
+                and prev.text.lower() in _FUNCTIONS
+            self.brackets.append("call" if call else "group")
+        elif ch in ")⌉⌋" and self.brackets:
+            self.brackets.pop()
+
+    def _group_follows(self, j: int) -> bool:
+        """Exactly three digits start at j and no digit follows them."""
+        s = self.s
+        return j + 3 <= self.n and all(_digit(c) for c in s[j:j + 3]) \
+            and not (j + 3 < self.n and (_digit(s[j + 3]) or s[j + 3] == "_"))
+
+    def _number(self, start: int) -> int:
+        s, n, i = self.s, self.n, start
+        digits: list[str] = []
+        group = 0                 # digits in the current group
+        separator = None          # "," or " " once used for grouping
+        in_call = bool(self.brackets) and self.brackets[-1] == "call"
+        while i < n:
+            ch = s[i]
+            if _digit(ch):
+                digits.append(ch)
+                group += 1
+                i += 1
+            elif ch == "_" and digits and i + 1 < n and _digit(s[i + 1]):
+                i += 1            # 65_536: always a separator, any grouping
+            elif ch == "," and digits and not in_call and i + 1 < n and _digit(s[i + 1]):
+                if separator is None:      # "0,500" is a decimal comma, not 500
+                    grouping_ok = 1 <= group <= 3 and digits[0] != "0"
+                else:
+                    grouping_ok = separator == "," and group == 3
+                if not (grouping_ok and self._group_follows(i + 1)):
+                    j = i + 1
+                    while j < n and _digit(s[j]):
+                        j += 1
+                    raise _Unreadable(
+                        f"ambiguous comma in {_quote(s[start:j])} {_at(i + 1)}: write a decimal "
+                        "with a point (1.5) and thousands in groups of three (65,536)")
+                separator, group = ",", 0
+                i += 1
+            elif ch == " " and digits and self._group_follows(i + 1) and (
+                    (separator is None and 1 <= group <= 3 and digits[0] != "0")
+                    or (separator == " " and group == 3)):
+                separator, group = " ", 0
+                i += 1
+            else:
+                break
+        int_part = "".join(digits)
+        frac_part = ""
+        whole = True
+        if i < n and s[i] == "." and i + 1 < n and _digit(s[i + 1]):
+            whole = False
+            i += 1
+            while i < n and _digit(s[i]):
+                frac_part += s[i]
+                i += 1
+        exponent = 0
+        if i < n and s[i] in "eE":
+            j = i + 1
+            if j < n and s[j] in "+-":
+                j += 1
+            if j < n and _digit(s[j]):
+                k = j
+                while k < n and _digit(s[k]):
+                    k += 1
+                exponent = int(s[j:k]) * (-1 if s[i + 1] == "-" else 1)
+                if abs(exponent) > MAX_SCIENTIFIC_EXPONENT:
+                    raise _Unreadable(f"exponent of {_quote(s[start:k])} too large {_at(start + 1)}"
+                                      f" (at most e{MAX_SCIENTIFIC_EXPONENT})")
+                whole = False
+                i = k
+        text = s[start:i]
+        if int_part in ("0", "") and i < n and s[i] in "xXbBoO" and i + 1 < n \
+                and s[i + 1].isascii() and s[i + 1].isalnum() and frac_part == "" and whole:
+            j = i
+            while j < n and s[j].isascii() and s[j].isalnum():
+                j += 1
+            raise _Unreadable(f"unexpected {_quote(s[start:j])} {_at(start + 1)}: "
+                              "write numbers in decimal")
+        mantissa = int((int_part or "0") + frac_part)
+        scale = exponent - len(frac_part)
+        value = Fraction(mantissa * 10**scale) if scale >= 0 else Fraction(mantissa, 10**-scale)
+        _checked(value, start + 1, self.work, what="number")
+        self._add("num", text, start, value, whole)
+        return i
+
+
+# ----------------------------------------------------------------------------- tree
+
+@dataclass(frozen=True, slots=True)
+class _Num:
+    value: Fraction
+    whole: bool
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Neg:
+    operand: object
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Bin:
+    op: str                   # "+", "-", "*", "/", "^"
+    left: object
+    right: object
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    name: str                 # "ceil", "floor", "min", "max"
+    args: tuple[object, ...]
+    col: int
+
+
+_MUL_OPS = {"*": "*", "×": "*", "/": "/"}
+
+
+class _Parser:
+    def __init__(self, tokens: list[_Token], work: Work) -> None:
+        self.toks = tokens
+        self.pos = 0
+        self.depth = 0
+        self.work = work
+
+    # -- helpers
+    def peek(self, ahead: int = 0) -> _Token:
+        return self.toks[min(self.pos + ahead, len(self.toks) - 1)]
+
+    def advance(self) -> _Token:
+        tok = self.toks[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def is_op(self, text: str, ahead: int = 0) -> bool:
+        tok = self.peek(ahead)
+        return tok.kind == "op" and tok.text == text
+
+    def is_word(self, words: frozenset[str] | dict, ahead: int = 0) -> bool:
+        tok = self.peek(ahead)
+        return tok.kind == "word" and tok.text.lower() in words
+
+    def node(self, node: object) -> object:
+        self.work.nodes += 1
+        return node
+
+    def enter(self, col: int) -> None:
+        self.depth += 1
+        self.work.max_depth = max(self.work.max_depth, self.depth)
+        if self.depth > MAX_DEPTH:
+            raise _Unreadable(f"too deeply nested {_at(col)} (at most {MAX_DEPTH} levels)")
+
+    def unexpected(self, tok: _Token, hint: str = "") -> _Unreadable:
+        if tok.kind == "end":
+            return _Unreadable(f"expected a number {_at(tok.col)} (end of answer){hint}")
+        return _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}{hint}")
+
+    def starts_operand(self, ahead: int) -> bool:
+        tok = self.peek(ahead)
+        return tok.kind == "num" or (tok.kind == "op" and tok.text in "(⌈⌊+-") \
+            or (tok.kind == "word" and tok.text.lower() in _FUNCTIONS)
+
+    # -- grammar
+    def answer(self) -> tuple[object, Fraction, str | None, bool]:
+        if self.peek().kind == "op" and self.peek().text in "=≈~":
+            self.advance()
+        if self.peek().kind == "end":
+            raise _Unreadable("empty answer")
+        tree = self.expr()
+        multiplier, unit, percent = self.suffix()
+        end = self.peek()
+        if end.kind != "end":
+            if end.kind == "op" and end.text == ",":
+                raise _Unreadable(f"unexpected ',' {_at(end.col)}: give a single answer")
+            if end.kind == "op" and end.text in ")⌉⌋":
+                raise _Unreadable(f"unmatched {_quote(end.text)} {_at(end.col)}")
+            raise self.unexpected(end)
+        return tree, multiplier, unit, percent
+
+    def expr(self) -> object:
+        left = self.term()
+        while self.peek().kind == "op" and self.peek().text in "+-":
+            tok = self.advance()
+            left = self.node(_Bin(tok.text, left, self.term(), tok.col))
+        return left
+
+    def term(self) -> object:
+        left = self.unary()
+        while True:
+            tok = self.peek()
+            if tok.kind == "op" and tok.text in _MUL_OPS:
+                if tok.text == "×" and not self.starts_operand(1):
+                    return left                      # "2×": the ratio unit, read by suffix()
+                op = _MUL_OPS[tok.text]
+            elif tok.kind == "word" and tok.text.lower() == "x" and self.starts_operand(1):
+                op = "*"                             # "2 x 3"
+            else:
+                return left
+            self.advance()
+            left = self.node(_Bin(op, left, self.unary(), tok.col))
+
+    def unary(self) -> object:
+        tok = self.peek()
+        if tok.kind == "op" and tok.text in "+-":
+            self.advance()
+            self.enter(tok.col)
+            operand = self.unary()
+            self.depth -= 1
+            return operand if tok.text == "+" else self.node(_Neg(operand, tok.col))
+        return self.power()
+
+    def power(self) -> object:
+        base = self.primary()
+        if self.peek().kind == "sup":
+            tok = self.advance()
+            base = self.node(_Bin("^", base, self.node(_Num(tok.value, True, tok.col)), tok.col))
+        if self.is_op("^"):
+            tok = self.advance()
+            self.enter(tok.col)
+            exponent = self.unary()                  # right-associative: 2^3^2 = 2^9
+            self.depth -= 1
+            return self.node(_Bin("^", base, exponent, tok.col))
+        return base
+
+    def primary(self) -> object:
+        tok = self.peek()
+        if tok.kind == "num":
+            self.advance()
+            return self.node(_Num(tok.value, tok.whole, tok.col))
+        if tok.kind == "op" and tok.text in _OPEN_TO_CLOSE:
+            self.advance()
+            self.enter(tok.col)
+            inner = self.expr()
+            self.close(tok)
+            self.depth -= 1
+            if tok.text == "(":
+                return inner
+            name = "ceil" if tok.text == "⌈" else "floor"
+            return self.node(_Call(name, (inner,), tok.col))
+        if tok.kind == "word" and tok.text.lower() in _FUNCTIONS:
+            return self.call()
+        if tok.kind == "word":
+            raise _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}")
+        raise self.unexpected(tok)
+
+    def call(self) -> object:
+        name_tok = self.advance()
+        name = _FUNCTIONS[name_tok.text.lower()]
+        if not self.is_op("("):
+            raise _Unreadable(f"expected '(' after {_quote(name_tok.text)} {_at(self.peek().col)}")
+        open_tok = self.advance()
+        self.enter(open_tok.col)
+        args = [self.expr()]
+        while self.is_op(","):
+            self.advance()
+            args.append(self.expr())
+        self.close(open_tok)
+        self.depth -= 1
+        if name in ("ceil", "floor") and len(args) != 1:
+            raise _Unreadable(f"{name_tok.text} takes one argument, got {len(args)} "
+                              f"{_at(name_tok.col)}")
+        return self.node(_Call(name, tuple(args), name_tok.col))
+
+    def close(self, open_tok: _Token) -> None:
+        want = _OPEN_TO_CLOSE[open_tok.text]
+        tok = self.peek()
+        if tok.kind == "op" and tok.text == want:
+            self.advance()
+            return
+        if tok.kind == "end":
+            raise _Unreadable(f"missing {_quote(want)} for {_quote(open_tok.text)} "
+                              f"{_at(open_tok.col)}")
+        if tok.kind == "op" and tok.text == "," and open_tok.text == "(":
+            raise _Unreadable(f"unexpected ',' {_at(tok.col)}: only min and max take "
+                              "several arguments")
+        raise _Unreadable(f"expected {_quote(want)} {_at(tok.col)}, found {_quote(tok.text)}")
+
+    def suffix(self) -> tuple[Fraction, str | None, bool]:
+        """The unit after the number: (multiplier to canonical, canonical unit, is percent)."""
+        tok = self.peek()
+        if tok.kind == "op" and tok.text == "%":
+            self.advance()
+            return Fraction(1), "%", True
+        if tok.kind == "op" and tok.text == "×":
+            self.advance()
+            self.skip_word("slower")
+            return Fraction(1), "x", False
+        if tok.kind != "word":
+            return Fraction(1), None, False
+        word = tok.text.lower()
+        self.advance()
+        if word in _PERCENT_WORDS or (word == "per" and self.skip_word("cent")):
+            return Fraction(1), "%", True
+        if word in _RATIO_WORDS:
+            self.skip_word("slower")
+            return Fraction(1), "x", False
+        if word in _MULTIPLIERS:
+            multiplier, unit = _MULTIPLIERS[word], "B"
+            nxt = self.peek()
+            if nxt.kind == "word" and nxt.text.lower() in _UNIT_WORDS:
+                unit = _UNIT_WORDS[nxt.text.lower()]
+                self.advance()
+            elif nxt.kind == "word" and _BYTE_WORDS.get(nxt.text.lower()) == 1:
+                self.advance()
+        elif word in _BYTE_WORDS:
+            multiplier, unit = _BYTE_WORDS[word], "B"
+        elif word in _UNIT_WORDS:
+            multiplier, unit = 1, _UNIT_WORDS[word]
+        else:
+            raise _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}: not a known unit")
+        # "8 blocks/SM", "48 KB per block": the rate's denominator names where, not how much.
+        if self.is_op("/") or self.is_word(frozenset({"per"})):
+            slash = self.advance()
+            if not self.is_word(_PER_WORDS):
+                nxt = self.peek()
+                found = f", found {_quote(nxt.text)}" if nxt.kind != "end" else ""
+                raise _Unreadable(f"expected SM, block, warp or thread after "
+                                  f"{_quote(slash.text)} {_at(nxt.col)}{found}")
+            self.advance()
+        return Fraction(multiplier), unit, False
+
+    def skip_word(self, word: str) -> bool:
+        if self.is_word(frozenset({word})):
+            self.advance()
+            return True
+        return False
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def _evaluate(node: object, work: Work) -> Fraction:
+    if isinstance(node, _Num):
+        return node.value
+    if isinstance(node, _Neg):
+        return -_evaluate(node.operand, work)
+    if isinstance(node, _Call):
+        values = [_evaluate(arg, work) for arg in node.args]
+        if node.name == "ceil":
+            return Fraction(math.ceil(values[0]))
+        if node.name == "floor":
+            return Fraction(math.floor(values[0]))
+        return min(values) if node.name == "min" else max(values)
+    assert isinstance(node, _Bin)
+    left = _evaluate(node.left, work)
+    right = _evaluate(node.right, work)
+    if node.op == "+":
+        result = left + right
+    elif node.op == "-":
+        result = left - right
+    elif node.op == "*":
+        result = left * right
+    elif node.op == "/":
+        if right == 0:
+            raise _Unreadable(f"division by zero {_at(node.col)}")
+        result = left / right
+    else:
+        result = _power(left, right, node.col)
+    return _checked(result, node.col, work)
+
+
+def _power(base: Fraction, exponent: Fraction, col: int) -> Fraction:
+    if exponent.denominator != 1:
+        raise _Unreadable(f"exponent must be a whole number {_at(col)}")
+    e = exponent.numerator
+    if abs(e) > MAX_EXPONENT:
+        raise _Unreadable(f"exponent {e} too large {_at(col)} (at most {MAX_EXPONENT})")
+    if base == 0 and e < 0:
+        raise _Unreadable(f"division by zero {_at(col)} (0 to a negative power)")
+    # Refuse before computing when the result surely exceeds the cap: a part of `bits` bits
+    # raised to |e| has at least (bits - 1)·|e| + 1 bits, and 10^30 < 2^100.
+    bits = max(base.numerator.bit_length(), base.denominator.bit_length())
+    if (bits - 1) * abs(e) >= MAX_MAGNITUDE.bit_length():
+        raise _Unreadable(f"value out of range {_at(col)}: numbers are read up to 10^30 "
+                          "and down to 10^-30")
+    return base ** e
+
+
+def _classify(node: object) -> Kind:
+    def literal(n: object, whole: bool) -> bool:
+        if isinstance(n, _Neg):
+            n = n.operand
+        return isinstance(n, _Num) and (n.whole or not whole)
+
+    if literal(node, whole=False):
+        return "number"
+    if isinstance(node, _Bin) and node.op == "/" and literal(node.left, True) \
+            and literal(node.right, True):
+        return "fraction"
+    return "expression"
+
+
+# ----------------------------------------------------------------------------- entry points
+
+def parse_with_work(text: str) -> tuple[Parsed, Work]:
+    """`parse_answer`, also returning how much work the reading did (for tests and benches)."""
+    work = Work()
+    if not isinstance(text, str):
+        return Parsed(False, None, "expression", None, "",
+                      f"answer is not text (got {type(text).__name__})"), work
+    if len(text) > MAX_LENGTH:
+        return Parsed(False, None, "expression", None, text,
+                      f"answer too long: {len(text)} characters (at most {MAX_LENGTH} are read)"), work
+    try:
+        tokens = _Tokenizer(_normalise(text), work).run()
+        tree, multiplier, unit, percent = _Parser(tokens, work).answer()
+        value = _evaluate(tree, work) * multiplier
+        if percent:
+            value /= 100
+        value = _checked(value, tokens[0].col, work)
+    except _Unreadable as exc:
+        return Parsed(False, None, "expression", None, text, str(exc)), work
+    except (ArithmeticError, ValueError, RecursionError) as exc:   # a safety net, not a path
+        return Parsed(False, None, "expression", None, text,
+                      f"could not read the answer ({type(exc).__name__})"), work
+    kind: Kind = "percent" if percent else _classify(tree)
+    return Parsed(True, value, kind, unit, text, None), work
+
+
+def parse_answer(text: str) -> Parsed:
+    """Read one typed answer into an exact `Parsed`; never raises, never runs the text."""
+    return parse_with_work(text)[0]
