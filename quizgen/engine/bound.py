@@ -1,0 +1,120 @@
+"""Memory-bound or compute-bound: bytes, arithmetic intensity and one thread's critical path (seed 004).
+
+Per thread:
+
+* bytes moved = bytes loaded + bytes stored; arithmetic intensity = FLOPs / bytes moved;
+* compute cycles = FLOPs / FLOPs per cycle, and never less than one FLOP's latency (one result
+  cannot appear sooner than that);
+* critical path = load latency + compute cycles. The store is not on it: global stores are
+  buffered and retire asynchronously (seed 004, Ex 1 and its flashcard).
+
+Classification rule: memory-bound when the exposed load latency is larger than the compute cycles
+(the thread spends most of its critical path waiting for data), compute-bound otherwise. A kernel
+that loads nothing is compute-bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from quizgen.engine.derivation import Step
+from quizgen.engine.latency import plain, require_number
+from quizgen.errors import require_int
+
+#: Formulas of this module: name → (sympy source, {symbol: meaning}).
+FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
+    "bytes_moved": ("b_ld + b_st", {
+        "b_ld": "bytes loaded per thread", "b_st": "bytes stored per thread"}),
+    "arithmetic_intensity": ("F_ops/b_mov", {
+        "F_ops": "FLOPs per thread", "b_mov": "bytes moved per thread"}),
+    "compute_cycles": ("Max(F_ops/r_F, l_F)", {
+        "F_ops": "FLOPs per thread", "r_F": "FLOPs per cycle per thread",
+        "l_F": "latency of one FLOP (cycles)"}),
+    "critical_path": ("L_ld + C_cmp", {
+        "L_ld": "load latency (cycles)", "C_cmp": "compute cycles"}),
+    "memory_share": ("L_ld/P_crit", {
+        "L_ld": "load latency (cycles)", "P_crit": "critical-path latency (cycles)"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KernelBound:
+    """One thread's memory traffic, arithmetic intensity, critical path and the verdict."""
+
+    bytes_loaded: int
+    bytes_stored: int
+    flops: int | float
+    load_latency: int
+    flop_latency: int | float
+    flops_per_cycle: int | float
+    bytes_moved: int
+    arithmetic_intensity: float | None      # None when no bytes move
+    compute_cycles: int | float
+    critical_path: int | float
+    memory_share: float
+    bound: str                              # "memory" or "compute"
+    reason: str                             # a why-key: memory_latency_dominates / compute_dominates
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def memory_bound(self) -> bool:
+        return self.bound == "memory"
+
+    def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "bytes_loaded": self.bytes_loaded, "bytes_stored": self.bytes_stored,
+            "flops": self.flops, "load_latency": self.load_latency,
+            "flop_latency": self.flop_latency, "flops_per_cycle": self.flops_per_cycle,
+            "bytes_moved": self.bytes_moved, "arithmetic_intensity": self.arithmetic_intensity,
+            "compute_cycles": self.compute_cycles, "critical_path": self.critical_path,
+            "memory_share": self.memory_share, "bound": self.bound,
+            "memory_bound": self.memory_bound, "reason": self.reason,
+        }
+        if with_steps:
+            out["steps"] = [s.to_dict() for s in self.steps]
+        return out
+
+
+def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_latency: Any,
+                    flop_latency: Any = 4, flops_per_cycle: Any = 1,
+                    explain: bool = False) -> KernelBound:
+    """Seed 004 Ex 1–2: is one thread's time dominated by its load or by its arithmetic?"""
+    b_ld = require_int("bytes_loaded", bytes_loaded, minimum=0)
+    b_st = require_int("bytes_stored", bytes_stored, minimum=0)
+    f = require_number("flops", flops, positive=False)
+    L = require_int("load_latency", load_latency, minimum=0)
+    l_f = require_number("flop_latency", flop_latency, positive=False)
+    rate = require_number("flops_per_cycle", flops_per_cycle)
+    moved = b_ld + b_st
+    ai = Fraction(f) / moved if moved else None
+    compute = max(f / rate, l_f) if f else Fraction(0)
+    path = L + compute
+    share = float(Fraction(L) / path) if path else 0.0
+    memory = b_ld > 0 and L > compute
+    bound = "memory" if memory else "compute"
+    reason = "memory_latency_dominates" if memory else "compute_dominates"
+
+    steps: list[Step] = []
+    if explain:
+        steps.append(Step("bytes_moved", "bytes_moved", {"b_ld": b_ld, "b_st": b_st}, moved, "B",
+                          "count_traffic", "no_traffic" if moved == 0 else None))
+        if ai is not None:
+            steps.append(Step("arithmetic_intensity", "arithmetic_intensity",
+                              {"F_ops": plain(f), "b_mov": moved}, float(ai), "FLOP/B",
+                              "flops_per_byte", "low_intensity" if ai < 1 else "high_intensity"))
+        steps.append(Step("compute_cycles", "compute_cycles",
+                          {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, plain(compute),
+                          "cycles", "pipelined_compute",
+                          "one_flop_latency" if f and f / rate < l_f else None))
+        steps.append(Step("critical_path", "critical_path", {"L_ld": L, "C_cmp": plain(compute)},
+                          plain(path), "cycles", "load_then_compute",
+                          "store_async" if b_st else None))
+        if path:
+            steps.append(Step("memory_share", "memory_share", {"L_ld": L, "P_crit": plain(path)},
+                              share, "", reason,
+                              "moderate_occupancy_enough" if memory else "few_warps_enough"))
+    return KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
+                       float(ai) if ai is not None else None, plain(compute), plain(path), share,
+                       bound, reason, steps)
