@@ -1,0 +1,99 @@
+"""Grid engine: seed 000 Ex 7 (80 SMs, 8 blocks/SM, grids of 40 and 2000), wave properties."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jinja2 import Environment, StrictUndefined
+
+from quizgen.engine import grid
+from quizgen.engine.formulas import evaluate
+from quizgen.engine.grid import waves
+from quizgen.errors import QuizgenError
+
+PHRASES = Path(__file__).resolve().parent.parent / "templates" / "phrases"
+
+
+def check_steps(steps, formulas) -> None:
+    """Each formula agrees with sympy once; every step key, why and note has phrases in both files."""
+    seen: set[str] = set()
+    tables = [tomllib.loads((PHRASES / f"engine.{lang}.toml").read_text("utf-8"))
+              for lang in ("en", "hinglish")]
+    env = Environment(undefined=StrictUndefined)
+    for step in steps:
+        if step.formula in formulas and step.formula not in seen:
+            seen.add(step.formula)
+            assert float(evaluate(step.formula, step.values)) == pytest.approx(float(step.result)), step
+        for table in tables:
+            for section, key in (("step", step.key), ("why", step.why), ("note", step.note)):
+                if key is None:
+                    continue
+                variants = table[section][key]
+                assert 2 <= len(variants) <= 3, (section, key)
+                for text in variants:
+                    assert text.strip() and "\n" not in text
+                    env.from_string(text).render(**step.values)
+    assert seen == set(formulas), set(formulas) - seen
+
+
+def test_seed000_ex7_small_grid():
+    r = waves(40, 80, 8, explain=True)
+    assert (r.slots, r.sms_with_blocks, r.idle_sms, r.waves) == (640, 40, 40, 1)
+    assert r.sm_utilisation == 0.5 and r.small_grid
+    assert r.slot_utilisation == pytest.approx(40 / 640)
+    assert [s.key for s in r.steps] == ["slots", "sms_with_blocks", "idle_sms", "waves",
+                                        "sm_utilisation", "slot_utilisation"]
+
+
+def test_seed000_ex7_big_grid():
+    r = waves(2000, 80, 8, explain=True)
+    assert (r.waves, r.full_waves, r.tail_blocks, r.tail_sms, r.tail_idle_sms) == (4, 3, 80, 10, 70)
+    assert r.idle_sms == 0 and r.sm_utilisation == 1.0
+    assert r.slot_utilisation == pytest.approx(2000 / 2560)
+    d = json.loads(json.dumps(r.to_dict(with_steps=True)))
+    assert d["waves"] == 4 and d["tail_blocks"] == 80 and d["grid_blocks"] == 2000 and d["num_sms"] == 80
+    assert [s["result"] for s in d["steps"] if s["key"] == "tail_sms"] == [10]
+
+
+@pytest.mark.parametrize("G, n_waves, tail, tail_sms", [
+    (1280, 2, 0, 0),      # the last wave is full: no tail
+    (640, 1, 0, 0),
+    (641, 2, 1, 1),
+    (700, 2, 60, 8),
+    (80, 1, 80, 80),      # one partial wave: one block per SM
+])
+def test_tails(G, n_waves, tail, tail_sms):
+    r = waves(G, 80, 8)
+    assert (r.waves, r.tail_blocks, r.tail_sms) == (n_waves, tail, tail_sms)
+
+
+@given(st.integers(1, 100_000), st.integers(1, 200), st.integers(1, 32))
+def test_waves_cover_the_grid(G, S, B):
+    r = waves(G, S, B)
+    assert r.waves * r.slots >= G > (r.waves - 1) * r.slots
+    assert 0 <= r.tail_blocks < r.slots
+    assert r.full_waves * r.slots + r.tail_blocks == G
+    assert 0 <= r.tail_sms <= S and r.sms_with_blocks + r.idle_sms == S
+    assert 0 < r.slot_utilisation <= 1
+
+
+@pytest.mark.parametrize("args, field", [
+    ((0, 80, 8), "grid_blocks"), ((40, 0, 8), "num_sms"), ((40, 80, 0), "blocks_per_sm"),
+    (("many", 80, 8), "grid_blocks"), ((40.5, 80, 8), "grid_blocks"),
+])
+def test_bad_input_is_one_line(args, field):
+    with pytest.raises(QuizgenError) as info:
+        waves(*args)
+    assert info.value.field == field and "\n" not in str(info.value)
+
+
+def test_formulas_agree_with_sympy_and_phrases_cover_steps():
+    steps = []
+    for G in (40, 2000, 1280, 700, 640):
+        steps += waves(G, 80, 8, explain=True).steps
+    check_steps(steps, grid.FORMULAS)
