@@ -66,6 +66,7 @@ def test_seed000_ex7_big_grid():
     (641, 2, 1, 1),
     (700, 2, 60, 8),
     (80, 1, 80, 80),      # one partial wave: one block per SM
+    (1279, 2, 639, 80),   # a tail that still needs every SM
 ])
 def test_tails(G, n_waves, tail, tail_sms):
     r = waves(G, 80, 8)
@@ -94,6 +95,6 @@ def test_bad_input_is_one_line(args, field):
 
 def test_formulas_agree_with_sympy_and_phrases_cover_steps():
     steps = []
-    for G in (40, 2000, 1280, 700, 640):
+    for G in (40, 2000, 1280, 700, 640, 1279):
         steps += waves(G, 80, 8, explain=True).steps
     check_steps(steps, grid.FORMULAS)

@@ -125,7 +125,7 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
                               tail, "blocks", "leftover_blocks", None if tail else "no_tail"))
             if tail:
                 steps.append(Step("tail_sms", "tail_sms", {"R_tail": tail, "B_SM": B}, tail_sms, "SMs",
-                                  "tail_lights_few", "tail_idle_sms"))
+                                  "tail_lights_few", "tail_idle_sms" if tail_sms < S else None))
         steps.append(Step("sm_utilisation", "sm_utilisation", {"U_SM": used, "N_SM": S}, sm_util, "",
                           "share_of_sms", "grid_too_small" if G < S else None))
         steps.append(Step("slot_utilisation", "slot_utilisation",
