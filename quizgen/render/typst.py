@@ -272,7 +272,8 @@ def _printer_class():
                 inverse = base if exp == S.NegativeOne else sympy.Pow(base, -exp, evaluate=False)
                 return f"frac(1, {self._print(inverse)})"
             if exp.is_Rational and exp.q != 1:
-                return f"root({exp.q}, {self._print(sympy.Pow(base, exp.p, evaluate=False))})"
+                inner = base if exp.p == 1 else sympy.Pow(base, exp.p, evaluate=False)
+                return f"root({exp.q}, {self._print(inner)})"
             base_text = self._paren(base, _PREC_POW + 1)
             if base.is_Function and base.func.__name__ not in ("floor", "ceiling", "Abs"):
                 base_text = "(" + base_text + ")"
