@@ -21,6 +21,7 @@ FORMULA_MODULES = (
     "quizgen.engine.divergence",
     "quizgen.engine.grid",
     "quizgen.engine.bound",
+    "quizgen.engine.inverse",
 )
 
 
