@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizgen.grade.parse import (
-    KNOWN_WORDS, MAX_DEPTH, MAX_EXPONENT, MAX_LENGTH, MAX_MAGNITUDE, Parsed, parse_answer,
-    parse_with_work,
+    KNOWN_WORDS, MAX_DEPTH, MAX_EXPONENT, MAX_LENGTH, MAX_MAGNITUDE, Parsed, canonical_unit,
+    parse_answer, parse_with_work,
 )
 
 # text, value, kind, unit
@@ -378,3 +378,12 @@ def test_arbitrary_unicode_never_raises(text):
         assert parsed.value.denominator <= MAX_MAGNITUDE
     else:
         assert parsed.error and "\n" not in parsed.error
+
+
+@pytest.mark.parametrize("word, unit", [
+    ("warp", "warps"), ("Warps", "warps"), ("SM", "SMs"), ("KiB", "B"), ("bytes", "B"),
+    ("×", "x"), ("times", "x"), ("percent", "%"), ("%", "%"), ("cyc", "cycles"),
+    ("regs", "registers"), ("furlongs", None), ("ceil", None),
+])
+def test_canonical_unit(word, unit):
+    assert canonical_unit(word) == unit

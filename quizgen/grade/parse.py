@@ -35,6 +35,7 @@ import math
 import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
+from collections.abc import Collection
 from typing import Literal
 
 #: Longest answer read, in characters; longer text is refused before any other work.
@@ -388,7 +389,7 @@ class _Parser:
         tok = self.peek(ahead)
         return tok.kind == "op" and tok.text == text
 
-    def is_word(self, words: frozenset[str] | dict, ahead: int = 0) -> bool:
+    def is_word(self, words: Collection[str], ahead: int = 0) -> bool:
         tok = self.peek(ahead)
         return tok.kind == "word" and tok.text.lower() in words
 
@@ -561,7 +562,7 @@ class _Parser:
         else:
             raise _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}: not a known unit")
         # "8 blocks/SM", "48 KB per block": the rate's denominator names where, not how much.
-        if self.is_op("/") or self.is_word(frozenset({"per"})):
+        if self.is_op("/") or self.is_word(("per",)):
             slash = self.advance()
             if not self.is_word(_PER_WORDS):
                 nxt = self.peek()
@@ -572,7 +573,7 @@ class _Parser:
         return Fraction(multiplier), unit, False
 
     def skip_word(self, word: str) -> bool:
-        if self.is_word(frozenset({word})):
+        if self.is_word((word,)):
             self.advance()
             return True
         return False
@@ -642,6 +643,24 @@ def _classify(node: object) -> Kind:
 
 
 # ----------------------------------------------------------------------------- entry points
+
+def canonical_unit(word: str) -> str | None:
+    """The canonical unit a unit word stands for (``"warp"`` → ``"warps"``, ``"KiB"`` → ``"B"``,
+    ``"×"`` → ``"x"``, ``"percent"`` → ``"%"``), or None for a word that is not a unit."""
+    name = word.strip()
+    if name in UNITS:
+        return name
+    name = name.lower()
+    if name in _UNIT_WORDS:
+        return _UNIT_WORDS[name]
+    if name in _BYTE_WORDS:
+        return "B"
+    if name in _RATIO_WORDS or name == "×":
+        return "x"
+    if name in _PERCENT_WORDS:
+        return "%"
+    return None
+
 
 def parse_with_work(text: str) -> tuple[Parsed, Work]:
     """`parse_answer`, also returning how much work the reading did (for tests and benches)."""

@@ -1,0 +1,233 @@
+"""Compare a read answer with the expected value of one answer key, by the kind of quantity asked.
+
+Kinds:
+
+* ``count``: whole things (blocks, warps, lanes, an index): exact; ``8``, ``8.0``, ``8 blocks``
+  and ``16/2`` are all 8.
+* ``fraction``: a quantity in [0, 1] such as occupancy: ``0.25``, ``25%``, ``16/64``; a bare
+  number above 1 (and at most 100) cannot be a fraction, so it is read as a percentage
+  (``25`` → 25%, noted in the verdict). Default tolerance 0.0005 absolute.
+* ``percent``: the reverse, the expected value is in percent (25 means 25%): ``25``, ``25%``; a
+  bare number from 0 to 1 that matches once multiplied by 100 is read as a fraction (``0.25`` →
+  25%, noted). Default tolerance 0.05 percentage points.
+* ``ratio``: a slowdown such as ``2``, ``2x``, ``2.0×``; default tolerance 0.005 (two decimals).
+* ``bytes``: ``49152``, ``49152 B``, ``48 KB`` (KB = 1024 B, the course's convention): exact.
+* ``cycles``: ``400``, ``400 cycles``; default tolerance 0.005.
+* ``real``: any other number; default tolerance max(0.0005, 0.1% of the expected value).
+
+An explicit ``tolerance`` is absolute, in the units of ``expected`` (percentage points for
+``percent``), and replaces the default (a count compared with ``tolerance=1`` accepts ±1).
+
+Units: an answer whose unit contradicts the kind (``8 KB`` for a block count, ``3 cycles`` for an
+occupancy, ``200%`` for a slowdown) was read fine, so it is scored **wrong** with a note naming
+the unit, never *invalid*: *invalid* is kept for text that cannot be read at all, which is
+reported to the student and not scored. When the caller knows the expected unit (``unit=``,
+e.g. ``"warps"``), a count in another count unit (``8 blocks`` where warps are asked) is wrong too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Literal
+
+from quizgen.errors import QuizgenError
+from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
+
+KINDS = ("count", "fraction", "percent", "ratio", "bytes", "cycles", "real")
+
+#: Default absolute tolerance per kind ("real" also allows 0.1% of the expected value).
+DEFAULT_TOLERANCE: dict[str, Fraction] = {
+    "count": Fraction(0),
+    "fraction": Fraction(5, 10_000),
+    "percent": Fraction(5, 100),
+    "ratio": Fraction(5, 1000),
+    "bytes": Fraction(0),
+    "cycles": Fraction(5, 1000),
+    "real": Fraction(5, 10_000),
+}
+_REAL_RELATIVE = Fraction(1, 1000)
+
+#: Units that count whole things.
+COUNT_UNITS = frozenset({"warps", "blocks", "threads", "lanes", "registers", "instructions",
+                         "SMs", "waves"})
+
+# Units each kind accepts besides a bare number ("real" accepts any).
+_KIND_UNITS: dict[str, frozenset[str] | None] = {
+    "count": COUNT_UNITS,
+    "fraction": frozenset({"%"}),
+    "percent": frozenset({"%"}),
+    "ratio": frozenset({"x"}),
+    "bytes": frozenset({"B"}),
+    "cycles": frozenset({"cycles"}),
+    "real": None,
+}
+_KIND_NAMES = {"count": "a count", "fraction": "a fraction", "percent": "a percentage",
+               "ratio": "a ratio", "bytes": "a size in bytes", "cycles": "a number of cycles",
+               "real": "a number"}
+
+Status = Literal["correct", "wrong", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The grade of one answer: correct, wrong (read but not right) or invalid (unreadable)."""
+
+    status: Status
+    value_used: Fraction | None     # the answer's value as interpreted, in expected's units
+    note: str | None = None         # how it was interpreted, why it is wrong, or the read error
+
+
+# Canonical answer keys (CELLS.md and the engine's own names) to their kind.
+_KEY_KINDS: dict[str, str] = {
+    "blocks_per_sm": "count", "active_warps": "count", "occupancy": "fraction",
+    "warps": "count", "wasted_lanes": "count", "warps_needed": "count", "waves": "count",
+    "tail_blocks": "count", "slowdown": "ratio", "linear_index": "count", "warp_id": "count",
+    "regs_per_block": "count", "smem_per_block": "bytes", "threads_per_block": "count",
+    "regs_per_thread": "count", "grid_blocks": "count", "num_sms": "count",
+    "latency": "cycles", "work_per_warp": "count", "schedulers": "count",
+    "issue_interval": "cycles", "max_warps": "count", "max_blocks": "count",
+    "warps_per_block": "count", "blocks_by_regs": "count", "blocks_by_smem": "count",
+    "blocks_by_warps": "count", "regs_per_warp": "count", "idle_sms": "count",
+    "sms_used": "count", "lanes": "count", "threads": "count", "efficiency": "fraction",
+    "eta": "fraction", "idle_fraction": "fraction", "utilization": "fraction",
+    "occupancy_percent": "percent", "divergent_cycles": "cycles", "convergent_cycles": "cycles",
+    "arithmetic_intensity": "real", "concurrency": "real", "largest_block": "count",
+    "max_regs_per_thread": "count", "regs_per_block_allocated": "count",
+    "warps_with_ilp": "count", "full_waves": "count", "full_warps": "count",
+    "speed_ratio": "ratio", "waste_fraction": "fraction",
+}
+_SUFFIX_KINDS: tuple[tuple[str, str], ...] = (
+    ("_percent", "percent"), ("_pct", "percent"),
+    ("_fraction", "fraction"), ("_occupancy", "fraction"), ("_efficiency", "fraction"),
+    ("_utilisation", "fraction"), ("_utilization", "fraction"),
+    ("_bytes", "bytes"), ("_smem", "bytes"),
+    ("_cycles", "cycles"), ("_latency", "cycles"), ("_time", "cycles"),
+    ("_slowdown", "ratio"), ("_ratio", "ratio"), ("_speedup", "ratio"),
+    ("_blocks", "count"), ("_warps", "count"), ("_threads", "count"), ("_lanes", "count"),
+    ("_regs", "count"), ("_registers", "count"), ("_sms", "count"), ("_waves", "count"),
+    ("_count", "count"), ("_index", "count"), ("_id", "count"),
+)
+
+
+def answer_kind(key: str) -> str:
+    """The kind of an answer key: known keys by table, others by suffix (``*_percent`` →
+    ``percent``, ``smem_*``/``*_bytes`` → ``bytes``, ``*_blocks`` → ``count``, …), else ``real``.
+    """
+    name = key.strip().lower()
+    if name in _KEY_KINDS:
+        return _KEY_KINDS[name]
+    if name.startswith("smem"):
+        return "bytes"
+    if name.startswith(("num_", "n_")):
+        return "count"
+    for suffix, kind in _SUFFIX_KINDS:
+        if name.endswith(suffix):
+            return kind
+    return "real"
+
+
+def _exact(value: object, field: str) -> Fraction:
+    """An expected value or tolerance as an exact Fraction (floats by their shortest decimal)."""
+    if isinstance(value, bool):
+        raise QuizgenError(f"got {value!r}; expected a number", field=field)
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise QuizgenError(f"got {value!r}; expected a finite number", field=field)
+        return Fraction(repr(value))            # 0.1 → 1/10, not the binary approximation
+    if isinstance(value, (Decimal, str)):
+        try:
+            result = Fraction(value)
+        except (ValueError, ArithmeticError):
+            raise QuizgenError(f"got {value!r}; expected a number", field=field) from None
+        return result
+    raise QuizgenError(f"got {type(value).__name__}; expected a number", field=field)
+
+
+def _fmt(value: Fraction) -> str:
+    """A value as a short readable number: 8, 0.375, 1/3."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    d = value.denominator
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    if d == 1:
+        return f"{Decimal(value.numerator) / Decimal(value.denominator):f}"
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _within(value: Fraction, expected: Fraction, tolerance: Fraction) -> bool:
+    return abs(value - expected) <= tolerance
+
+
+def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str,
+            tolerance: float | None = None, unit: str | None = None) -> Verdict:
+    """Grade one read answer against ``expected``, interpreting it for the ``kind`` asked.
+
+    ``parsed`` may also be the raw text (it is read with `parse_answer`). ``unit`` optionally
+    names the expected unit (``"warps"``), so a count in another unit is marked wrong. Bad
+    ``expected``/``tolerance``/``kind`` (a malformed manifest) raise `QuizgenError`.
+    """
+    if kind not in KINDS:
+        raise QuizgenError(f"got {kind!r}; expected one of {', '.join(KINDS)}", field="kind")
+    want = _exact(expected, "expected")
+    if tolerance is None:
+        tol = DEFAULT_TOLERANCE[kind]
+        if kind == "real":
+            tol = max(tol, abs(want) * _REAL_RELATIVE)
+    else:
+        tol = _exact(tolerance, "tolerance")
+        if tol < 0:
+            raise QuizgenError(f"got {tolerance!r}; expected a tolerance ≥ 0", field="tolerance")
+    if isinstance(parsed, str):
+        parsed = parse_answer(parsed)
+    if not parsed.ok or parsed.value is None:
+        return Verdict("invalid", None, parsed.error or "the answer could not be read")
+
+    value = parsed.value
+    written = parsed.raw.strip()
+    allowed = _KIND_UNITS[kind]
+    if parsed.unit is not None and allowed is not None and parsed.unit not in allowed:
+        shown = {"B": "bytes (B)", "x": "× (a ratio)"}.get(parsed.unit, parsed.unit)
+        return Verdict("wrong", value, f"the unit {shown} does not fit {_KIND_NAMES[kind]}")
+    want_unit = canonical_unit(unit) if unit else None
+    if want_unit is not None and parsed.unit is not None and parsed.unit != want_unit \
+            and parsed.unit in COUNT_UNITS and want_unit in COUNT_UNITS:
+        return Verdict("wrong", value, f"the answer is in {parsed.unit}, the question asks "
+                                       f"for {want_unit}")
+
+    if kind == "fraction":
+        if _within(value, want, tol):
+            return Verdict("correct", value)
+        if parsed.unit is None and 1 < value <= 100 and 0 <= want <= 1:
+            # A fraction cannot exceed 1: "25" can only mean 25%.
+            used = value / 100
+            note = f"read {written} as {_fmt(value)}%"
+            return Verdict("correct" if _within(used, want, tol) else "wrong", used, note)
+        note = "a fraction lies between 0 and 1" if not 0 <= value <= 1 else None
+        return Verdict("wrong", value, note)
+
+    if kind == "percent":
+        if parsed.unit == "%":
+            used = value * 100
+            return Verdict("correct" if _within(used, want, tol) else "wrong", used)
+        if _within(value, want, tol):
+            return Verdict("correct", value)
+        if 0 <= value <= 1 and _within(value * 100, want, tol):
+            return Verdict("correct", value * 100, f"read {written} as {_fmt(value * 100)}%")
+        return Verdict("wrong", value)
+
+    if _within(value, want, tol):
+        return Verdict("correct", value)
+    note = None
+    if kind == "count" and value.denominator != 1:
+        note = "a count is a whole number"
+    elif kind == "bytes" and parsed.unit is None and value * 1024 == want:
+        note = f"read {written} as bytes; {written} KB would be {_fmt(want)} B"
+    return Verdict("wrong", value, note)
