@@ -1,0 +1,294 @@
+"""Concept cards (cell L-6): the card files, the family, and the language and originality rules."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from quizgen.errors import QuizgenError
+from quizgen.problems import generate_one
+from quizgen.problems.base import LEVELS
+from quizgen.problems.concepts import (
+    TOPICS, ConceptCards, _parse_card, card_ids, get_card, load_cards,
+)
+from quizgen.problems.model import Problem
+
+LANGS = ("hinglish", "en")
+SEEDS_DIR = Path("/work/shared/seeds")
+SEED_FILES = sorted(SEEDS_DIR.glob("0*.txt"))
+
+#: Hindi function words: a Hinglish sentence uses some, an English one none of these.
+HINDI_WORDS = {
+    "hai", "hain", "ke", "ki", "ka", "nahi", "karta", "karte", "karti", "toh", "se", "mein", "ko",
+    "bhi", "kyunki", "jab", "hota", "hote", "hoti", "woh", "yeh", "aur", "par", "tak", "sirf",
+    "jaata", "jaate", "jaati", "kya", "kyun", "kaise", "chahiye", "kuch", "isliye", "apne", "liye",
+}
+#: Of those, the ones that are never English words (short ones like "par", "ka" are left out).
+NEVER_ENGLISH = {"hai", "hain", "ke", "nahi", "karta", "karte", "karti", "kyunki", "mein", "toh",
+                 "hota", "hote", "jaata", "chahiye", "isliye", "yeh", "woh"}
+
+#: Concepts the cell must cover, each with the card that carries it.
+REQUIRED = {
+    "what occupancy is": "occupancy-definition",
+    "why occupancy hides latency": "occupancy-hides-latency",
+    "the limiters": "occupancy-limiters",
+    "more warps do not lower one load's latency": "more-warps-same-latency",
+    "Little's law": "littles-law",
+    "ILP/MLP/schedulers lower warps needed": "ilp-mlp-fewer-warps",
+    "the L_eff mistake": "l-eff-mistake",
+    "100% occupancy is not always best": "full-occupancy-not-best",
+    "low occupancy can be fine": "compute-bound-low-occupancy",
+    "stores retire asynchronously": "stores-retire-async",
+    "one warp, one memory instruction": "one-warp-one-memory-instruction",
+    "fix for registers": "fix-registers",
+    "fix for shared memory": "fix-shared-memory",
+    "fix for block size": "fix-block-size",
+    "fix for synchronisation": "fix-synchronisation",
+    "fix for divergence": "fix-divergence",
+    "divergence cost ignores the split": "divergence-split-irrelevant",
+    "an empty branch is free": "empty-branch-free",
+    "occupancy counts warps, not lanes": "occupancy-counts-warps",
+    "a warp is 32 lockstep threads": "warp-lockstep",
+    "partial warps waste lanes": "partial-warp-wastes-lanes",
+    "blockDim.x a multiple of 32": "blockdim-x-multiple-of-32",
+    "too few blocks leave SMs idle": "too-few-blocks-idle-sms",
+    "the tail wave": "tail-wave",
+    "the block cap with tiny blocks": "tiny-blocks-block-cap",
+    "the floor: no partial block": "floor-whole-blocks",
+    "register allocation granularity": "register-granularity",
+    "1 KB reserved shared memory per block": "reserved-smem-per-block",
+    "dynamic shared memory opt-in above 48 KB": "dynamic-smem-optin",
+    "occupancy tools": "occupancy-tools",
+}
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9_]+", text.lower())
+
+
+def card_texts(card) -> list[str]:
+    return ([card.question, card.answer, card.reason, card.trap]
+            + [t for w in card.wrong for t in (w.belief, w.why_wrong)])
+
+
+def problems(lang: str):
+    """Every card of every level, generated through the public entry point."""
+    out = []
+    for level in LEVELS:
+        for seed in range(len(card_ids(level))):
+            out.append(generate_one("L-6", level=level, seed=seed, lang=lang))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The card files
+
+
+def test_both_languages_hold_the_same_thirty_or_more_cards():
+    en, hi = load_cards("en"), load_cards("hinglish")
+    assert len(en.cards) >= 30
+    assert set(en.cards) == set(hi.cards)
+    for card_id, card in en.cards.items():
+        other = hi.cards[card_id]
+        assert (other.topic, other.level) == (card.topic, card.level), card_id
+        assert [w.key for w in other.wrong] == [w.key for w in card.wrong], card_id
+        assert other.question != card.question and other.answer != card.answer, card_id
+
+
+def test_every_level_and_topic_has_cards():
+    for level in LEVELS:
+        assert len(card_ids(level)) >= 5, level
+    assert sorted(card_ids()) == sorted(card_ids(1) + card_ids(2) + card_ids(3))
+    assert {get_card(c).topic for c in card_ids()} == set(TOPICS)
+
+
+@pytest.mark.parametrize("concept, card_id", sorted(REQUIRED.items()))
+def test_required_concept_has_a_card(concept, card_id):
+    assert card_id in card_ids(), concept
+
+
+def test_most_cards_offer_two_or_three_wrong_beliefs():
+    cards = load_cards("en").cards.values()
+    assert all(len(c.wrong) <= 3 for c in cards)
+    with_options = [c for c in cards if 2 <= len(c.wrong) <= 3]
+    assert len(with_options) >= 0.8 * len(cards)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_text_field_is_empty_and_answers_are_short(lang):
+    deck = load_cards(lang)
+    assert deck.forecasts and all(f.strip() for f in deck.forecasts)
+    assert set(deck.topics) == set(TOPICS)
+    for card in deck.cards.values():
+        for text in card_texts(card):
+            assert text.strip(), card.id
+        sentences = re.findall(r"[.!?](?:\s|$)", card.answer)
+        assert 1 <= len(sentences) <= 2, (card.id, card.answer)
+
+
+def test_hinglish_is_hinglish():
+    for card in load_cards("hinglish").cards.values():
+        found = [set(words(t)) & HINDI_WORDS for t in card_texts(card)]
+        assert all(found), (card.id, [t for t, f in zip(card_texts(card), found) if not f])
+        assert len(set().union(*found)) >= 4, card.id
+    # The notes' own voice: technical terms stay in English inside Hinglish sentences.
+    text = " ".join(t for c in load_cards("hinglish").cards.values() for t in card_texts(c))
+    for term in ("warp", "occupancy", "shared memory", "register", "latency", "scheduler"):
+        assert term in text.lower(), term
+
+
+def test_english_has_no_hindi():
+    deck = load_cards("en")
+    for card in deck.cards.values():
+        for text in card_texts(card):
+            assert not set(words(text)) & NEVER_ENGLISH, (card.id, text)
+    for text in deck.forecasts:
+        assert not set(words(text)) & NEVER_ENGLISH
+
+
+@pytest.mark.skipif(not SEED_FILES, reason="the source notes are not in this checkout")
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_eight_word_run_is_copied_from_the_notes(lang):
+    seed_words = words(" ".join(p.read_text(encoding="utf-8") for p in SEED_FILES))
+    windows = {tuple(seed_words[i:i + 8]) for i in range(len(seed_words) - 7)}
+    deck = load_cards(lang)
+    texts = [t for c in deck.cards.values() for t in card_texts(c)] + list(deck.forecasts)
+    copied = []
+    for text in texts:
+        ws = words(text)
+        copied += [" ".join(ws[i:i + 8]) for i in range(len(ws) - 7)
+                   if tuple(ws[i:i + 8]) in windows]
+    assert copied == []
+
+
+# ---------------------------------------------------------------------------------------------
+# The family through the generator
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_card_renders_through_generate_one(lang):
+    seen = set()
+    for problem in problems(lang):
+        card = get_card(problem.params["card"], lang)
+        seen.add(card.id)
+        assert problem.cell == "L-6" and card.level == problem.level
+        assert problem.answers == {"concept": card.id}
+        assert problem.main_answer is None
+        assert problem.question == card.question
+        sol = problem.solution
+        assert sol.answer == card.answer and sol.trap == card.trap and sol.forecast
+        assert len(sol.steps) == 1
+        step = sol.steps[0]
+        assert step.formula is None and step.why == card.reason and step.title
+        assert len(sol.verify) == len(card.wrong)
+        for line, wrong in zip(sol.verify, card.wrong):
+            assert wrong.belief in line and wrong.why_wrong in line
+        assert load_cards(lang).topics[card.topic] in problem.title
+        again = Problem.from_dict(json.loads(json.dumps(problem.to_dict(), ensure_ascii=False)))
+        assert again == problem
+    assert seen == set(card_ids())
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_seeds_cover_every_card_of_a_level_once(level):
+    n = len(card_ids(level))
+    drawn = [generate_one("L-6", level=level, seed=s, lang="en").params["card"] for s in range(n)]
+    assert sorted(drawn) == sorted(card_ids(level))
+    # The card depends on the seed only, not on the language.
+    hinglish = [generate_one("L-6", level=level, seed=s, lang="hinglish").params["card"]
+                for s in range(n)]
+    assert hinglish == drawn
+    assert generate_one("L-6", level=level, seed=n, lang="en").params["card"] == drawn[0]
+
+
+def test_same_arguments_same_problem():
+    a = generate_one("L-6", level=2, seed=5, lang="hinglish")
+    b = generate_one("L-6", level=2, seed=5, lang="hinglish")
+    assert a.to_dict() == b.to_dict()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_choices_are_the_answer_and_the_wrong_beliefs(lang):
+    fam = ConceptCards()
+    for problem in problems(lang):
+        card = get_card(problem.params["card"], lang)
+        solved = fam.solve(problem.params, None)
+        options = fam.choices(problem.params, None, solved, lang, problem.id)
+        if not card.wrong:
+            assert options is None
+            continue
+        assert [o.correct for o in options].count(True) == 1
+        right = next(o for o in options if o.correct)
+        assert (right.text, right.value, right.why) == (card.answer, card.id, card.reason)
+        wrong = {o.misconception: o for o in options if not o.correct}
+        assert set(wrong) == {w.key for w in card.wrong}
+        for w in card.wrong:
+            assert (wrong[w.key].text, wrong[w.key].value, wrong[w.key].why) == (
+                w.belief, w.key, w.why_wrong)
+        assert len({o.text for o in options}) == len(options)
+        # Once the generator uses the family's options, the problem carries exactly these.
+        assert problem.choices in ([], options)
+
+
+def test_choice_order_is_the_same_in_both_languages_and_not_always_first():
+    fam = ConceptCards()
+    first_right = 0
+    for card_id in card_ids():
+        params = {"card": card_id}
+        solved = fam.solve(params, None)
+        en = fam.choices(params, None, solved, "en", f"L-6-{card_id}")
+        hi = fam.choices(params, None, solved, "hinglish", f"L-6-{card_id}")
+        assert [o.value for o in en] == [o.value for o in hi]
+        first_right += en[0].correct
+    assert 0 < first_right < len(card_ids())
+
+
+def test_misconceptions_name_each_wrong_belief():
+    fam = ConceptCards()
+    for card_id in card_ids():
+        params = {"card": card_id}
+        solved = fam.solve(params, None)
+        miscs = fam.misconceptions(params, None, solved)
+        assert [m.key for m in miscs] == [w.key for w in get_card(card_id).wrong]
+        assert all(m.answers == {"concept": m.key} != solved.answers for m in miscs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+def test_unknown_card_is_a_clear_error():
+    with pytest.raises(QuizgenError) as err:
+        ConceptCards().solve({"card": "no-such-card"}, None)
+    assert err.value.field == "card" and "no-such-card" in str(err.value)
+
+
+def test_unknown_language_is_a_clear_error():
+    with pytest.raises(QuizgenError) as err:
+        load_cards("klingon")
+    assert err.value.field == "lang"
+
+
+GOOD = {"id": "a-card", "topic": "warps", "level": 1, "question": "Q?", "answer": "A.",
+        "reason": "R.", "trap": "T.",
+        "wrong": [{"key": "w-one", "belief": "B.", "why_wrong": "W."}]}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"id": "Not Kebab"}, "kebab-case"),
+    ({"topic": "cooking"}, "topic"),
+    ({"level": 4}, "level"),
+    ({"level": True}, "level"),
+    ({"answer": "  "}, "'answer'"),
+    ({"trap": None}, "'trap'"),
+    ({"wrong": [{"key": "w", "belief": "B.", "why_wrong": "W."}] * 2}, "distinct"),
+    ({"wrong": [{"key": "w", "belief": "", "why_wrong": "W."}]}, "'belief'"),
+])
+def test_a_malformed_card_names_its_field(change, message):
+    assert _parse_card(GOOD, "x.toml", 0).id == "a-card"
+    with pytest.raises(QuizgenError) as err:
+        _parse_card({**GOOD, **change}, "x.toml", 0)
+    assert err.value.field == "card" and message in str(err.value) and "x.toml" in str(err.value)
