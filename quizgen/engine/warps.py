@@ -9,7 +9,8 @@ steps a teacher writes (seed 001's worked examples give their order).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
