@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+from conftest import seeds_dir
+
 import pytest
 
 from quizgen.errors import QuizgenError
@@ -17,7 +19,7 @@ from quizgen.problems.concepts import (
 from quizgen.problems.model import Problem
 
 LANGS = ("hinglish", "en")
-SEEDS_DIR = Path("/work/shared/seeds")
+SEEDS_DIR = seeds_dir() or Path("/nonexistent")
 SEED_FILES = sorted(SEEDS_DIR.glob("0*.txt"))
 
 #: Hindi function words: a Hinglish sentence uses some, an English one none of these.

@@ -1,0 +1,150 @@
+"""The problem generator: one family per scenario cell, random yet on target.
+
+    from quizgen.problems import generate_one, generate, CELLS
+    problem = generate_one("OCC-2", level=2, seed=7, lang="hinglish")
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import Any, Iterable
+
+from quizgen.errors import QuizgenError
+from quizgen.problems.base import LEVELS, problem_id, rng_for
+from quizgen.problems.model import Choice, Problem
+from quizgen.problems.registry import CELLS, FAMILIES
+
+#: Modules that define families (each registers its own on import).
+FAMILY_MODULES = (
+    "quizgen.problems.occupancy_families",
+    "quizgen.problems.exact_families",
+    "quizgen.problems.warp_families",
+    "quizgen.problems.latency_families",
+    "quizgen.problems.concepts",
+)
+
+__all__ = ["CELLS", "LEVELS", "generate", "generate_one", "families", "family"]
+
+
+@cache
+def families() -> dict[str, Any]:
+    for name in FAMILY_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+    return {cell: FAMILIES[cell] for cell in CELLS if cell in FAMILIES}
+
+
+def family(cell: str):
+    fams = families()
+    key = cell.strip().upper()
+    if key not in fams:
+        known = ", ".join(fams)
+        raise QuizgenError(f"unknown cell {cell!r}; cells are: {known}", field="cell")
+    return fams[key]
+
+
+def check_level(level: Any) -> int:
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+        raise QuizgenError(f"got {level!r}; expected one of {', '.join(map(str, LEVELS))}", field="level")
+    return level
+
+
+@cache
+def _pool(cell: str, level: int, gpu_names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Every (GPU, params) of this cell and level that lands in the cell, in a fixed shuffle."""
+    import json
+
+    fam = family(cell)
+    pool = []
+    for name in gpu_names:
+        gpu = resolve_named_gpu(name)
+        seen = set()
+        for params in fam.space(level, gpu):
+            key = json.dumps(params, sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            if fam.in_cell(params, gpu, fam.solve(params, gpu, explain=False)):
+                pool.append((name, key))
+    rng = rng_for(cell, level, 0)
+    rng.shuffle(pool)
+    return tuple(pool)
+
+
+#: SM variants some cells use (the notes' twists), by name: base preset + changed fields.
+VARIANT_GPUS = {
+    "textbook-bmax16": ("textbook", {"max_blocks_per_sm": 16}),
+    "textbook-64kb": ("textbook", {"smem_per_sm": 65536}),
+}
+
+
+@cache
+def resolve_named_gpu(name: str):
+    from quizgen.gpus import get_gpu
+
+    if name in VARIANT_GPUS:
+        base, fields = VARIANT_GPUS[name]
+        return get_gpu(base).with_overrides(name=name, **fields)
+    return get_gpu(name)
+
+
+def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hinglish",
+                 gpu: str | None = None) -> Problem:
+    """One problem of `cell`: the same arguments always give the same problem.
+
+    Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
+    """
+    import json
+
+    from quizgen.problems.choices import build_choices
+    from quizgen.render.phrases import book
+
+    fam = family(cell)
+    level = check_level(level)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise QuizgenError(f"got {seed!r}; expected a whole number ≥ 0", field="seed")
+    book(lang)  # validates the language
+    names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
+    pool = _pool(fam.cell, level, names)
+    if not pool:
+        raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
+                           f"{', '.join(names)}; try another GPU or level", field="gpu")
+    gpu_name, key = pool[seed % len(pool)]
+    the_gpu = resolve_named_gpu(gpu_name)
+    params = json.loads(key)
+    solved = fam.solve(params, the_gpu, explain=True)
+    pid = problem_id(fam.cell, params, the_gpu, seed, level)
+    title, question, solution = fam.render(params, the_gpu, solved, lang, pid)
+    miscs = fam.misconceptions(params, the_gpu, solved)
+    choices: list[Choice] = (build_choices(fam, solved, miscs, lang, pid) if fam.main_answer
+                             else (fam.choices(params, the_gpu, solved, lang, pid) or []))
+    return Problem(
+        id=pid, cell=fam.cell, level=level, lang=lang, seed=seed, gpu=the_gpu.to_dict(),
+        params=params, answers=solved.answers, question=question, solution=solution, title=title,
+        model=fam.model_for(the_gpu) if fam.uses_model else None,
+        units={k: v for k, v in fam.units.items() if k in solved.answers},
+        tolerances={k: v for k, v in fam.tolerances.items() if k in solved.answers},
+        choices=choices, main_answer=fam.main_answer or None,
+        topics=[solved.data.get("topic", fam.topic)],
+        figure=fam.figure(params, the_gpu, solved),
+    )
+
+
+def generate(cells: Iterable[str] | None = None, count: int = 1, seed: int = 0,
+             level: int | Iterable[int] = 1, lang: str = "hinglish",
+             gpu: str | None = None) -> list[Problem]:
+    """`count` problems per cell and level, seeds seed, seed+1, …; cells default to all."""
+    chosen = list(cells) if cells else list(families())
+    levels = [level] if isinstance(level, int) else list(level)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise QuizgenError(f"got {count!r}; expected a whole number ≥ 0", field="count")
+    out = []
+    for cell in chosen:
+        for lvl in levels:
+            for i in range(count):
+                out.append(generate_one(cell, level=lvl, seed=seed + i, lang=lang, gpu=gpu))
+    return out

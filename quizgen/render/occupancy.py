@@ -14,7 +14,7 @@ def limiter_text(result: OccupancyResult, lang: str) -> str:
 
 
 def occupancy_answer(result: OccupancyResult, lang: str) -> str:
-    occ = f"{result.occupancy * 100:.2f}".rstrip("0").rstrip(".") + "%"
+    occ = f"{result.occupancy * 100:.3f}".rstrip("0").rstrip(".") + "%"
     if lang == "en":
         text = (f"{result.blocks_per_sm} blocks/SM → {result.active_warps} active warps → "
                 f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "

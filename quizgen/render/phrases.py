@@ -32,6 +32,7 @@ def _env():
     env.filters["num"] = _num
     env.filters["pct"] = _pct
     env.filters["kb"] = _kb
+    env.filters["size"] = _size
     return env
 
 
@@ -50,7 +51,7 @@ def _num(value: Any) -> str:
 
 def _pct(value: Any) -> str:
     """0.375 → 37.5%."""
-    text = f"{float(value) * 100:.2f}".rstrip("0").rstrip(".")
+    text = f"{float(value) * 100:.3f}".rstrip("0").rstrip(".")
     return text + "%"
 
 
@@ -60,6 +61,14 @@ def _kb(value: Any) -> str:
     if kb.is_integer():
         return f"{int(kb)} KB"
     return f"{kb:.2f}".rstrip("0").rstrip(".") + " KB"
+
+
+def _size(value: Any) -> str:
+    """A shared-memory size as a student reads it: 48 KB when whole, else 49,000 B."""
+    value = int(value)
+    if value % 1024 == 0:
+        return f"{value // 1024} KB"
+    return f"{_num(value)} B"
 
 
 @cache

@@ -1,0 +1,126 @@
+"""The family contract: one family per scenario cell, sampling on target, solving with the engine.
+
+A family draws parameters from a seeded `random.Random`, solves them with the engine (pure
+arithmetic plus the derivation), *checks* that the draw really lands in its cell (the cell's
+limiter binds, its trap is present) and redraws if not, then writes the question and the worked
+solution in the asked language. It also models the wrong methods students use
+(`misconceptions`), which give multiple-choice distractors and the grader's diagnosis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable
+
+from quizgen.gpus import GPU, get_gpu
+from quizgen.problems.model import Choice, Problem, Solution
+
+LEVELS = (1, 2, 3)
+MAX_DRAWS = 400
+
+
+@dataclass(slots=True)
+class Solved:
+    """What a family's solver returns: the answers and whatever it needs to write the solution."""
+
+    answers: dict[str, Any]
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Misconception:
+    """A wrong method: its key, and the answers it produces (only keys it changes)."""
+
+    key: str
+    answers: dict[str, Any]
+
+
+class Family:
+    """Base class of a problem family. Subclasses set the class attributes and the methods."""
+
+    cell: ClassVar[str]
+    topic: ClassVar[str]
+    main_answer: ClassVar[str]
+    #: answer key → unit key (phrases [unit]) — the grader uses it to pick a comparison rule.
+    units: ClassVar[dict[str, str]] = {}
+    #: answer key → absolute tolerance (fractions and real numbers).
+    tolerances: ClassVar[dict[str, float]] = {}
+    default_gpu: ClassVar[str] = "textbook"
+    uses_model: ClassVar[bool] = False
+
+    def space(self, level: int, gpu: GPU) -> Iterable[dict[str, Any]]:
+        """Every candidate parameter set of this level on `gpu` (filtered by `in_cell` later).
+
+        Keep it to a few thousand candidates: the generator enumerates it once per process,
+        keeps the ones that land in the cell, shuffles them with a fixed seed and hands out one
+        per seed, so seeds 0…N−1 give N distinct problems.
+        """
+        raise NotImplementedError
+
+    def gpu_choices(self, level: int) -> tuple[str, ...]:
+        """The GPUs this level draws from when the user asks for none."""
+        return (self.default_gpu,)
+
+    def solve(self, params: dict[str, Any], gpu: GPU, explain: bool = True) -> Solved:
+        raise NotImplementedError
+
+    def in_cell(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> bool:
+        """The cell's defining property; a draw that fails it is redrawn."""
+        return True
+
+    def render(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+               salt: str) -> tuple[str, str, Solution]:
+        """(title, question, solution) in `lang`."""
+        raise NotImplementedError
+
+    def misconceptions(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> list[Misconception]:
+        return []
+
+    def figure(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any] | None:
+        return None
+
+    def choices(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+                salt: str) -> list[Choice] | None:
+        """Options for families without a numeric main answer (concept cards)."""
+        return None
+
+    def model_for(self, gpu: GPU) -> str | None:
+        return gpu.default_model if self.uses_model else None
+
+
+def problem_id(cell: str, params: dict[str, Any], gpu: GPU, seed: int, level: int) -> str:
+    """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine)."""
+    key = json.dumps({"cell": cell, "params": params, "gpu": gpu.name, "seed": seed, "level": level},
+                     sort_keys=True, separators=(",", ":"))
+    return f"{cell}-{hashlib.blake2b(key.encode(), digest_size=5).hexdigest()}"
+
+
+def rng_for(cell: str, level: int, seed: int) -> random.Random:
+    digest = hashlib.blake2b(f"{cell}|{level}|{seed}".encode(), digest_size=8).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def distinct_wrong(correct: Any, candidates: list[Misconception], key: str) -> list[Misconception]:
+    """Misconceptions whose answer for `key` differs from the right one and from each other."""
+    seen = {_norm(correct)}
+    out = []
+    for m in candidates:
+        if key not in m.answers:
+            continue
+        value = _norm(m.answers[key])
+        if value in seen:
+            continue
+        seen.add(value)
+        out.append(m)
+    return out
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 6)
+    if isinstance(value, list):
+        return tuple(value)
+    return value

@@ -1,0 +1,51 @@
+"""Multiple-choice options from the misconception models: the right answer and distinct traps."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
+from quizgen.problems.model import Choice
+from quizgen.render.phrases import has, phrase
+
+MAX_WRONG = 3
+
+
+def format_answer(value: Any, unit: str, lang: str) -> str:
+    """How an answer is shown on a card: 37.5%, 4 blocks, 2×, (6, 0, 2)."""
+    from quizgen.render.solution import format_value, unit_text
+
+    if unit == "fraction":
+        return f"{float(value) * 100:.3f}".rstrip("0").rstrip(".") + "%"
+    if unit == "ratio":
+        return format_value(value) + "×"
+    if unit in ("", "text"):
+        return format_value(value)
+    if isinstance(value, bool):
+        return format_value(value)
+    return f"{format_value(value)} {unit_text(unit, value, lang)}".strip()
+
+
+def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
+                  salt: str) -> list[Choice]:
+    key = fam.main_answer
+    if key not in solved.answers:
+        return []
+    correct = solved.answers[key]
+    unit = fam.units.get(key, "")
+    wrong = distinct_wrong(correct, miscs, key)[:MAX_WRONG]
+    if not wrong:
+        return []
+    choices = [Choice(text=format_answer(correct, unit, lang), value=correct, correct=True,
+                      why=phrase(lang, "misconception", "correct", salt=salt))]
+    for m in wrong:
+        why = phrase(lang, "misconception", m.key, salt=salt) if has(lang, "misconception", m.key) else m.key
+        choices.append(Choice(text=format_answer(m.answers[key], unit, lang), value=m.answers[key],
+                              correct=False, why=why, misconception=m.key))
+    # A stable order that does not always put the right answer first.
+    def order(c: Choice) -> bytes:
+        return hashlib.blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest()
+
+    choices.sort(key=order)
+    return choices

@@ -1,0 +1,452 @@
+"""Occupancy families (seed 000 cells OCC-1…5, OCC-9; seed 004 cells L-1, L-2): the notes' model.
+
+Every family solves with `quizgen.engine.occupancy` (textbook model: the notes' formulas) and
+checks that the draw lands in its cell before it is used.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from quizgen.engine.derivation import Step
+from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
+from quizgen.gpus import GPU, get_gpu
+from quizgen.problems import sampling
+from quizgen.problems.base import Family, Misconception, Solved
+from quizgen.problems.model import Solution
+from quizgen.problems.registry import register
+from quizgen.render.occupancy import occupancy_solution
+from quizgen.render.phrases import phrase, phrase_list
+from quizgen.render.solution import solution_steps
+
+OCC_UNITS = {"regs_per_block": "registers", "warps": "warps", "blocks_per_sm": "blocks",
+             "active_warps": "warps", "occupancy": "fraction", "limiter": "limiter"}
+
+
+def answers_of(res: OccupancyResult) -> dict[str, Any]:
+    cfg = res.config
+    out: dict[str, Any] = {"warps": res.warps_per_block}
+    if cfg.regs_per_thread:
+        out["regs_per_block"] = res.regs_per_block_allocated
+    out.update({"blocks_per_sm": res.blocks_per_sm, "active_warps": res.active_warps,
+                "occupancy": res.occupancy, "limiter": list(res.limiter)})
+    return out
+
+
+def lids(gpu: GPU, T: int, r: int, s: int, *, floor: bool = True, warps_from_threads: bool = False,
+         use_smem: bool = True, use_bmax: bool = True, use_warps: bool = True,
+         use_regs: bool = True, kb: int = 1024) -> tuple[float, int]:
+    """The textbook lids with one rule bent: the small solver behind each misconception."""
+    w = -(-T // 32)
+    values: list[float] = []
+    div = (lambda a, b: a // b) if floor else (lambda a, b: a / b)
+    if use_regs and r:
+        values.append(div(gpu.regs_per_sm, T * r))
+    if use_smem and s:
+        s_bytes = s if kb == 1024 else (s // 1024) * kb + s % 1024
+        values.append(div(gpu.smem_per_sm, s_bytes))
+    if use_warps:
+        values.append(gpu.max_threads_per_sm // T if warps_from_threads else div(gpu.max_warps_per_sm, w))
+    if use_bmax:
+        values.append(gpu.max_blocks_per_sm)
+    blocks = min(values) if values else 0
+    return blocks, w
+
+
+def occ_misconception(key: str, gpu: GPU, T: int, r: int, s: int, **bend) -> Misconception:
+    blocks, w = lids(gpu, T, r, s, **bend)
+    warps = blocks * w
+    occ = min(1.0, warps / gpu.max_warps_per_sm)
+    if isinstance(blocks, float) and not blocks.is_integer():
+        blocks = round(blocks, 3)
+        warps = round(warps, 3)
+    else:
+        blocks, warps = int(blocks), int(warps)
+    return Misconception(key, {"blocks_per_sm": blocks, "active_warps": warps, "occupancy": occ})
+
+
+def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconception]:
+    cfg = res.config
+    T, r, s = cfg.threads_per_block, cfg.regs_per_thread, cfg.smem_per_block + cfg.dyn_smem
+    out = [
+        occ_misconception("no_floor", gpu, T, r, s, floor=False),
+        occ_misconception("ignore_smem", gpu, T, r, s, use_smem=False),
+        occ_misconception("ignore_bmax", gpu, T, r, s, use_bmax=False),
+        occ_misconception("ignore_warp_cap", gpu, T, r, s, use_warps=False),
+        occ_misconception("threads_not_warps", gpu, T, r, s, warps_from_threads=True),
+        occ_misconception("ignore_regs", gpu, T, r, s, use_regs=False),
+        occ_misconception("kb_as_1000", gpu, T, r, s, kb=1000),
+    ]
+    # Occupancy from blocks instead of warps: blocks / B_max.
+    out.append(Misconception("occupancy_from_blocks", {
+        "occupancy": res.blocks_per_sm / gpu.max_blocks_per_sm}))
+    # Rounding the binding lid up instead of down: one block too many.
+    if res.blocks_per_sm:
+        out.append(Misconception("ceil_not_floor", {
+            "blocks_per_sm": res.blocks_per_sm + 1,
+            "active_warps": (res.blocks_per_sm + 1) * res.warps_per_block,
+            "occupancy": min(1.0, (res.blocks_per_sm + 1) * res.warps_per_block / gpu.max_warps_per_sm)}))
+    return out
+
+
+class OccupancyFamily(Family):
+    """Shared machinery: a launch, the textbook model, the standard solution and traps."""
+
+    topic = "occupancy"
+    main_answer = "occupancy"
+    units = OCC_UNITS
+    tolerances = {"occupancy": 0.0005}
+    uses_model = True
+    model = "textbook"
+
+    def model_for(self, gpu: GPU) -> str:
+        return self.model
+
+    def config(self, params: dict[str, Any]):
+        return launch_config(params["threads_per_block"], params.get("regs_per_thread", 0),
+                             params.get("smem_per_block", 0), params.get("dyn_smem", 0),
+                             params.get("optin"), params.get("carveout", -1),
+                             params.get("barriers", 1), params.get("block"))
+
+    def solve(self, params: dict[str, Any], gpu: GPU, explain: bool = True) -> Solved:
+        res = occupancy(gpu, self.config(params), model=self.model, explain=explain)
+        return Solved(answers_of(res), {"result": res})
+
+    def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
+        res: OccupancyResult = solved.data["result"]
+        s = params.get("smem_per_block", 0) + params.get("dyn_smem", 0)
+        block = params.get("block")
+        T = params["threads_per_block"]
+        T_text = (f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T))
+        return {"T": T, "T_text": T_text, "r": params.get("regs_per_thread", 0), "s": s,
+                "gpu": gpu.to_dict(), "res": res, "B": res.blocks_per_sm, "A": res.active_warps,
+                "w": res.warps_per_block, "occ": res.occupancy, "limiter": res.limiter,
+                "model": self.model, "params": params, **solved.data.get("extra", {})}
+
+    def render(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        res: OccupancyResult = solved.data["result"]
+        title = phrase(lang, self.cell, "title", ctx, salt=salt)
+        question = (phrase(lang, self.cell, "question", ctx, salt=salt)
+                    if _has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
+        forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
+        trap = phrase(lang, self.cell, "trap", ctx, salt=salt)
+        solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
+        extra = phrase_list(lang, self.cell, "verify", ctx, salt=salt) if _has(lang, self.cell, "verify") else []
+        solution.verify.extend(extra)
+        return title, question, solution
+
+    def misconceptions(self, params, gpu, solved):
+        return standard_misconceptions(gpu, solved.data["result"])
+
+    def figure(self, params, gpu, solved):
+        res: OccupancyResult = solved.data["result"]
+        return {"kind": "occupancy_lids", "gpu": gpu.name, "model": res.model,
+                "config": res.config.to_dict()}
+
+
+def _has(lang: str, section: str, key: str) -> bool:
+    from quizgen.render.phrases import has
+
+    return has(lang, section, key)
+
+
+def shapes_for(T: int, level: int) -> list[list[int] | None]:
+    """1D, or the 2D shapes kernels use for T threads (x a power of two from 8 to 256)."""
+    out: list[list[int] | None] = [None]
+    if level >= 2:
+        out += [[x, T // x, 1] for x in (32, 16, 64, 8, 128, 256) if T % x == 0 and T // x > 1]
+    return out
+
+
+def with_shape(params: dict[str, Any], shape: list[int] | None) -> dict[str, Any]:
+    if shape:
+        params = dict(params, block=shape)
+    return params
+
+
+SMEM_CHOICES = {
+    1: (0, 1024, 2048, 4096, 8192, 12288, 16384, 24576, 32768, 49152),
+    2: tuple(kb * 1024 for kb in (0, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48)),
+    3: (0, 1000, 1536, 3000, 5120, 7000, 9216, 10000, 15360, 20000, 30000, 40000),
+}
+
+
+@register
+class RegisterClean(OccupancyFamily):
+    """OCC-1: register-bound, the register divide is whole (seed 000, Example 1)."""
+
+    cell = "OCC-1"
+
+    def space(self, level, gpu):
+        regs = (32, 64, 128) if level == 1 else (16, 32, 64, 128)
+        for T in sampling.THREADS[min(level, 2)]:
+            for r in regs:
+                for s in SMEM_CHOICES[level]:
+                    for shape in shapes_for(T, 2):
+                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
+                                          "smem_per_block": s}, shape)
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        T, r = params["threads_per_block"], params["regs_per_thread"]
+        return ("registers" in res.limiter and res.blocks_per_sm > 0
+                and gpu.regs_per_sm % (T * r) == 0 and "shared_memory" not in res.limiter)
+
+
+@register
+class RegisterFloor(OccupancyFamily):
+    """OCC-2: register-bound, the divide is not whole and the floor drops a block (the cliff)."""
+
+    cell = "OCC-2"
+
+    def space(self, level, gpu):
+        if level == 1:
+            regs = sorted({b + d for b in (16, 32, 64, 128) for d in (2, 4, 6, 8)})
+            smem = (0, 1024, 2048, 4096, 8192)
+        elif level == 2:
+            regs = sorted({b + d for b in sampling.REGS[2] for d in (1, 2, 3, 5, 7)})
+            smem = (0, 2048, 4096, 8192)
+        else:
+            regs = tuple(range(10, 256, 3))
+            smem = (0, 3000)
+        for T in sampling.THREADS[level]:
+            for r in regs:
+                for s in smem:
+                    for shape in shapes_for(T, 2)[:2]:
+                        yield with_shape({"threads_per_block": T, "regs_per_thread": min(r, 255),
+                                          "smem_per_block": s}, shape)
+
+    def solve(self, params, gpu, explain=True):
+        solved = super().solve(params, gpu, explain)
+        res = solved.data["result"]
+        T = params["threads_per_block"]
+        B = res.blocks_per_sm
+        # The cliff: the most registers per thread that would still give one more block.
+        r_more = gpu.regs_per_sm // ((B + 1) * T)
+        solved.data["extra"] = {"r_more": r_more,
+                                "exact_ratio": gpu.regs_per_sm / (T * params["regs_per_thread"])}
+        return solved
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        T, r = params["threads_per_block"], params["regs_per_thread"]
+        return (res.limiter == ["registers"] and res.blocks_per_sm >= 1
+                and gpu.regs_per_sm % (T * r) != 0 and solved.data["extra"]["r_more"] >= 1)
+
+
+@register
+class SharedMemoryBound(OccupancyFamily):
+    """OCC-3: shared memory binds, registers do not; KB vs bytes (seed 000, Example 3)."""
+
+    cell = "OCC-3"
+
+    def space(self, level, gpu):
+        regs = (8, 16, 24, 32) if level < 3 else (12, 20, 40)
+        kbs = (12, 16, 20, 24, 32, 40, 48) if level < 3 else tuple(range(13, 49, 2))
+        for T in sampling.THREADS[level]:
+            for r in regs:
+                for kb in kbs:
+                    for shape in shapes_for(T, 2)[:3]:
+                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
+                                          "smem_per_block": kb * 1024}, shape)
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        limits = res.limits
+        return (res.limiter == ["shared_memory"] and limits["registers"] is not None
+                and limits["registers"] > res.blocks_per_sm and res.blocks_per_sm >= 1)
+
+
+@register
+class WarpCeiling(OccupancyFamily):
+    """OCC-4: the warp ceiling or the blocks-per-SM cap binds with registers to spare."""
+
+    cell = "OCC-4"
+
+    def gpu_choices(self, level):
+        # Level 3: the notes' twist, the same SM with B_max = 16, and real SMs with a 16-block cap.
+        return ("textbook-bmax16", "t4", "a10") if level == 3 else ("textbook",)
+
+    def space(self, level, gpu):
+        threads = (64, 128, 256, 512, 1024) if level == 1 else (32, 64, 96, 128, 192, 256)
+        for T in threads:
+            for r in (8, 12, 16, 20, 24, 28, 32):
+                for s in (0, 512, 1024, 2048, 3072):
+                    for shape in shapes_for(T, 2):
+                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
+                                          "smem_per_block": s}, shape)
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        regs = res.limits["registers"]
+        smem = res.limits["shared_memory"]
+        return (set(res.limiter) <= {"warps", "blocks"} and res.blocks_per_sm >= 1
+                and regs is not None and regs > res.blocks_per_sm
+                and (smem is None or smem > res.blocks_per_sm))
+
+
+@register
+class CannotFit(OccupancyFamily):
+    """OCC-5: a block that cannot fit: zero blocks, a launch failure, and the largest block that fits."""
+
+    cell = "OCC-5"
+    main_answer = "largest_block"
+    units = {**OCC_UNITS, "largest_block": "threads"}
+
+    def space(self, level, gpu):
+        threads = (512, 640, 768, 896, 1024) if level == 1 else (256, 320, 384, 448, 512, 640, 768, 896, 1024)
+        regs = ((96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 255) if level == 1
+                else tuple(range(70, 256)) if level == 3 else tuple(range(72, 256, 8)))
+        for T in threads:
+            for r in regs:
+                for shape in shapes_for(T, 2)[:4 if level == 1 else 2]:
+                    yield with_shape({"threads_per_block": T, "regs_per_thread": r}, shape)
+
+    def solve(self, params, gpu, explain=True):
+        solved = super().solve(params, gpu, explain)
+        r = params["regs_per_thread"]
+        largest = min(gpu.max_threads_per_block, (gpu.regs_per_sm // r) // 32 * 32)
+        solved.answers["largest_block"] = largest
+        solved.data["extra"] = {"largest": largest, "largest_raw": gpu.regs_per_sm // r}
+        return solved
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        return res.blocks_per_sm == 0 and res.limiter == ["registers"] and solved.answers["largest_block"] >= 32
+
+    def misconceptions(self, params, gpu, solved):
+        T, r = params["threads_per_block"], params["regs_per_thread"]
+        raw = gpu.regs_per_sm // r
+        return [
+            Misconception("no_warp_rounding", {"largest_block": raw}),
+            Misconception("threads_not_registers", {"largest_block": gpu.max_threads_per_block}),
+            Misconception("half_block", {"largest_block": T // 2}),
+            Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (-(-T // 32)) / gpu.max_warps_per_sm)}),
+        ]
+
+    def render(self, params, gpu, solved, lang, salt):
+        title, question, solution = super().render(params, gpu, solved, lang, salt)
+        ctx = self.context(params, gpu, solved)
+        solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
+        return title, question, solution
+
+
+@register
+class TiedLimits(OccupancyFamily):
+    """OCC-9: two limits tie (seed 000's self-check)."""
+
+    cell = "OCC-9"
+
+    def gpu_choices(self, level):
+        return ("textbook",) if level == 1 else ("textbook-64kb", "textbook")
+
+    def space(self, level, gpu):
+        if level == 1:
+            for T in sampling.THREADS[1]:
+                for r in (16, 32, 64, 128):
+                    for s in (0, 1024, 2048, 3072, 4096, 6144, 8192, 12288):
+                        for shape in shapes_for(T, 2):
+                            yield with_shape({"threads_per_block": T, "regs_per_thread": r,
+                                              "smem_per_block": s}, shape)
+            return
+        for T in sampling.THREADS[2]:
+            for B in (1, 2, 3, 4, 6, 8):
+                for dr in (0, 1, 2):
+                    for ds in ((0, 1024, 2048) if level == 2 else (0, 512, 1000, 1536)):
+                        r = gpu.regs_per_sm // (B * T) - dr
+                        s = gpu.smem_per_sm // B - ds
+                        if 1 <= r <= 255 and s > 0:
+                            yield {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        return len(res.limiter) >= 2 and res.limiter != ["warps", "blocks"] and res.blocks_per_sm >= 1
+
+
+@register
+class RealGpuRegisters(OccupancyFamily):
+    """L-1: register-limited warps on a real GPU (seed 004, scenario 1 and the A100 flashcard)."""
+
+    cell = "L-1"
+    main_answer = "occupancy"
+    units = {"regs_per_warp": "registers", "active_warps": "warps", "occupancy": "fraction"}
+
+    def gpu_choices(self, level):
+        return {1: ("a100", "v100", "h100", "b200"), 2: ("a100", "v100", "h100", "b200"),
+                3: ("a100", "h100", "a10", "rtx4090", "t4")}[level]
+
+    def space(self, level, gpu):
+        regs = {1: range(33, 129), 2: range(129, 256), 3: range(20, 256)}[level]
+        for r in regs:
+            yield {"regs_per_thread": r}
+
+    def solve(self, params, gpu, explain=True):
+        r = params["regs_per_thread"]
+        warps = warps_by_registers(gpu, r)
+        occ = warps / gpu.max_warps_per_sm
+        steps = [
+            Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers", "warp_registers"),
+            Step("warps_by_regs", "warps_by_regs", {"R_SM": gpu.regs_per_sm, "r": r}, warps, "warps",
+                 "warps_from_pool", None if gpu.regs_per_sm % (32 * r) == 0 else "floor_drops_warp"),
+            Step("occupancy", "occupancy", {"A": warps, "W_max": gpu.max_warps_per_sm}, occ, "",
+                 "occupancy_def"),
+        ]
+        return Solved({"regs_per_warp": 32 * r, "active_warps": warps, "occupancy": occ},
+                      {"steps": steps, "warps": warps, "occ": occ})
+
+    def in_cell(self, params, gpu, solved):
+        return 0 < solved.answers["active_warps"] < gpu.max_warps_per_sm
+
+    def render(self, params, gpu, solved, lang, salt):
+        ctx = {"r": params["regs_per_thread"], "gpu": gpu.to_dict(), "A": solved.data["warps"],
+               "occ": solved.data["occ"], "gpu_name": gpu.description or gpu.name}
+        steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
+        verify = phrase_list(lang, self.cell, "verify", {**ctx, "need": 32 * ctx["r"]}, salt=salt)
+        sol = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
+                       verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
+                       trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
+        return (phrase(lang, self.cell, "title", ctx, salt=salt),
+                phrase(lang, self.cell, "question", ctx, salt=salt), sol)
+
+    def misconceptions(self, params, gpu, solved):
+        r = params["regs_per_thread"]
+        W = gpu.max_warps_per_sm
+        raw = gpu.regs_per_sm / (32 * r)
+        return [
+            Misconception("no_floor", {"occupancy": min(1.0, raw / W), "active_warps": round(raw, 3)}),
+            Misconception("forgot_warp_size", {"active_warps": min(W, gpu.regs_per_sm // r),
+                                               "occupancy": min(W, gpu.regs_per_sm // r) / W}),
+            Misconception("warps_over_threads", {"occupancy": warps_by_registers(gpu, r) / (W * 32)}),
+            Misconception("ceil_not_floor", {"active_warps": warps_by_registers(gpu, r) + 1,
+                                             "occupancy": min(1.0, (warps_by_registers(gpu, r) + 1) / W)}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return None
+
+
+@register
+class RealGpuSharedMemory(OccupancyFamily):
+    """L-2: shared-memory-limited blocks on a real GPU (seed 004, scenario 2): KB per SM vs per block."""
+
+    cell = "L-2"
+
+    def gpu_choices(self, level):
+        return {1: ("a100", "h100", "v100"), 2: ("a100", "h100", "v100", "a10", "rtx4090"),
+                3: ("a100", "h100", "v100", "a10", "rtx4090", "t4", "b200")}[level]
+
+    def space(self, level, gpu):
+        threads = (64, 128, 256, 512) if level == 1 else (64, 128, 192, 256, 384, 512)
+        kbs = range(8, 49, 4) if level == 1 else range(12, 49, 2)
+        for T in threads:
+            for r in (16, 24, 32):
+                for kb in kbs:
+                    for shape in shapes_for(T, level)[:2]:
+                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
+                                          "smem_per_block": kb * 1024}, shape)
+
+    def in_cell(self, params, gpu, solved):
+        res = solved.data["result"]
+        return res.limiter == ["shared_memory"] and res.blocks_per_sm >= 1
