@@ -80,6 +80,8 @@ def check_rendered(col: Collection) -> dict[str, int]:
             assert mathjax_balanced(side), side[-600:]
             assert "$" not in side.split("</style>", 1)[-1]
         assert '<hr id=answer>' in answer
+        for src in re.findall(r'<img[^>]* src="([^"]+)"', question + answer):
+            assert (Path(col.media.dir()) / src).is_file(), src
         if kind == A.MODEL_NAMES["numeric"]:
             assert "[[type:Answer]]" in question and "[[type:Answer]]" in answer
             assert re.fullmatch(r"[-0-9.,a-z_]+", card.note()["Answer"]), card.note()["Answer"]
@@ -319,6 +321,33 @@ def generator_ready() -> bool:
     return set(families()) == set(cells)
 
 
+def families_ready(cells) -> bool:
+    try:
+        from quizgen.problems import families
+    except ImportError:
+        return False
+    return set(cells) <= set(families())
+
+
+FOCUSED = load_deck_recipe("occupancy-basics")
+
+
+@pytest.mark.skipif(not families_ready(FOCUSED.cells), reason="those families are not written yet")
+def test_focused_recipe_with_the_generator(tmp_path):
+    out = tmp_path / "basics.apkg"
+    summary = A.build_deck(FOCUSED, out, timestamp=T0)
+    assert summary.skipped == 0 and summary.cells == len(FOCUSED.cells)
+    col = new_collection(tmp_path)
+    try:
+        log = import_apkg(col, out)
+        assert len(log.new) == summary.notes == col.note_count()
+        assert col.card_count() == summary.cards
+        kinds = check_rendered(col)
+        assert kinds[A.MODEL_NAMES["cloze"]] == summary.notes - len(plan_slots(FOCUSED))
+    finally:
+        col.close()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not generator_ready(), reason="the problem generator is not installed")
 def test_default_recipe_in_real_anki(tmp_path):
@@ -339,3 +368,17 @@ def test_default_recipe_in_real_anki(tmp_path):
         assert summary.cells == len(recipe.cells) == len(quizgen.problems.CELLS)
     finally:
         col.close()
+
+
+def test_repeated_problems_are_redrawn():
+    def pool_of(size):
+        def source(cell, *, level, seed, lang="hinglish", gpu=None):
+            return engine_problem(cell, level=level, seed=seed % size, lang=lang, gpu=gpu)
+        return source
+
+    recipe = small_recipe(cells=["OCC-1"], levels=[1], per_cell=3)
+    params = [str(i.problem.params) for i in A.deck_items(recipe, problems_for=pool_of(3))]
+    assert len(set(params)) == 3
+    # A pool smaller than the deck: repeats are accepted after a few redraws, never a hang.
+    params = [str(i.problem.params) for i in A.deck_items(recipe, problems_for=pool_of(1))]
+    assert len(params) == 3 and len(set(params)) == 1

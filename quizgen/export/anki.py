@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import calendar
 import hashlib
+import json
 import os
 import subprocess
 import tempfile
@@ -34,7 +35,7 @@ from typing import Any, Callable, Protocol
 import quizgen
 from quizgen.export import cards as C
 from quizgen.problems.model import Problem
-from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots
+from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots, problem_seed
 
 #: Release dates (UTC) of published versions: an installed wheel stamps its notes with these.
 #: Add the new version's date when releasing (a test checks the current version is listed).
@@ -73,6 +74,8 @@ FORMULA_GROUP = "5 Formulas"
 LANG_NAMES = {"hinglish": "Hinglish", "en": "English"}
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+#: How often a slot redraws a problem that the deck already holds before accepting a repeat.
+REDRAWS = 8
 
 
 class ProblemSource(Protocol):
@@ -261,13 +264,34 @@ def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
     source = problems_for or default_problem_source()
     slots = plan_slots(recipe)
     items = []
+    seen: set[tuple[str, ...]] = set()
     for done, slot in enumerate(slots, 1):
-        problem = source(slot.cell, level=slot.level, seed=slot.seed, lang=slot.lang, gpu=slot.gpu)
+        problem = _fresh_problem(source, slot, seen)
         kind = C.note_kind(problem, recipe.kinds, slot.level + slot.index)
         items.append(DeckItem(slot, problem, kind))
         if progress is not None:
             progress(done, len(slots))
     return items
+
+
+def _same_problem_key(problem: Problem) -> tuple[str, ...]:
+    gpu = problem.gpu.get("name", "") if isinstance(problem.gpu, dict) else ""
+    params = json.dumps(problem.params, sort_keys=True, default=str)
+    return (problem.cell, problem.lang, gpu, problem.model or "", params)
+
+
+def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]) -> Problem:
+    """The slot's problem, redrawn (a few times, deterministically) if the deck already has the
+    same one: small families such as the concept cards would otherwise repeat a card."""
+    seed = slot.seed
+    for attempt in range(REDRAWS + 1):
+        problem = source(slot.cell, level=slot.level, seed=seed, lang=slot.lang, gpu=slot.gpu)
+        key = _same_problem_key(problem)
+        if key not in seen:
+            break
+        seed = problem_seed(slot.seed, slot.cell, slot.level, slot.index + 7919 * (attempt + 1))
+    seen.add(key)
+    return problem
 
 
 def formula_examples(items: list[DeckItem]) -> list[C.FormulaExample]:

@@ -27,8 +27,8 @@ _LABELS = {
         "forecast": "Forecast", "steps": "Steps", "why": "Yeh step kyun?", "note": "Dhyaan do",
         "verify": "Verify", "answer": "Answer", "trap": "Trap", "reason": "Kyun?",
         "correct": "Sahi option", "wrong_why": "Baaki options galat kyun hain",
-        "type_int": "Answer likho: poora number", "type_float": "Answer likho: decimal (4 places tak)",
-        "type_list": "Answer likho: comma se alag, jaise 1,2,0", "type_text": "Answer likho: ek shabd",
+        "type": "Answer likho", "type_int": "poora number", "type_float": "decimal, 4 places tak",
+        "type_list": "comma se alag, jaise 1,2,0", "type_text": "ek shabd",
         "in_unit": "unit", "symbols": "Symbols", "example": "Example",
         "formula_prompt": "Formula likho",
     },
@@ -36,8 +36,8 @@ _LABELS = {
         "forecast": "Forecast", "steps": "Steps", "why": "Why this step?", "note": "Note",
         "verify": "Verify", "answer": "Answer", "trap": "Trap", "reason": "Why?",
         "correct": "Correct option", "wrong_why": "Why the other options are wrong",
-        "type_int": "Type a whole number", "type_float": "Type a decimal (up to 4 places)",
-        "type_list": "Type a comma-separated list, like 1,2,0", "type_text": "Type one word",
+        "type": "Type", "type_int": "a whole number", "type_float": "a decimal, up to 4 places",
+        "type_list": "a comma-separated list, like 1,2,0", "type_text": "one word",
         "in_unit": "unit", "symbols": "Symbols", "example": "Example",
         "formula_prompt": "Write the formula",
     },
@@ -132,7 +132,7 @@ def answer_value(problem: Problem) -> str | None:
 
 
 def answer_format(problem: Problem, lang: str) -> str:
-    """A one-line hint of how to type the main answer (and in which unit)."""
+    """A one-line hint: which quantity to type, in which form and unit."""
     words = labels(lang)
     value = problem.answers.get(problem.main_answer or "")
     if isinstance(value, int):
@@ -143,8 +143,10 @@ def answer_format(problem: Problem, lang: str) -> str:
         hint = words["type_list"]
     else:
         hint = words["type_text"]
-    unit = problem.units.get(problem.main_answer or "", "")
-    return f"{hint} ({words['in_unit']}: {unit})" if unit else hint
+    key = problem.main_answer or ""
+    unit = problem.units.get(key, "")
+    text = f"{words['type']}: {key.replace('_', ' ')} ({hint}"
+    return text + (f"; {words['in_unit']}: {unit})" if unit else ")")
 
 
 def note_kind(problem: Problem, kinds: tuple[str, ...] | list[str], slot: int) -> str | None:
@@ -260,12 +262,14 @@ def explanations_html(problem: Problem) -> str:
 
 
 def concept_reason_html(problem: Problem) -> str:
-    """The reason behind a concept answer: the steps' why lines (or the verify lines)."""
-    reasons = [s.why for s in problem.solution.steps if s.why]
-    reasons += [s.title for s in problem.solution.steps if not s.why and s.title]
-    if not reasons:
-        reasons = list(problem.solution.verify)
-    return "".join(f"<p>{esc(r)}</p>" for r in reasons)
+    """The reason behind a concept answer (the steps' why lines), then the checks (the wrong
+    beliefs it rules out)."""
+    reasons = [s.why or s.title for s in problem.solution.steps if s.why or s.title]
+    out = "".join(f"<p>{esc(r)}</p>" for r in reasons)
+    if problem.solution.verify:
+        out += '<ul class="qz-verify">' + "".join(
+            f"<li>{esc(line)}</li>" for line in problem.solution.verify) + "</ul>"
+    return out
 
 
 def concept_answer_html(problem: Problem) -> str:
