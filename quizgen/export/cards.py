@@ -298,7 +298,8 @@ def figure_svg(problem: Problem) -> tuple[str, str] | None:
     figures = _figures_module()
     if figures is None:
         return None
-    svg = figures.figure_for(problem.figure)
+    # The whole problem: its figure spec is completed by the problem's GPU, model and language.
+    svg = figures.figure_for(problem)
     if not svg:
         return None
     return figures.media_name(svg), svg
