@@ -1,0 +1,831 @@
+"""Printable exams through Typst: one version per student, an answer key, and the grader's inputs.
+
+    recipe = load_exam_recipe("decks/exams/midterm.toml")
+    roster = read_roster("roster.csv")
+    result = build_exam(recipe, roster, None, "out/midterm", generate=generate_one)
+
+writes ``out/midterm/exam.pdf`` (every student's version, each from a new page), ``key.pdf`` (the
+answers and worked solutions of every version), ``manifest.json`` (the recipe and every student's
+problems, for the grader) and ``answers.csv`` (the blank answer sheet).
+
+Safety of user text: names, titles and instructions never pass through Typst's parser. The
+templates in ``templates/sheet/`` read everything they print from a JSON document handed to the
+compiler (``sys.inputs``), and Typst displays a JSON string verbatim, whatever characters it
+holds. Only formulas are evaluated as Typst math, and those come from our own printer with numbers
+substituted (see `_math_value`). Jinja fills only layout choices (paper size, fonts) into the
+templates.
+
+Determinism: each student's problems are drawn from seeds derived from the recipe's seed and the
+student's roll number (or name), so adding a student to the roster changes nobody else's version,
+and the manifest is written with sorted keys and no timestamps.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import tomllib
+import warnings
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable, Protocol
+
+from quizgen.errors import QuizgenError, require_int
+from quizgen.problems.model import Problem
+
+__all__ = [
+    "CELLS", "PAPERS", "ExamQuestion", "ExamRecipe", "Student", "SheetResult", "SheetPlan",
+    "FontWarning", "load_exam_recipe", "parse_exam_recipe", "read_roster", "plan_exam",
+    "build_exam", "compile_typst", "load_manifest", "answer_columns", "version_code",
+]
+
+#: The scenario cells an exam may ask for (CELLS.md).
+CELLS = (
+    "OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-6", "OCC-7", "OCC-8", "OCC-9",
+    "W-A", "W-B", "W-C", "W-C2", "W-D", "W-E", "W-F", "W-G", "W-H", "W-I", "W-J",
+    "L-1", "L-2", "L-3", "L-4", "L-5", "L-6",
+    "X-1", "X-2", "X-3", "X-4", "X-5",
+)
+LEVELS = (1, 2, 3)
+LANGS = ("hinglish", "en")
+PAPERS = ("a4", "us-letter")
+MANIFEST_FORMAT = "quizgen-exam-manifest"
+MANIFEST_VERSION = 1
+
+# Families of fonts that cover Devanagari (Debian packages: fonts-noto-core, fonts-lohit-deva,
+# fonts-gargi, fonts-nakula, fonts-sahadeva, fonts-samyak-deva, fonts-sil-annapurna; macOS and
+# Windows ship Kohinoor, Devanagari Sangam MN, Nirmala UI, Mangal).
+_DEVANAGARI_FONTS = (
+    "Noto Serif Devanagari", "Noto Sans Devanagari", "Lohit Devanagari", "Gargi", "Nakula",
+    "Sahadeva", "Samyak Devanagari", "Annapurna SIL", "Kohinoor Devanagari",
+    "Devanagari Sangam MN", "Nirmala UI", "Mangal", "Mukta", "Hind",
+)
+_DEVANAGARI_RANGES = ((0x0900, 0x097F), (0xA8E0, 0xA8FF), (0x1CD0, 0x1CFF))
+
+# Version codes: Crockford's base-32 letters (no I, L, O, U: nothing to misread on paper).
+_CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+class FontWarning(UserWarning):
+    """Some text will not render: no installed font has its script's glyphs."""
+
+
+class Generate(Protocol):
+    """The problem generator: ``quizgen.problems.generate_one`` has this shape."""
+
+    def __call__(self, cell: str, *, level: int, seed: int, lang: str,
+                 gpu: str | None) -> Problem: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Exam recipes
+
+
+@dataclass(frozen=True, slots=True)
+class ExamQuestion:
+    """One question of an exam: which cell, how hard, worth what, which answers are asked."""
+
+    cell: str
+    level: int = 1
+    points: float = 1
+    answers: tuple[str, ...] | None = None   # answer keys to ask; None = every answer
+    gpu: str | None = None                   # overrides the recipe's GPU for this question
+    space: float = 4.0                       # working space under the answer boxes, in cm
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["answers"] = list(self.answers) if self.answers is not None else None
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ExamRecipe:
+    """An exam: its cover text, its questions and how problems are drawn (GPU, language, seed)."""
+
+    title: str
+    questions: tuple[ExamQuestion, ...]
+    course: str = ""
+    date: str = ""
+    duration: str = ""
+    instructions: str = ""
+    gpu: str | None = None
+    lang: str = "hinglish"
+    seed: int = 0
+
+    @property
+    def total_points(self) -> float:
+        return sum(q.points for q in self.questions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title, "course": self.course, "date": self.date,
+            "duration": self.duration, "instructions": self.instructions, "gpu": self.gpu,
+            "lang": self.lang, "seed": self.seed,
+            "questions": [q.to_dict() for q in self.questions],
+        }
+
+
+_RECIPE_KEYS = {"title", "course", "date", "duration", "instructions", "gpu", "lang", "seed",
+                "questions"}
+_QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
+
+
+def load_exam_recipe(path: str | os.PathLike[str]) -> ExamRecipe:
+    """Read an exam recipe (TOML); any mistake is one `QuizgenError` line naming the field."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            raw = tomllib.load(fh)
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="recipe") from None
+    except IsADirectoryError:
+        raise QuizgenError(f"{path} is a folder, not a TOML file", field="recipe") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise QuizgenError(f"{path} is not valid TOML ({exc})", field="recipe") from None
+    except UnicodeDecodeError:
+        raise QuizgenError(f"{path} is not UTF-8 text", field="recipe") from None
+    return parse_exam_recipe(raw)
+
+
+def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
+    """Validate a recipe already read into a dict (from TOML or a manifest)."""
+    if not isinstance(raw, dict):
+        raise QuizgenError("expected a table of recipe fields", field="recipe")
+    unknown = sorted(set(raw) - _RECIPE_KEYS)
+    if unknown:
+        raise QuizgenError(f"unknown field {unknown[0]!r}; fields are: {', '.join(sorted(_RECIPE_KEYS))}",
+                           field="recipe")
+    title = _text(raw, "title", required=True)
+    lang = _text(raw, "lang") or "hinglish"
+    if lang not in LANGS:
+        raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
+    gpu = _gpu_name(raw.get("gpu"), "gpu")
+    seed = require_int("seed", raw.get("seed", 0), minimum=0)
+    items = raw.get("questions")
+    if not isinstance(items, list) or not items:
+        raise QuizgenError("an exam needs at least one [[questions]] entry", field="questions")
+    questions = tuple(_question(i + 1, item) for i, item in enumerate(items))
+    return ExamRecipe(
+        title=title, questions=questions, course=_text(raw, "course"), date=_text(raw, "date"),
+        duration=_text(raw, "duration"), instructions=_text(raw, "instructions"), gpu=gpu,
+        lang=lang, seed=seed)
+
+
+def _text(raw: dict[str, Any], key: str, *, required: bool = False) -> str:
+    value = raw.get(key)
+    if value is None:
+        if required:
+            raise QuizgenError("missing; every exam needs one", field=key)
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "title":
+        return str(value)   # duration = 90, a date written as a number
+    if hasattr(value, "isoformat") and key == "date":
+        return value.isoformat()   # TOML dates are dates
+    if not isinstance(value, str):
+        raise QuizgenError(f"got {value!r}; expected text", field=key)
+    if required and not value.strip():
+        raise QuizgenError("is empty", field=key)
+    return value.strip()
+
+
+def _gpu_name(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise QuizgenError(f"got {value!r}; expected a GPU preset name", field=where)
+    from quizgen.gpus import get_gpu
+
+    get_gpu(value)   # raises QuizgenError(field="gpu") for an unknown preset
+    return value.strip().lower()
+
+
+def _question(number: int, item: Any) -> ExamQuestion:
+    where = f"questions[{number}]"
+    if not isinstance(item, dict):
+        raise QuizgenError(f"got {item!r}; expected a table with cell, level, points", field=where)
+    unknown = sorted(set(item) - _QUESTION_KEYS)
+    if unknown:
+        raise QuizgenError(f"unknown field {unknown[0]!r}; fields are: "
+                           f"{', '.join(sorted(_QUESTION_KEYS))}", field=where)
+    cell = item.get("cell")
+    if not isinstance(cell, str) or not cell.strip():
+        raise QuizgenError("missing; give a scenario cell such as OCC-2", field=f"{where}.cell")
+    cell = cell.strip().upper()
+    if cell not in CELLS:
+        raise QuizgenError(f"unknown cell {item['cell']!r}; cells are: {', '.join(CELLS)}",
+                           field=f"{where}.cell")
+    level = require_int(f"{where}.level", item.get("level", 1), minimum=LEVELS[0],
+                        maximum=LEVELS[-1])
+    points = item.get("points", 1)
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points != points:
+        raise QuizgenError(f"got {points!r}; expected a number ≥ 0", field=f"{where}.points")
+    if points < 0:
+        raise QuizgenError(f"got {points!r}; points cannot be negative", field=f"{where}.points")
+    if isinstance(points, float) and points.is_integer():
+        points = int(points)
+    answers = item.get("answers")
+    if answers is not None:
+        if isinstance(answers, str):
+            answers = [answers]
+        if (not isinstance(answers, list) or not answers
+                or not all(isinstance(a, str) and a.strip() for a in answers)):
+            raise QuizgenError(f"got {answers!r}; expected a list of answer keys such as "
+                               f"[\"blocks_per_sm\", \"occupancy\"]", field=f"{where}.answers")
+        answers = tuple(dict.fromkeys(a.strip() for a in answers))
+    space = item.get("space", 4.0)
+    if isinstance(space, bool) or not isinstance(space, (int, float)) or not 0 <= space <= 25:
+        raise QuizgenError(f"got {space!r}; expected centimetres from 0 to 25", field=f"{where}.space")
+    return ExamQuestion(cell=cell, level=level, points=points, answers=answers,
+                        gpu=_gpu_name(item.get("gpu"), f"{where}.gpu"), space=float(space))
+
+
+# ---------------------------------------------------------------------------------------------
+# Rosters
+
+
+@dataclass(frozen=True, slots=True)
+class Student:
+    name: str
+    roll: str = ""
+
+
+def read_roster(path: str | os.PathLike[str]) -> list[Student]:
+    """Students from a CSV with a ``name`` column (any case) and optionally ``roll``.
+
+    UTF-8, with or without a byte-order mark. Blank rows are skipped; a roster with no students,
+    or without a name column, is a one-line `QuizgenError`.
+    """
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="roster") from None
+    except IsADirectoryError:
+        raise QuizgenError(f"{path} is a folder, not a CSV file", field="roster") from None
+    except UnicodeDecodeError as exc:
+        raise QuizgenError(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 CSV",
+                           field="roster") from None
+    return parse_roster(text, source=str(path))
+
+
+def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
+    """Students from CSV text (see `read_roster`)."""
+    rows = list(csv.reader(io.StringIO(text)))
+    rows = [row for row in rows if any(cell.strip() for cell in row)]
+    if not rows:
+        raise QuizgenError(f"{source} is empty; expected a header with a 'name' column and one "
+                           f"row per student", field="roster")
+    header = [cell.strip().lower() for cell in rows[0]]
+    if "name" not in header:
+        raise QuizgenError(f"{source} has no 'name' column (columns: {', '.join(rows[0]) or 'none'})",
+                           field="roster")
+    name_at = header.index("name")
+    roll_at = header.index("roll") if "roll" in header else None
+    students = []
+    for line, row in enumerate(rows[1:], start=2):
+        name = row[name_at].strip() if name_at < len(row) else ""
+        roll = row[roll_at].strip() if roll_at is not None and roll_at < len(row) else ""
+        if not name:
+            raise QuizgenError(f"{source} row {line} has no name", field="roster")
+        students.append(Student(name=name, roll=roll))
+    if not students:
+        raise QuizgenError(f"{source} has a header but no students", field="roster")
+    return students
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions and seeds
+
+
+def _digest(*parts: Any) -> bytes:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+
+
+def version_code(seed: int, key: str, length: int = 6) -> str:
+    """A short code for one version of an exam (printed, in the QR code, and in the manifest)."""
+    value = int.from_bytes(_digest("version", seed, key), "big")
+    chars = []
+    for _ in range(length):
+        value, digit = divmod(value, 32)
+        chars.append(_CODE_ALPHABET[digit])
+    return "".join(chars)
+
+
+def _student_keys(students: list[Student]) -> list[str]:
+    """A stable key per student: roll number if given, else name; repeats get a counter."""
+    seen: dict[str, int] = {}
+    keys = []
+    for student in students:
+        base = f"roll:{student.roll}" if student.roll else f"name:{student.name}"
+        seen[base] = seen.get(base, 0) + 1
+        keys.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return keys
+
+
+def _question_seed(seed: int, key: str, number: int) -> int:
+    return int.from_bytes(_digest("question", seed, key, number)[:4], "big") & 0x7FFFFFFF
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+@dataclass(slots=True)
+class SheetPlan:
+    """Everything an exam build writes, before any PDF is compiled (the benchmark uses it)."""
+
+    manifest: dict[str, Any]
+    exam_source: str
+    exam_data: str
+    key_source: str
+    key_data: str
+    answers_csv: str
+    font_paths: tuple[str, ...] = ()
+    warnings: list[str] = field(default_factory=list)
+
+    def manifest_text(self) -> str:
+        return json.dumps(self.manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(slots=True)
+class SheetResult:
+    """What `build_exam` wrote, and the warnings a user should see (fonts)."""
+
+    out_dir: Path
+    exam_pdf: Path
+    key_pdf: Path
+    manifest: Path
+    answers_csv: Path
+    students: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None, *,
+              generate: Generate, paper: str = "a4", practice: bool = False,
+              font_paths: Iterable[str | os.PathLike[str]] = ()) -> SheetPlan:
+    """Draw every version's problems and prepare the Typst sources, data, manifest and CSV."""
+    if paper not in PAPERS:
+        raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
+    if roster is not None and versions is not None:
+        raise QuizgenError("give a roster or a number of versions, not both", field="versions")
+    if roster is not None:
+        if not roster:
+            raise QuizgenError("the roster has no students", field="roster")
+        students = list(roster)
+        keys = _student_keys(students)
+    else:
+        count = require_int("versions", 1 if versions is None else versions, minimum=1,
+                            maximum=10000)
+        students = [Student(name="", roll="") for _ in range(count)]
+        keys = [f"version:{i + 1}" for i in range(count)]
+    codes = _codes(recipe.seed, keys)
+
+    entries = []
+    for student, key, code in zip(students, keys, codes):
+        questions = []
+        for number, spec in enumerate(recipe.questions, start=1):
+            seed = _question_seed(recipe.seed, key, number)
+            problem = generate(spec.cell, level=spec.level, seed=seed, lang=recipe.lang,
+                               gpu=spec.gpu or recipe.gpu)
+            questions.append((number, spec, problem, _asked(spec, problem, number)))
+        entries.append((student, code, questions))
+
+    manifest = _manifest(recipe, entries, paper, practice)
+    labels = _labels(recipe.lang)
+    fonts, font_dirs, warning_list = _fonts(recipe, students, font_paths)
+    exam_units = [_exam_unit(student, code, questions, labels, practice)
+                  for student, code, questions in entries]
+    key_units = [_key_unit(student, code, questions, labels) for student, code, questions in entries]
+    common = {"title": recipe.title, "course": recipe.course, "date": recipe.date,
+              "duration": recipe.duration, "instructions": recipe.instructions,
+              "total": _points_text(recipe.total_points), "labels": labels, "practice": practice}
+    layout = {"paper": paper, "fonts": fonts}
+    return SheetPlan(
+        manifest=manifest,
+        exam_source=_template("exam.typ.j2").render(**layout, practice=practice),
+        exam_data=json.dumps({**common, "units": exam_units}, ensure_ascii=False),
+        key_source=_template("key.typ.j2").render(**layout),
+        key_data=json.dumps({**common, "units": key_units}, ensure_ascii=False),
+        answers_csv=_answers_csv(entries),
+        font_paths=font_dirs,
+        warnings=warning_list,
+    )
+
+
+def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
+               out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
+               practice: bool = False,
+               font_paths: Iterable[str | os.PathLike[str]] = ()) -> SheetResult:
+    """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
+
+    `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
+    `generate(cell, level=, seed=, lang=, gpu=)` draws one `Problem` (normally
+    ``quizgen.problems.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` puts
+    each worked solution right after its problem. `font_paths` adds folders of fonts (for
+    example a Devanagari font for the roster's names).
+
+    The folder appears complete or not at all: everything is written into a temporary folder
+    beside `out_dir` and renamed into place at the end. An existing `out_dir` is replaced only if
+    it is empty or an earlier exam build (it holds our manifest).
+    """
+    out = Path(out_dir)
+    _check_out_dir(out)
+    plan = plan_exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
+                     font_paths=font_paths)
+    for message in plan.warnings:
+        warnings.warn(message, FontWarning, stacklevel=2)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        (tmp / "exam.pdf").write_bytes(compile_typst(plan.exam_source, plan.exam_data,
+                                                     plan.font_paths))
+        (tmp / "key.pdf").write_bytes(compile_typst(plan.key_source, plan.key_data,
+                                                    plan.font_paths))
+        (tmp / "answers.csv").write_text(plan.answers_csv, encoding="utf-8", newline="")
+        # The manifest goes last: a folder holding one is a finished build.
+        (tmp / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+        _swap_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return SheetResult(out_dir=out, exam_pdf=out / "exam.pdf", key_pdf=out / "key.pdf",
+                       manifest=out / "manifest.json", answers_csv=out / "answers.csv",
+                       students=len(plan.manifest["students"]), warnings=list(plan.warnings))
+
+
+def compile_typst(source: str, data: str, font_paths: Iterable[str] = ()) -> bytes:
+    """Compile one sheet template with its JSON data (passed as ``sys.inputs.data``) to PDF."""
+    import typst
+
+    kwargs: dict[str, Any] = {"sys_inputs": {"data": data}}
+    paths = [str(p) for p in font_paths]
+    if paths:
+        kwargs["font_paths"] = paths
+    try:
+        return typst.compile(source.encode("utf-8"), format="pdf", **kwargs)
+    except RuntimeError as exc:   # a template bug, never user text: keep the full message
+        raise RuntimeError(f"Typst could not compile the sheet: {exc}") from exc
+
+
+def _codes(seed: int, keys: list[str]) -> list[str]:
+    for length in (6, 8, 10, 13):
+        codes = [version_code(seed, key, length) for key in keys]
+        if len(set(codes)) == len(codes):
+            return codes
+    raise AssertionError("version codes collide")   # 2^65 codes for 10,000 students: cannot happen
+
+
+def _check_out_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise QuizgenError(f"{out} exists and is not a folder", field="out")
+    if out.is_dir() and any(out.iterdir()) and not _is_sheet_dir(out):
+        raise QuizgenError(f"{out} is not empty and holds no exam manifest; choose a new or empty "
+                           f"folder", field="out")
+
+
+def _is_sheet_dir(path: Path) -> bool:
+    try:
+        data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    old.rmdir()
+    os.replace(out, old)
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Asked answers, manifest, CSV
+
+
+def _asked(spec: ExamQuestion, problem: Problem, number: int) -> list[str]:
+    if spec.answers is None:
+        keys = list(problem.answers)
+        if not keys:
+            raise QuizgenError(f"a {problem.cell} problem has no answers to ask; choose another cell",
+                               field=f"questions[{number}].cell")
+        return keys
+    missing = [key for key in spec.answers if key not in problem.answers]
+    if missing:
+        raise QuizgenError(f"{missing[0]!r} is not an answer of {problem.cell} (answers: "
+                           f"{', '.join(problem.answers)})", field=f"questions[{number}].answers")
+    return list(spec.answers)
+
+
+def _manifest(recipe: ExamRecipe, entries, paper: str, practice: bool) -> dict[str, Any]:
+    students = []
+    for student, code, questions in entries:
+        items = []
+        for number, spec, problem, asked in questions:
+            item = problem.to_dict()
+            item["number"] = number
+            item["points"] = spec.points
+            item["asked"] = list(asked)
+            item["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
+            items.append(item)
+        students.append({"name": student.name, "roll": student.roll, "version": code,
+                         "questions": items})
+    return {"format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION,
+            "recipe": recipe.to_dict(), "paper": paper, "practice": practice,
+            "students": students}
+
+
+def answer_columns(manifest: dict[str, Any]) -> list[str]:
+    """The answer columns of a manifest's answer sheet: Q<number>.<answer key>, in order."""
+    columns: dict[str, None] = {}
+    for student in manifest["students"]:
+        for question in student["questions"]:
+            for key in question["asked"]:
+                columns[f"Q{question['number']}.{key}"] = None
+    return list(columns)
+
+
+def _answers_csv(entries) -> str:
+    columns: dict[str, None] = {}
+    for _, _, questions in entries:
+        for number, _, _, asked in questions:
+            for key in asked:
+                columns[f"Q{number}.{key}"] = None
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["name", "roll", "version", *columns])
+    for student, code, _ in entries:
+        writer.writerow([student.name, student.roll, code, *([""] * len(columns))])
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# What the templates print
+
+
+@cache
+def _templates_dir() -> Path:
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "templates" / "sheet", package.parent / "templates" / "sheet"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("quizgen's templates/sheet/ folder is missing from this installation")
+
+
+@cache
+def _environment():
+    import jinja2
+
+    # Typst uses {, }, # and [ ] itself; these delimiters appear nowhere in Typst source.
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_templates_dir())),
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+        block_start_string="<%", block_end_string="%>",
+        variable_start_string="<<", variable_end_string=">>",
+        comment_start_string="<#", comment_end_string="#>")
+    from quizgen.render.typst import typst_string
+
+    env.filters["typst_string"] = typst_string
+    env.filters["typst_array"] = lambda items: "(" + "".join(typst_string(i) + ", " for i in items) + ")"
+    return env
+
+
+def _template(name: str):
+    return _environment().get_template(name)
+
+
+@cache
+def _all_labels() -> dict[str, dict[str, str]]:
+    with (_templates_dir() / "labels.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _labels(lang: str) -> dict[str, str]:
+    labels = _all_labels()
+    return dict(labels.get(lang) or labels["en"])
+
+
+def _points_text(points: float) -> str:
+    return str(int(points)) if float(points).is_integer() else f"{points:g}"
+
+
+def _humanize(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _value_text(value: Any) -> str:
+    """An answer or a given value as printed: 8, 0.375, registers, shared_memory, [3, 1, 0]."""
+    from quizgen.render.math import format_number
+
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value != value:
+        return "—"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "∞" if value > 0 else "−∞"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        if all(isinstance(v, str) for v in value):
+            return ", ".join(value)
+        return "(" + ", ".join(_value_text(v) for v in value) + ")"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _box_width(value: Any) -> float:
+    """Box width in em, by the answer's kind (never its length: the box must not hint)."""
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return 9.0
+    if isinstance(value, list):
+        return 24.0 if any(isinstance(v, str) for v in value) else 12.0
+    return 18.0
+
+
+def _given(problem: Problem) -> list[list[str]]:
+    items = []
+    gpu_name = problem.gpu.get("name") if isinstance(problem.gpu, dict) else None
+    if gpu_name:
+        items.append(["GPU", str(gpu_name)])
+    for key, value in problem.params.items():
+        items.append([_humanize(key), _value_text(value)])
+    return items
+
+
+def _question_common(number: int, spec: ExamQuestion, problem: Problem, labels) -> dict[str, Any]:
+    return {"number": number, "points": _points_text(spec.points),
+            "points_label": labels["point"] if spec.points == 1 else labels["points"],
+            "cell": problem.cell, "level": problem.level, "title": problem.title,
+            "question": problem.question, "given": _given(problem)}
+
+
+def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -> dict[str, Any]:
+    items = []
+    for number, spec, problem, asked in questions:
+        item = _question_common(number, spec, problem, labels)
+        item["space"] = 1.5 if practice else spec.space
+        item["boxes"] = [{"letter": chr(ord("a") + i) if i < 26 else str(i + 1),
+                          "label": _humanize(key), "unit": problem.units.get(key, ""),
+                          "width": _box_width(problem.answers[key])}
+                         for i, key in enumerate(asked)]
+        if practice:
+            item["solution"] = _solution(problem)
+            item["answers"] = _answer_rows(problem, asked)
+        items.append(item)
+    return {"name": student.name, "roll": student.roll, "version": code, "qr": _qr_svg(code),
+            "questions": items}
+
+
+def _key_unit(student: Student, code: str, questions, labels) -> dict[str, Any]:
+    items = []
+    for number, spec, problem, asked in questions:
+        item = _question_common(number, spec, problem, labels)
+        item["answers"] = _answer_rows(problem, asked)
+        item["solution"] = _solution(problem)
+        items.append(item)
+    return {"name": student.name, "roll": student.roll, "version": code, "questions": items}
+
+
+def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
+    rows = []
+    for key in asked:
+        tolerance = float(problem.tolerances.get(key, 0.0))
+        rows.append({"key": key, "label": _humanize(key), "value": _value_text(problem.answers[key]),
+                     "unit": problem.units.get(key, ""),
+                     "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance)})
+    return rows
+
+
+def _solution(problem: Problem) -> dict[str, Any]:
+    sol = problem.solution
+    return {"forecast": sol.forecast, "steps": [_step(step) for step in sol.steps],
+            "verify": list(sol.verify), "answer": sol.answer, "trap": sol.trap}
+
+
+def _step(step) -> dict[str, str]:
+    return {"title": step.title, "math": _step_math(step), "why": step.why, "note": step.note or ""}
+
+
+def _math_value(value: Any) -> Any:
+    """A value safe to splice into Typst math: a number, ∞, or a quoted Typst string."""
+    from quizgen.render.typst import typst_string
+
+    if isinstance(value, bool):
+        return typst_string(str(value).lower())
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "∞" if value == float("inf") else ("-∞" if value < 0 else typst_string("nan"))
+    if isinstance(value, (int, float)):
+        return value
+    if value == "∞":
+        return value
+    return typst_string(_value_text(value))
+
+
+def _step_math(step) -> str:
+    """``symbolic = substituted = result unit`` as Typst math ('' for a prose-only step)."""
+    from quizgen.render.math import substituted, symbolic
+    from quizgen.render.typst import typst_string
+
+    result = _math_value(step.result) if step.result is not None else "∞"
+    result_text = str(result) if not isinstance(result, (int, float)) else _value_text(result)
+    parts = []
+    if step.formula:
+        values = {k: _math_value(v) for k, v in step.values.items()}
+        sym = symbolic(step.formula, "typst")
+        sub = substituted(step.formula, values, "typst")
+        parts.append(sym)
+        if sub != sym and sub != result_text:
+            parts.append(sub)
+    if parts and parts[-1] == result_text:
+        parts.pop()
+    parts.append(result_text)
+    text = " = ".join(parts)
+    if step.unit:
+        text += " thin " + typst_string(step.unit)
+    if "#" in text:   # never: the printer writes no code, values are numbers or quoted strings
+        raise AssertionError(f"code in a formula of step {step.title!r}")
+    return text
+
+
+def _qr_svg(code: str) -> str:
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(code, error="m", micro=False).save(buf, kind="svg", scale=4, border=2,
+                                                  xmldecl=False, svgns=True)
+    return buf.getvalue().decode("ascii")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fonts
+
+
+def _is_devanagari(text: str) -> bool:
+    return any(lo <= ord(ch) <= hi for ch in text for lo, hi in _DEVANAGARI_RANGES)
+
+
+def _fonts(recipe: ExamRecipe, students: list[Student],
+           font_paths: Iterable[str | os.PathLike[str]]) -> tuple[list[str], tuple[str, ...], list[str]]:
+    """The text font stack, the font folders to pass to Typst, and warnings about missing glyphs."""
+    dirs = tuple(str(Path(p)) for p in font_paths)
+    for folder in dirs:
+        if not Path(folder).exists():
+            raise QuizgenError(f"no such font folder: {folder}", field="font_paths")
+    families = _font_families(dirs)
+    deva = [f for f in _DEVANAGARI_FONTS if f in families]
+    deva += sorted(f for f in families if "devanagari" in f.lower() and f not in deva)
+    stack = ["Libertinus Serif", *deva, "DejaVu Sans", "New Computer Modern"]
+    messages = []
+    if not deva:
+        texts = [s.name for s in students if _is_devanagari(s.name)]
+        texts += [t for t in (recipe.title, recipe.course, recipe.instructions) if _is_devanagari(t)]
+        if texts:
+            shown = ", ".join(texts[:10]) + (f" and {len(texts) - 10} more" if len(texts) > 10 else "")
+            messages.append(
+                f"no Devanagari font found, so these will print with broken letter joins (a "
+                f"math font's bare glyphs): {shown}. Install one (Debian: apt-get install "
+                f"fonts-noto-core or fonts-lohit-deva) or pass its folder in font_paths")
+    return stack, dirs, messages
+
+
+@cache
+def _font_families(dirs: tuple[str, ...]) -> frozenset[str]:
+    import typst
+
+    kwargs: dict[str, Any] = {}
+    if dirs:
+        kwargs["font_paths"] = list(dirs)
+    return frozenset(typst.Fonts(include_system_fonts=True, include_embedded_fonts=True,
+                                 **kwargs).families())
+
+
+def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a manifest written by `build_exam` (the grader's entry point)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="manifest") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        raise QuizgenError(f"{path} is not an exam manifest written by quizgen sheet",
+                           field="manifest")
+    return data
