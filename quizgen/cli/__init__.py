@@ -32,6 +32,7 @@ def _root() -> None:
 # Command modules register themselves on import.
 from quizgen.cli import occupancy as _occupancy  # noqa: E402,F401
 from quizgen.cli import calculators as _calculators  # noqa: E402,F401
+from quizgen.cli import generate as _generate  # noqa: E402,F401
 
 
 def fail(message: str) -> "typer.Exit":

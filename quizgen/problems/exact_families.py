@@ -227,3 +227,103 @@ class SameKernelManyGpus(ExactFamily):
 
     def figure(self, params, gpu, solved):
         return None
+
+
+X4_TARGETS = (0.25, 0.375, 0.5, 0.625, 0.75, 1.0)
+
+
+@register
+class InverseRegisters(ExactFamily):
+    """X-4: the most registers per thread that keep a target occupancy, solved and checked."""
+
+    cell = "X-4"
+    main_answer = "regs_per_thread"
+    units = {"regs_per_thread": "registers", "blocks_per_sm": "blocks", "target_blocks": "blocks"}
+
+    def gpu_choices(self, level):
+        return {1: ("textbook", "a100", "h100"), 2: ("a100", "h100", "v100"),
+                3: ("t4", "a10", "rtx4090")}[level]
+
+    def space(self, level, gpu):
+        threads = ((64, 128, 256, 512, 1024) if level == 1 else (64, 96, 128, 192, 256, 384, 512, 768)
+                   if level == 2 else (96, 160, 192, 224, 288, 320, 384, 480, 640))
+        smems = (0,) if level == 1 else (0, 4096, 12288)
+        for T in threads:
+            for s in smems:
+                for target in X4_TARGETS:
+                    for shape in shapes_for(T, 2)[:4 if level == 1 else 1]:
+                        yield with_shape({"threads_per_block": T, "smem_per_block": s,
+                                          "target_occupancy": target}, shape)
+
+    def solve(self, params, gpu, explain=True):
+        from quizgen.engine.inverse import max_regs_for_occupancy
+
+        model = gpu.default_model
+        cfg = self.config(params)
+        inv = max_regs_for_occupancy(gpu, cfg, params["target_occupancy"], model=model)
+        book = max_regs_for_occupancy(gpu, cfg, params["target_occupancy"], model="textbook")
+        answers: dict[str, Any] = {"target_blocks": inv.target_blocks}
+        if inv.answer is not None:
+            answers["regs_per_thread"] = inv.answer
+            answers["blocks_per_sm"] = inv.at_answer.blocks_per_sm if inv.at_answer else None
+        return Solved(answers, {"inverse": inv, "book": book, "model": model})
+
+    def model_for(self, gpu):
+        return gpu.default_model
+
+    def in_cell(self, params, gpu, solved):
+        inv = solved.data["inverse"]
+        return (inv.answer is not None and 1 <= inv.answer < gpu.max_regs_per_thread
+                and inv.at_next is not None)
+
+    def context(self, params, gpu, solved):
+        inv = solved.data["inverse"]
+        block = params.get("block")
+        T = params["threads_per_block"]
+        return {"T": T, "T_text": f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T),
+                "s": params.get("smem_per_block", 0), "gpu": gpu.to_dict(), "inv": inv,
+                "book": solved.data["book"], "target": params["target_occupancy"],
+                "model": solved.data["model"], "r": inv.answer, "B": inv.target_blocks,
+                "next": inv.at_next, "at": inv.at_answer}
+
+    def render(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        inv = solved.data["inverse"]
+        import dataclasses
+
+        engine_steps = []
+        for step in inv.steps:
+            if step.key in ("check_answer", "check_next"):
+                step = dataclasses.replace(step, why="substitute_check")
+            elif step.key == "regs_lid" and step.note == "floor_drops":
+                step = dataclasses.replace(step, note="floor_drops_regs")
+            engine_steps.append(step)
+        steps = solution_steps(engine_steps, lang, salt=salt, gpu=gpu.to_dict())
+        verify = phrase_list(lang, self.cell, "verify", ctx, salt=salt)
+        solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
+                            verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
+                            trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
+        return (phrase(lang, self.cell, "title", ctx, salt=salt),
+                phrase(lang, self.cell, "question", ctx, salt=salt), solution)
+
+    def misconceptions(self, params, gpu, solved):
+        inv, book = solved.data["inverse"], solved.data["book"]
+        T = params["threads_per_block"]
+        target_warps = params["target_occupancy"] * gpu.max_warps_per_sm
+        out = []
+        if book.answer is not None:
+            out.append(Misconception("textbook_model", {"regs_per_thread": book.answer}))
+        out.append(Misconception("warps_not_blocks",
+                                 {"regs_per_thread": min(255, int(gpu.regs_per_sm // (32 * target_warps)))}))
+        out.append(Misconception("one_block_short", {"regs_per_thread": min(255, gpu.regs_per_sm // (max(1, inv.target_blocks - 1) * T))}))
+        if inv.answer is not None:
+            out.append(Misconception("no_check_next", {"regs_per_thread": inv.answer + 1}))
+        return out
+
+    def figure(self, params, gpu, solved):
+        inv = solved.data["inverse"]
+        if inv.answer is None:
+            return None
+        return {"kind": "occupancy_sweep", "vary": "regs",
+                "threads_per_block": params["threads_per_block"],
+                "smem_per_block": params.get("smem_per_block", 0), "regs_per_thread": inv.answer}

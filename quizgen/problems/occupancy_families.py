@@ -141,9 +141,9 @@ class OccupancyFamily(Family):
         return standard_misconceptions(gpu, solved.data["result"])
 
     def figure(self, params, gpu, solved):
-        res: OccupancyResult = solved.data["result"]
-        return {"kind": "occupancy_lids", "gpu": gpu.name, "model": res.model,
-                "config": res.config.to_dict()}
+        launch = ("threads_per_block", "block", "regs_per_thread", "smem_per_block", "dyn_smem",
+                  "optin", "carveout", "barriers")
+        return {"kind": "occupancy_lids", **{k: params[k] for k in launch if k in params}}
 
 
 def _has(lang: str, section: str, key: str) -> bool:

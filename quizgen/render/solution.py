@@ -58,6 +58,9 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
         result = step.result
         if isinstance(result, (tuple, list)):
             result = list(result)
+        elif step.key == "occupancy" and isinstance(result, float):
+            pct = f"{result * 100:.3f}".rstrip("0").rstrip(".")
+            result = f"{format_value(result)} = {pct}%"
         out.append(SolutionStep(title=title, formula=step.formula, values=dict(step.values),
                                 result=result if result is not None else "∞", unit=unit,
                                 why=why, note=note))

@@ -1,0 +1,58 @@
+"""Problems as Markdown, HTML or JSON (what `quizgen generate` prints)."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from quizgen.problems.model import Problem
+from quizgen.render.text import render_solution
+
+_HTML_HEAD = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>quizgen problems</title>
+<script>window.MathJax = {{tex: {{inlineMath: [['\\\\(', '\\\\)']]}}}};</script>
+<script defer src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>
+<style>body{{font-family:system-ui,sans-serif;max-width:46rem;margin:auto;padding:1rem;line-height:1.5}}
+.quizgen-problem{{border-top:1px solid #8884;padding-top:1rem;margin-top:1.5rem}}.note{{opacity:.8}}</style>
+</head><body>
+"""
+
+
+def problems_json(problems: list[Problem]) -> str:
+    return json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+def _choices_md(problem: Problem) -> str:
+    if not problem.choices:
+        return ""
+    letters = "ABCDEFGH"
+    return "\n".join(f"- ({letters[i]}) {c.text}" for i, c in enumerate(problem.choices)) + "\n\n"
+
+
+def write_problems(problems: list[Problem], fmt: str, lang: str) -> str:
+    if fmt == "json":
+        return problems_json(problems)
+    if fmt == "md":
+        parts = []
+        for p in problems:
+            parts.append(f"<!-- {p.id} · {p.cell} · level {p.level} -->\n")
+            body = render_solution(p.solution, p.lang, "md", title=f"{p.cell} · {p.title}",
+                                   question=p.question)
+            head, _, rest = body.partition("\n\n")
+            parts.append(head + "\n\n" + (rest.split("\n\n", 1)[0] if rest else "") + "\n\n")
+            parts.append(_choices_md(p))
+            parts.append(rest.split("\n\n", 1)[1] if "\n\n" in rest else "")
+            parts.append("\n---\n\n")
+        return "".join(parts)
+    parts = [_HTML_HEAD.format(lang="hi-Latn" if lang == "hinglish" else "en")]
+    for p in problems:
+        parts.append(f"<!-- {html.escape(p.id)} -->\n")
+        parts.append(render_solution(p.solution, p.lang, "html", title=f"{p.cell} · {p.title}",
+                                     question=p.question))
+        if p.choices:
+            items = "".join(f"<li>{html.escape(c.text)}</li>" for c in p.choices)
+            parts.append(f"<ol type=A class=choices>{items}</ol>\n")
+    parts.append("</body></html>\n")
+    return "".join(parts)
