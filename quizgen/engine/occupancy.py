@@ -366,16 +366,33 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
         by_smem = smem_sm // smem_alloc if smem_alloc else None
 
     cap = gpu.max_blocks_per_sm
-    limits: dict[str, int | None] = {"registers": by_regs, "shared_memory": by_smem,
-                                     "warps": by_warps, "blocks": cap, "barriers": None}
-    blocks = min(v for v in limits.values() if v is not None)
+    # min() and the limiter written out: this is the hot path of batch generation.
+    blocks = by_warps if by_warps < cap else cap
+    if by_regs is not None and by_regs < blocks:
+        blocks = by_regs
+    if by_smem is not None and by_smem < blocks:
+        blocks = by_smem
+    by_bars = None
     if gpu.barriers_per_sm and cfg.barriers > 0:
         by_bars = gpu.barriers_per_sm // cfg.barriers
-        limits["barriers"] = by_bars
-        blocks = min(blocks, by_bars)
+        if by_bars < blocks:
+            blocks = by_bars
     if blocks == 0 and failure is None:
         failure = "barriers"
     active = blocks * w
+    limits: dict[str, int | None] = {"registers": by_regs, "shared_memory": by_smem,
+                                     "warps": by_warps, "blocks": cap, "barriers": by_bars}
+    limiter = [name for name, value in (("registers", by_regs), ("shared_memory", by_smem),
+                                        ("warps", by_warps), ("blocks", cap), ("barriers", by_bars))
+               if value == blocks]
+
+    if not explain:
+        return OccupancyResult(
+            model="exact", gpu=gpu.name, config=cfg, warps_per_block=w,
+            regs_per_block_allocated=regs_block, smem_per_block_allocated=smem_alloc,
+            smem_per_sm_available=smem_sm, limits=limits, blocks_per_sm=blocks,
+            active_warps=active, max_warps_per_sm=gpu.max_warps_per_sm, limiter=limiter,
+            failure=failure)
 
     steps: list[Step] = []
     if explain:
@@ -443,7 +460,7 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
         model="exact", gpu=gpu.name, config=cfg, warps_per_block=w,
         regs_per_block_allocated=regs_block, smem_per_block_allocated=smem_alloc,
         smem_per_sm_available=smem_sm, limits=limits, blocks_per_sm=blocks, active_warps=active,
-        max_warps_per_sm=gpu.max_warps_per_sm, limiter=_limiter(limits, blocks), failure=failure,
+        max_warps_per_sm=gpu.max_warps_per_sm, limiter=limiter, failure=failure,
         steps=steps)
 
 
