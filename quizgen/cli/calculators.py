@@ -1,1 +1,321 @@
-"""Calculators for the warp, latency, divergence, grid and memory-bound engine (seed 000, 001, 004)."""
+"""Calculators for the warp, latency, divergence, grid and memory-bound engine (seed 000, 001, 004).
+
+``quizgen warps``, ``latency``, ``divergence``, ``waves`` and ``bound``: each parses its options,
+calls the engine, and prints the worked solution (Hinglish by default, ``--lang en``) or, with
+``--json``, one JSON object. In that object the main calculation's fields sit at the top level and
+every optional part (a thread, a warp's members, a second block, η(N), Little's law, the occupancy
+behind blocks per SM) is nested under its own key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Optional
+
+import typer
+
+from quizgen.cli import app
+from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
+                                 load_gpu, parse_size)
+from quizgen.errors import QuizgenError
+
+
+@contextmanager
+def option_names(names: dict[str, str]) -> Iterator[None]:
+    """Report the engine's field names (grid_blocks, branches[1].lanes) as the options the user
+    typed (grid, branch 2 lanes), so that the one error line points at the command line."""
+    try:
+        yield
+    except QuizgenError as exc:
+        field = exc.field or ""
+        branch = re.fullmatch(r"branches\[(\d+)\](?:\.(lanes|cost))?", field)
+        if branch:
+            name = f"branch {int(branch.group(1)) + 1}" + (f" {branch.group(2)}" if branch.group(2) else "")
+        else:
+            name = names.get(field)
+        if name is None:
+            raise
+        raise QuizgenError(str(exc)[len(field) + 2:], field=name) from None
+
+
+def _emit_json(data: dict[str, Any]) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False))
+
+
+def _emit_text(solution, lang: str, title: str, question: str = "") -> None:
+    from quizgen.render.text import render_solution
+
+    typer.echo(render_solution(solution, lang, "txt", title=title, question=question).rstrip())
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+@app.command("warps")
+def warps_command(
+    block: Annotated[str, typer.Option("--block", "-b", help="Block shape x,y,z (e.g. 48,4,1 or 100; missing dimensions are 1).")],
+    thread: Annotated[Optional[int], typer.Option("--thread", help="Linear index of one thread: find its (x, y, z), warp and lane.")] = None,
+    coords: Annotated[Optional[str], typer.Option("--coords", help="One thread's coordinates x,y,z (e.g. 6,0,2): find its linear index, warp and lane.")] = None,
+    warp: Annotated[Optional[int], typer.Option("--warp", help="A warp index: list that warp's threads as pieces of rows.")] = None,
+    compare: Annotated[Optional[str], typer.Option("--compare", help="A second block shape (e.g. 30,30): compare idle lanes, warps and row alignment with --block.")] = None,
+    lang: LangOpt = "hinglish",
+    as_json: JsonOpt = False,
+) -> None:
+    """Warps per block, the tail warp and its wasted lanes; where a thread sits; who is in a warp.
+
+    Example: quizgen warps --block 8,4,3 --thread 70
+    """
+    from quizgen.engine.warps import (block_shape, block_warps, compare_blocks, locate_thread,
+                                      warp_members)
+
+    lang = check_lang(lang)
+    if thread is not None and coords is not None:
+        raise QuizgenError("give one thread, either --thread or --coords, not both", field="thread")
+    explain = not as_json
+    if compare is not None:
+        with option_names({"block": "compare"}):
+            block_shape(compare)
+    with option_names({"block": "block", "linear_index": "thread", "coords": "coords",
+                       "warp_id": "warp"}):
+        result = block_warps(block, explain=explain)
+        location = None
+        if thread is not None or coords is not None:
+            location = locate_thread(block, linear=thread, coords=coords, explain=explain)
+        segments = warp_members(block, warp) if warp is not None else None
+        comparison = compare_blocks(block, compare, explain=explain) if compare is not None else None
+
+    if as_json:
+        data = result.to_dict()
+        if location is not None:
+            data["thread"] = location.to_dict()
+        if segments is not None:
+            data["warp_members"] = {"warp_id": warp, "segments": [s.to_dict() for s in segments]}
+        if comparison is not None:
+            data["compare"] = comparison.to_dict()
+        _emit_json(data)
+        return
+
+    from quizgen.render.calculators import (calculator_title, compare_solution, shape_text,
+                                            warps_solution)
+
+    solution = warps_solution(result, lang, thread=location, from_linear=thread is not None,
+                              warp_id=warp, segments=segments)
+    _emit_text(solution, lang, calculator_title(lang, "warps", shape=shape_text(result.block)))
+    if comparison is not None:
+        typer.echo("")
+        title = calculator_title(lang, "compare", a=shape_text(comparison.first.block),
+                                 b=shape_text(comparison.second.block))
+        _emit_text(compare_solution(comparison, lang), lang, title)
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+LATENCY_OPTIONS = {"latency": "latency", "work_per_warp": "work", "schedulers": "schedulers",
+                   "issue_interval": "issue-interval", "max_warps": "max-warps",
+                   "resident_warps": "resident", "throughput": "throughput", "ilp": "ilp"}
+
+
+@app.command("latency")
+def latency_command(
+    latency: Annotated[int, typer.Option("--latency", "-L", help="Stall latency L in cycles (e.g. a global load, about 400).")],
+    work: Annotated[Optional[int], typer.Option("--work", "-W", help="Independent instructions one warp issues between stalls (W; I_warp with --schedulers): warps needed ⌈L/W⌉.")] = None,
+    schedulers: Annotated[Optional[int], typer.Option("--schedulers", help="Warp schedulers per SM (N_sched): use the scheduler-level demand N_sched·L/T_issue/I_warp, its deficit and the ILP that closes it.")] = None,
+    issue_interval: Annotated[int, typer.Option("--issue-interval", help="Cycles between two issues of one scheduler (T_issue), with --schedulers.")] = 1,
+    max_warps: Annotated[Optional[int], typer.Option("--max-warps", help="The SM's cap on resident warps (default: the GPU's; 64 on the textbook SM).")] = None,
+    resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N: also print the efficiency η(N) = min(N, L)/L.")] = None,
+    throughput: Annotated[Optional[str], typer.Option("--throughput", help="Operations per cycle to sustain (e.g. 1 or 0.5): Little's law, concurrency = L × throughput.")] = None,
+    ilp: Annotated[Optional[str], typer.Option("--ilp", help="Independent operations in flight per warp, for Little's law (default 1).")] = None,
+    gpu: GpuOpt = "textbook",
+    gpu_file: GpuFileOpt = None,
+    set_: SetOpt = None,
+    lang: LangOpt = "hinglish",
+    as_json: JsonOpt = False,
+) -> None:
+    """Warps needed to hide a stall, against the SM's cap; η(N); Little's law.
+
+    Example: quizgen latency --latency 400 --work 20 --schedulers 4
+    """
+    from quizgen.engine.latency import efficiency, littles_law, scheduler_demand, warps_needed
+
+    lang = check_lang(lang)
+    if work is None and resident is None and throughput is None:
+        raise QuizgenError("nothing to compute: give --work (warps needed), --resident (η(N)) or "
+                           "--throughput (Little's law)", field="work")
+    if schedulers is not None and work is None and throughput is None:
+        raise QuizgenError("--schedulers needs --work (I_warp) or --throughput", field="schedulers")
+    if ilp is not None and throughput is None:
+        raise QuizgenError("--ilp is used by Little's law; give --throughput too", field="ilp")
+    cap = max_warps if max_warps is not None else load_gpu(gpu, gpu_file, set_).max_warps_per_sm
+    explain = not as_json
+    hiding = demand = eta = littles = None
+    with option_names(LATENCY_OPTIONS):
+        if work is not None:
+            if schedulers is not None:
+                demand = scheduler_demand(schedulers, latency, issue_interval, work,
+                                          max_warps=cap, explain=explain)
+            else:
+                hiding = warps_needed(latency, work, max_warps=cap, explain=explain)
+        if resident is not None:
+            eta = efficiency(resident, latency, explain=explain)
+        if throughput is not None:
+            littles = littles_law(latency, throughput, ilp=ilp if ilp is not None else 1,
+                                  schedulers=schedulers if schedulers is not None else 1,
+                                  explain=explain)
+
+    if as_json:
+        data: dict[str, Any] = {"latency": latency}
+        main = demand or hiding
+        if main is not None:
+            data.update(main.to_dict())
+        if eta is not None:
+            data["efficiency"] = eta.to_dict()
+        if littles is not None:
+            data["littles_law"] = littles.to_dict()
+        _emit_json(data)
+        return
+
+    from quizgen.render.calculators import calculator_title, latency_solution
+
+    solution = latency_solution(lang, hiding=hiding, demand=demand, eta=eta, littles=littles)
+    _emit_text(solution, lang, calculator_title(lang, "latency", L=latency))
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def parse_branch(text: str, index: int) -> tuple[str, str]:
+    """'20:30' → ('20', '30'): lanes and cost, checked later by the engine."""
+    parts = text.split(":")
+    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+        raise QuizgenError(f"got {text!r}; expected lanes:cost like 20:30", field=f"branch {index + 1}")
+    return parts[0].strip(), parts[1].strip()
+
+
+@app.command("divergence")
+def divergence_command(
+    branch: Annotated[list[str], typer.Option("--branch", "-b", help="One branch as lanes:cost, e.g. 20:30 = 20 lanes take it, 30 cycles; repeat for every branch (0 lanes = nobody takes it).")],
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Convergent time to compare with, in cycles (default: the time if every lane of a warp agreed).")] = None,
+    active_lanes: Annotated[int, typer.Option("--active-lanes", help="Active lanes in the warp; the branches' lanes must add up to it.")] = 32,
+    lang: LangOpt = "hinglish",
+    as_json: JsonOpt = False,
+) -> None:
+    """Serialised time, slowdown and lane utilisation of a divergent warp (any number of branches).
+
+    Example: quizgen divergence --branch 20:30 --branch 12:30
+    """
+    from quizgen.engine.divergence import divergence
+
+    lang = check_lang(lang)
+    pairs = [parse_branch(text, i) for i, text in enumerate(branch)]
+    with option_names({"branches": "branch", "active_lanes": "active-lanes",
+                       "baseline": "baseline"}):
+        result = divergence(pairs, active_lanes=active_lanes, baseline=baseline,
+                            explain=not as_json)
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    from quizgen.render.calculators import calculator_title, divergence_solution
+
+    _emit_text(divergence_solution(result, lang), lang,
+               calculator_title(lang, "divergence", n=len(result.branches)))
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+@app.command("waves")
+def waves_command(
+    grid: Annotated[int, typer.Option("--grid", help="Blocks in the grid (G).")],
+    blocks_per_sm: Annotated[Optional[int], typer.Option("--blocks-per-sm", "-B", help="Resident blocks per SM; leave out to compute it from --threads/--regs/--smem.")] = None,
+    threads: Annotated[Optional[int], typer.Option("--threads", "-t", help="Threads per block, to compute blocks per SM with the occupancy calculator.")] = None,
+    regs: Annotated[int, typer.Option("--regs", "-r", help="Registers per thread, with --threads.")] = 0,
+    smem: Annotated[Optional[str], typer.Option("--smem", "-s", help="Shared memory per block, with --threads: bytes, or 48K / 48KB (KB = 1024 B).")] = None,
+    model: ModelOpt = None,
+    gpu: GpuOpt = "textbook",
+    gpu_file: GpuFileOpt = None,
+    set_: SetOpt = None,
+    lang: LangOpt = "hinglish",
+    as_json: JsonOpt = False,
+) -> None:
+    """Waves a grid takes on the whole GPU, the ragged tail wave and idle SMs.
+
+    Example: quizgen waves --grid 2000 --blocks-per-sm 8   (the textbook GPU has 80 SMs)
+    """
+    from quizgen.engine.grid import waves
+
+    lang = check_lang(lang)
+    the_gpu = load_gpu(gpu, gpu_file, set_)
+    occ = None
+    if blocks_per_sm is None:
+        if threads is None:
+            raise QuizgenError("give --blocks-per-sm, or --threads (with --regs/--smem) to "
+                               "compute it", field="blocks-per-sm")
+        from quizgen.engine.occupancy import launch_config, occupancy
+
+        with option_names({"threads_per_block": "threads", "regs_per_thread": "regs",
+                           "smem_per_block": "smem"}):
+            occ = occupancy(the_gpu, launch_config(threads, regs, parse_size("smem", smem)),
+                            model=model, explain=not as_json)
+        if occ.blocks_per_sm == 0:
+            raise QuizgenError(f"not even one block of {threads} threads fits on an SM of "
+                               f"{the_gpu.name} ({occ.model} model), so the grid never launches",
+                               field="blocks-per-sm")
+        blocks_per_sm = occ.blocks_per_sm
+    elif threads is not None or regs or smem is not None or model is not None:
+        raise QuizgenError("give either --blocks-per-sm or --threads/--regs/--smem, not both",
+                           field="blocks-per-sm")
+    with option_names({"grid_blocks": "grid", "blocks_per_sm": "blocks-per-sm"}):
+        result = waves(grid, the_gpu.num_sms, blocks_per_sm, explain=not as_json)
+
+    if as_json:
+        data = {"gpu": the_gpu.name, **result.to_dict(),
+                "blocks_per_sm_from": "occupancy" if occ is not None else "given"}
+        if occ is not None:
+            data["occupancy"] = occ.to_dict()
+        _emit_json(data)
+        return
+
+    from quizgen.render.calculators import calculator_title, waves_given, waves_solution
+
+    question = waves_given(lang, occ, the_gpu.name) if occ is not None else ""
+    _emit_text(waves_solution(result, lang, occupancy=occ, gpu=the_gpu), lang,
+               calculator_title(lang, "waves", gpu=the_gpu.name, G=grid), question)
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+@app.command("bound")
+def bound_command(
+    load_bytes: Annotated[int, typer.Option("--load-bytes", help="Bytes one thread loads from global memory (a float4 is 16).")],
+    flops: Annotated[str, typer.Option("--flops", help="Floating-point operations one thread does.")],
+    load_latency: Annotated[int, typer.Option("--load-latency", help="Latency of the load in cycles (global memory: about 400).")],
+    store_bytes: Annotated[int, typer.Option("--store-bytes", help="Bytes one thread stores (traffic, but not on the critical path).")] = 0,
+    flop_latency: Annotated[str, typer.Option("--flop-latency", help="Latency of one FLOP in cycles (the shortest compute time).")] = "4",
+    flops_per_cycle: Annotated[str, typer.Option("--flops-per-cycle", help="FLOPs one thread issues per cycle when pipelined.")] = "1",
+    lang: LangOpt = "hinglish",
+    as_json: JsonOpt = False,
+) -> None:
+    """Memory-bound or compute-bound: bytes, arithmetic intensity and one thread's critical path.
+
+    Example: quizgen bound --load-bytes 16 --store-bytes 4 --flops 10 --load-latency 400
+    """
+    from quizgen.engine.bound import classify_kernel
+
+    lang = check_lang(lang)
+    with option_names({"bytes_loaded": "load-bytes", "bytes_stored": "store-bytes",
+                       "flops": "flops", "load_latency": "load-latency",
+                       "flop_latency": "flop-latency", "flops_per_cycle": "flops-per-cycle"}):
+        result = classify_kernel(load_bytes, store_bytes, flops, load_latency=load_latency,
+                                 flop_latency=flop_latency, flops_per_cycle=flops_per_cycle,
+                                 explain=not as_json)
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    from quizgen.render.calculators import bound_solution, calculator_title
+
+    _emit_text(bound_solution(result, lang), lang, calculator_title(lang, "bound"))
