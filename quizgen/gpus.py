@@ -86,7 +86,7 @@ class GPU:
         return int(self.compute_capability.split(".")[0])
 
     def to_dict(self) -> dict[str, Any]:
-        out = dataclasses.asdict(self)
+        out = dict(_gpu_dict(self))
         out["smem_carveout_kb"] = list(self.smem_carveout_kb)
         return out
 
@@ -103,6 +103,11 @@ class GPU:
         if data.get("base") is None:
             data["base"] = base
         return gpu_from_dict(data)
+
+
+@cache
+def _gpu_dict(gpu: GPU) -> dict[str, Any]:
+    return {f.name: getattr(gpu, f.name) for f in dataclasses.fields(GPU)}
 
 
 def gpu_from_dict(data: Mapping[str, Any], *, name: str | None = None) -> GPU:

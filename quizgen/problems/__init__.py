@@ -53,26 +53,62 @@ def check_level(level: Any) -> int:
     return level
 
 
-@cache
-def _pool(cell: str, level: int, gpu_names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """Every (GPU, params) of this cell and level that lands in the cell, in a fixed shuffle."""
-    import json
+class _Pool:
+    """The candidates of one cell and level in a fixed shuffle, checked lazily as seeds ask.
 
-    fam = family(cell)
-    pool = []
-    for name in gpu_names:
+    Seed i gets the i-th candidate (in shuffled order) that lands in the cell, so seeds 0…N−1 are
+    N distinct problems; only as many candidates are solved as the seeds asked for need.
+    """
+
+    def __init__(self, cell: str, level: int, gpu_names: tuple[str, ...]) -> None:
+        import json
+
+        self.family = family(cell)
+        raw: list[tuple[str, str]] = []
+        for name in gpu_names:
+            gpu = resolve_named_gpu(name)
+            seen: set[str] = set()
+            for params in self.family.space(level, gpu):
+                key = json.dumps(params, sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    raw.append((name, key))
+        rng_for(cell, level, 0).shuffle(raw)
+        self.raw = raw
+        self.cursor = 0
+        self.valid: list[tuple[str, str]] = []
+
+    def _advance(self) -> bool:
+        import json
+
+        if self.cursor >= len(self.raw):
+            return False
+        name, key = self.raw[self.cursor]
+        self.cursor += 1
         gpu = resolve_named_gpu(name)
-        seen = set()
-        for params in fam.space(level, gpu):
-            key = json.dumps(params, sort_keys=True)
-            if key in seen:
-                continue
-            seen.add(key)
-            if fam.in_cell(params, gpu, fam.solve(params, gpu, explain=False)):
-                pool.append((name, key))
-    rng = rng_for(cell, level, 0)
-    rng.shuffle(pool)
-    return tuple(pool)
+        params = json.loads(key)
+        if self.family.in_cell(params, gpu, self.family.solve(params, gpu, explain=False)):
+            self.valid.append((name, key))
+        return True
+
+    def __getitem__(self, index: int) -> tuple[str, str]:
+        while len(self.valid) <= index and self._advance():
+            pass
+        if not self.valid:
+            raise IndexError("empty pool")
+        if index < len(self.valid):
+            return self.valid[index]
+        return self.valid[index % len(self.valid)]
+
+    def __len__(self) -> int:
+        while self._advance():
+            pass
+        return len(self.valid)
+
+
+@cache
+def _pool(cell: str, level: int, gpu_names: tuple[str, ...]) -> _Pool:
+    return _Pool(cell, level, gpu_names)
 
 
 #: SM variants some cells use (the notes' twists), by name: base preset + changed fields.
@@ -110,10 +146,11 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
     book(lang)  # validates the language
     names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
     pool = _pool(fam.cell, level, names)
-    if not pool:
+    try:
+        gpu_name, key = pool[seed]
+    except IndexError:
         raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
-                           f"{', '.join(names)}; try another GPU or level", field="gpu")
-    gpu_name, key = pool[seed % len(pool)]
+                           f"{', '.join(names)}; try another GPU or level", field="gpu") from None
     the_gpu = resolve_named_gpu(gpu_name)
     params = json.loads(key)
     solved = fam.solve(params, the_gpu, explain=True)

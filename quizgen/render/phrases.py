@@ -13,7 +13,8 @@ an empty gap in a student's solution.
 
 from __future__ import annotations
 
-import hashlib
+import re
+import zlib
 import tomllib
 from functools import cache
 from typing import Any
@@ -92,9 +93,81 @@ def book(lang: str) -> dict[str, dict[str, Any]]:
     return merged
 
 
+_SIMPLE = re.compile(r"\{\{\s*(.+?)\s*\}\}")
+_PATH = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\s*\|\s*(num|pct|kb|size|upper))?$")
+_FILTERS = {"num": None, "pct": None, "kb": None, "size": None, "upper": str.upper}
+
+
+class _FastTemplate:
+    """A phrase whose placeholders are plain names (``{{ gpu.regs_per_sm|num }}``), rendered
+    without Jinja's per-call overhead; anything richer goes to Jinja."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def render(self, **context: Any) -> str:
+        out = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            path, flt = part
+            value: Any = context
+            for i, name in enumerate(path):
+                if isinstance(value, dict):
+                    if name not in value:
+                        raise KeyError(f"phrase placeholder {'.'.join(path)!r} is undefined")
+                    value = value[name]
+                else:
+                    value = getattr(value, name)
+            if flt == "num":
+                out.append(_num(value))
+            elif flt == "pct":
+                out.append(_pct(value))
+            elif flt == "kb":
+                out.append(_kb(value))
+            elif flt == "size":
+                out.append(_size(value))
+            elif flt == "upper":
+                out.append(str(value).upper())
+            else:
+                out.append(str(value))
+        return "".join(out)
+
+
 @cache
 def _compiled(text: str):
-    return _env().from_string(text)
+    if "{%" not in text and "{#" not in text:
+        parts: list[Any] = []
+        pos = 0
+        ok = True
+        for match in _SIMPLE.finditer(text):
+            path = _PATH.match(match.group(1))
+            if path is None:
+                ok = False
+                break
+            parts.append(text[pos:match.start()])
+            parts.append((tuple(path.group(1).split(".")), path.group(2)))
+            pos = match.end()
+        if ok:
+            parts.append(text[pos:])
+            return _FastTemplate([p for p in parts if p != ""])
+    return _JinjaTemplate(_env().from_string(text))
+
+
+class _JinjaTemplate:
+    """A Jinja template rendered with a shared context (no globals merge per call)."""
+
+    __slots__ = ("template",)
+
+    def __init__(self, template) -> None:
+        self.template = template
+
+    def render(self, **context: Any) -> str:
+        t = self.template
+        return "".join(t.root_render_func(t.new_context(context, shared=True)))
 
 
 def pick(variants: Any, salt: str) -> str:
@@ -103,8 +176,7 @@ def pick(variants: Any, salt: str) -> str:
         return variants
     if not variants:
         raise KeyError("empty phrase list")
-    digest = hashlib.blake2b(salt.encode(), digest_size=4).digest()
-    return variants[int.from_bytes(digest, "big") % len(variants)]
+    return variants[zlib.crc32(salt.encode()) % len(variants)]
 
 
 def has(lang: str, section: str, key: str) -> bool:
