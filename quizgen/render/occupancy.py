@@ -15,14 +15,11 @@ def limiter_text(result: OccupancyResult, lang: str) -> str:
 
 def occupancy_answer(result: OccupancyResult, lang: str) -> str:
     occ = f"{result.occupancy * 100:.3f}".rstrip("0").rstrip(".") + "%"
-    if lang == "en":
-        text = (f"{result.blocks_per_sm} blocks/SM → {result.active_warps} active warps → "
-                f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "
-                f"limiter: {limiter_text(result, lang)}.")
-    else:
-        text = (f"{result.blocks_per_sm} blocks/SM → {result.active_warps} active warps → "
-                f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "
-                f"limiter: {limiter_text(result, lang)}.")
+    blocks = "block" if result.blocks_per_sm == 1 else "blocks"
+    warps = "warp" if result.active_warps == 1 else "warps"
+    text = (f"{result.blocks_per_sm} {blocks}/SM → {result.active_warps} active {warps} → "
+            f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "
+            f"limiter: {limiter_text(result, lang)}.")
     if result.launch_fails:
         text += " " + phrase(lang, "label", "launch_fails")
     return text

@@ -1,0 +1,66 @@
+"""`quizgen deck`: build a spaced-repetition deck (Anki .apkg or Obsidian notes) from a recipe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from quizgen.cli import app
+
+
+@app.command("deck")
+def deck_command(
+    recipe: Annotated[Optional[str], typer.Argument(help="Deck recipe: a TOML file, or the name of a packaged recipe (default, occupancy-basics). Default: the whole course.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output: an .apkg file (Anki), or a folder with --format obsidian.")] = Path("quizgen.apkg"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="apkg (Anki, AnkiDroid, AnkiMobile) or obsidian (Spaced Repetition plugin notes).")] = "apkg",
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Override the recipe's seed.")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Override the language: hinglish, en or both.")] = None,
+    per_cell: Annotated[Optional[int], typer.Option("--per-cell", help="Override problems per cell and level.")] = None,
+    gpu: Annotated[Optional[str], typer.Option("--gpu", "-g", help="Override the GPU: a preset, a comma list, or 'default' (each cell's own).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Build the deck: auto-solved problems with worked solutions, one note per problem.
+
+    Rebuilding a shared deck updates the notes students already have (stable note ids),
+    keeping their reviews. Example: quizgen deck --out gpu.apkg --lang en --per-cell 2
+    """
+    from quizgen.errors import QuizgenError
+    from quizgen.recipes import apply_overrides, load_deck_recipe
+
+    if fmt not in ("apkg", "obsidian"):
+        raise QuizgenError(f"got {fmt!r}; expected apkg or obsidian", field="format")
+    the_recipe = apply_overrides(load_deck_recipe(recipe), seed=seed, lang=lang, per_cell=per_cell, gpu=gpu)
+    if fmt == "apkg" and out.suffix.lower() != ".apkg":
+        raise QuizgenError(f"{out} should end in .apkg (or use --format obsidian for a folder)", field="out")
+    if fmt == "apkg" and out.exists() and out.is_dir():
+        raise QuizgenError(f"{out} is a folder; give a file name ending in .apkg", field="out")
+
+    def run(progress):
+        if fmt == "apkg":
+            from quizgen.export.anki import build_deck
+
+            return build_deck(the_recipe, out, progress=progress)
+        from quizgen.export.obsidian import write_obsidian
+
+        return write_obsidian(the_recipe, out, progress=progress)
+
+    if quiet:
+        summary = run(None)
+    else:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), transient=True) as bar:
+            task = bar.add_task("Solving problems", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            summary = run(progress)
+    size = summary.bytes
+    human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
+    where = "folder" if fmt == "obsidian" else "file"
+    typer.echo(f"{summary.notes} notes, {summary.cards} cards, {summary.cells} cells, {human} → "
+               f"{out} ({where})")
