@@ -34,6 +34,7 @@ from quizgen.cli import occupancy as _occupancy  # noqa: E402,F401
 from quizgen.cli import calculators as _calculators  # noqa: E402,F401
 from quizgen.cli import generate as _generate  # noqa: E402,F401
 from quizgen.cli import deck as _deck  # noqa: E402,F401
+from quizgen.cli import sheet as _sheet  # noqa: E402,F401
 from quizgen.cli import grade as _grade  # noqa: E402,F401
 
 

@@ -1,0 +1,68 @@
+"""`quizgen sheet`: printable exams, one version per student, with key, manifest and answer sheet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from quizgen.cli import app
+
+
+def _recipe_path(recipe: str | None) -> Path:
+    from quizgen.errors import QuizgenError
+    from quizgen.resources import packaged_path
+
+    if recipe is None:
+        return packaged_path("decks", "exams", "midterm.toml")
+    path = Path(recipe)
+    if path.suffix.lower() == ".toml" or path.exists():
+        return path
+    candidate = packaged_path("decks", "exams", f"{recipe}.toml")
+    if candidate.is_file():
+        return candidate
+    raise QuizgenError(f"no such exam recipe: {recipe}", field="recipe")
+
+
+@app.command("sheet")
+def sheet_command(
+    recipe: Annotated[Optional[str], typer.Argument(help="Exam recipe (TOML file, or a packaged one such as midterm). Default: midterm.")] = None,
+    roster: Annotated[Optional[Path], typer.Option("--roster", "-r", help="Class roster CSV with a 'name' column (and optionally 'roll'): one version per student.")] = None,
+    versions: Annotated[Optional[int], typer.Option("--versions", "-n", help="Without a roster: this many anonymous versions.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for exam.pdf, key.pdf, manifest.json, answers.csv.")] = Path("exam"),
+    paper: Annotated[str, typer.Option("--paper", help="a4 or letter.")] = "a4",
+    practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each worked solution right after its problem.")] = False,
+    font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
+) -> None:
+    """Write a unique exam version per student, an answer key with worked solutions, and the
+    grader's inputs (manifest.json, answers.csv).
+
+    Example: quizgen sheet --roster class.csv --out midterm/
+    """
+    import warnings
+
+    from quizgen.errors import QuizgenError
+    from quizgen.export.sheet import build_exam, load_exam_recipe, read_roster
+    from quizgen.problems import generate_one
+
+    paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
+    if paper_name is None:
+        raise QuizgenError(f"got {paper!r}; expected a4 or letter", field="paper")
+    if versions is not None and versions < 1:
+        raise QuizgenError(f"got {versions}; expected a whole number ≥ 1", field="versions")
+    if roster is not None and versions is not None:
+        raise QuizgenError("give either --roster or --versions, not both", field="versions")
+    the_recipe = load_exam_recipe(_recipe_path(recipe))
+    students = read_roster(roster) if roster is not None else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from rich.console import Console
+
+        with Console(stderr=True).status("Building the exam (Typst)…"):
+            result = build_exam(the_recipe, students, versions, out, generate=generate_one,
+                                paper=paper_name, practice=practice,
+                                font_paths=[str(p) for p in (font_path or [])])
+    for warning in caught:
+        typer.echo(f"warning: {warning.message}", err=True)
+    typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
