@@ -67,6 +67,9 @@ def warps_command(
     """Warps per block, the tail warp and its wasted lanes; where a thread sits; who is in a warp.
 
     Example: quizgen warps --block 8,4,3 --thread 70
+
+    With --json the block's numbers are at the top level; thread, warp_members and compare are
+    nested objects.
     """
     from quizgen.engine.warps import (block_shape, block_warps, compare_blocks, locate_thread,
                                       warp_members)
@@ -138,6 +141,9 @@ def latency_command(
     """Warps needed to hide a stall, against the SM's cap; η(N); Little's law.
 
     Example: quizgen latency --latency 400 --work 20 --schedulers 4
+
+    With --json the warps-needed numbers are at the top level; efficiency (--resident) and
+    littles_law (--throughput) are nested objects.
     """
     from quizgen.engine.latency import efficiency, littles_law, scheduler_demand, warps_needed
 
