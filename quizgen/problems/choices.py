@@ -34,15 +34,24 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
         return []
     correct = solved.answers[key]
     unit = fam.units.get(key, "")
-    wrong = distinct_wrong(correct, miscs, key)[:MAX_WRONG]
+    wrong = distinct_wrong(correct, miscs, key)
     if not wrong:
         return []
     choices = [Choice(text=format_answer(correct, unit, lang), value=correct, correct=True,
                       why=phrase(lang, "misconception", "correct", salt=salt))]
+    shown = {choices[0].text}
     for m in wrong:
+        text = format_answer(m.answers[key], unit, lang)
+        if text in shown:
+            continue
+        shown.add(text)
         why = phrase(lang, "misconception", m.key, salt=salt) if has(lang, "misconception", m.key) else m.key
-        choices.append(Choice(text=format_answer(m.answers[key], unit, lang), value=m.answers[key],
-                              correct=False, why=why, misconception=m.key))
+        choices.append(Choice(text=text, value=m.answers[key], correct=False, why=why,
+                              misconception=m.key))
+        if len(choices) > MAX_WRONG:
+            break
+    if len(choices) == 1:
+        return []
     # A stable order that does not always put the right answer first.
     def order(c: Choice) -> bytes:
         return hashlib.blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest()

@@ -150,6 +150,13 @@ class UnicodePrinter:
             def _print_Mul(self, expr):
                 from sympy import Add, Mul, Pow, S
 
+                args = list(expr.args)
+                if args and args[0] == S.NegativeOne and len(args) > 1:
+                    rest = Mul(*args[1:], evaluate=False)
+                    text = self._print(rest)
+                    if isinstance(rest, Add):
+                        text = "(" + text + ")"
+                    return "-" + text
                 num, den = [], []
                 for factor in expr.args:
                     if isinstance(factor, Pow) and factor.exp.is_negative:
@@ -176,6 +183,17 @@ class UnicodePrinter:
                 if len(den) > 1 or isinstance(den[0], (Mul, Add)):
                     bottom = "(" + bottom + ")"
                 return top + "/" + bottom
+
+            def _print_Add(self, expr, order=None):
+                terms = list(expr.args)
+                out = self._print(terms[0])
+                for term in terms[1:]:
+                    text = self._print(term)
+                    if text.startswith("-"):
+                        out += " - " + text[1:]
+                    else:
+                        out += " + " + text
+                return out
 
             def _print_Pow(self, expr):
                 from sympy import S
