@@ -1,0 +1,147 @@
+"""`quizgen grade` (a class from its manifest and filled answer sheet) and `quizgen check` (one answer)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from quizgen.cli import app
+
+
+@app.command("grade")
+def grade_command(
+    manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet`.")],
+    answers: Annotated[Path, typer.Argument(help="The filled answer sheet (answers.csv; Excel's CSV is fine).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")],
+    invalid: Annotated[str, typer.Option("--invalid", help="Unreadable answers: flag (left out of the score and listed) or zero.")] = "flag",
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+) -> None:
+    """Grade a class: score every answer box, credit carried errors, name the traps.
+
+    Example: quizgen grade exam/manifest.json filled.csv --out graded
+    """
+    from quizgen.cli import fail
+    from quizgen.errors import QuizgenError
+    from quizgen.grade.grader import grade_class
+    from quizgen.grade.report import points_text
+
+    try:
+        summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
+                              feedback_format=fmt)
+    except QuizgenError as exc:
+        raise fail(str(exc)) from None
+    scores = [s.score for s in summary.students]
+    mean = points_text(sum(scores) / len(scores)) if scores else "—"
+    typer.echo(f"{len(summary.students)} students, {summary.answers} answers graded; "
+               f"class mean {mean} → {summary.out_dir}")
+    problems = [i for i in summary.issues if i.severity == "error"]
+    for issue in problems:
+        typer.echo(f"answers.csv {issue}", err=True)
+    if summary.flagged:
+        typer.echo(f"{len(summary.flagged)} answers left out of the score (unreadable or missing); "
+                   "see report.md", err=True)
+
+
+@app.command("check")
+def check_command(
+    problem: Annotated[str, typer.Argument(help="A problem id from --manifest, a problem JSON file, or - for JSON on stdin.")],
+    answer: Annotated[str, typer.Argument(help="The answer as a student would write it: 25%, 16/64, 8 blocks, ceil(100/32)…")],
+    key: Annotated[Optional[str], typer.Option("--key", "-k", help="Which answer of the problem (default: its main answer).")] = None,
+    manifest: Annotated[Optional[Path], typer.Option("--manifest", "-m", help="Exam manifest holding the problem id.")] = None,
+    given: Annotated[Optional[list[str]], typer.Option("--given", help="The student's other answers, key=answer (repeatable), for carried errors.")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the explanation: hinglish or en (default: the problem's).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Check one answer against one problem. Exit code 0: right; 1: wrong, blank or unreadable.
+
+    Example: quizgen check OCC-2-1a2b3c4d5e 12.5% --manifest exam/manifest.json
+    """
+    from quizgen.cli import fail
+    from quizgen.errors import QuizgenError
+    from quizgen.grade.grader import check_answer
+
+    try:
+        data = _load_problem(problem, manifest)
+        others = _given(given)
+        if lang is not None and lang not in ("hinglish", "en"):
+            raise QuizgenError(f"got {lang!r}; expected hinglish or en", field="lang")
+        result = check_answer(data, key, answer, given=others, lang=lang)
+    except QuizgenError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
+    else:
+        typer.echo(_describe(result))
+    raise typer.Exit(code=0 if result.earns else 1)
+
+
+def _describe(result) -> str:
+    lines = [f"{result.key}: {result.status} (expected {result.expected_text})"]
+    if result.note:
+        lines.append(f"  {result.note}")
+    if result.carried:
+        lines.append(f"  {result.carried}")
+    for i, name in enumerate(result.misconceptions):
+        text = f": {result.explanation}" if i == 0 and result.explanation else ""
+        lines.append(f"  misconception {name}{text}")
+    if result.step:
+        lines.append(f"  parts from the solution at step {result.step} ({result.step_title}): "
+                     f"{result.step_result}")
+    return "\n".join(lines)
+
+
+def _given(items: list[str] | None) -> dict[str, str]:
+    from quizgen.errors import QuizgenError
+
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise QuizgenError(f"got {item!r}; expected key=answer", field="given")
+        name, value = item.split("=", 1)
+        out[name.strip()] = value
+    return out
+
+
+def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
+    from quizgen.errors import QuizgenError
+
+    if manifest is not None:
+        from quizgen.grade.grader import _load_manifest
+
+        data = _load_manifest(manifest)
+        for student in data["students"]:
+            for question in student.get("questions", []):
+                if isinstance(question, dict) and question.get("id") == ref:
+                    return question
+        raise QuizgenError(f"no problem {ref!r} in {manifest}", field="problem")
+    if ref == "-":
+        text = sys.stdin.read()
+        where = "stdin"
+    else:
+        path = Path(ref)
+        if not path.is_file():
+            raise QuizgenError(f"{ref!r} is not a problem file; to check a problem of an exam, "
+                               "give its id with --manifest", field="problem")
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise QuizgenError(f"cannot read {ref}: {exc}", field="problem") from None
+        where = ref
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise QuizgenError(f"{where} is not JSON ({exc})", field="problem") from None
+    if isinstance(data, list):
+        if len(data) != 1:
+            raise QuizgenError(f"{where} holds {len(data)} problems; give one (quizgen generate "
+                               "--count 1) or an exam id with --manifest", field="problem")
+        data = data[0]
+    if not isinstance(data, dict) or "answers" not in data:
+        raise QuizgenError(f"{where} is not a problem (no 'answers')", field="problem")
+    return data

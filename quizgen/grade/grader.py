@@ -1,0 +1,1413 @@
+"""Grade answers against saved problems: every box scored, carried errors credited, traps named.
+
+The grader reads only the saved problem record (a manifest's question, or a problem JSON): the
+expected answers, their units and tolerances. It recomputes the family's solver and its
+misconception models only to *explain* a wrong answer, never to decide what is right.
+
+One answer box goes through four stages:
+
+1. **read** (`parse_answer`, whitelist only, nothing runs; a limiter list, a yes/no or a tuple
+   has its own small reader here) — unreadable text is *invalid*, an empty box is *blank*;
+2. **compare** with the expected value by the key's kind and the problem's tolerance;
+3. **carry**: a wrong later answer of a multi-step question that is right *given the student's
+   own earlier answers* (their blocks per SM × warps per block, …) is *carried* and earns its
+   points. The dependencies are data, `CARRIES`, which families extend with `add_carry`;
+4. **diagnose**: a wrong answer equal to what a misconception model gives names that
+   misconception; otherwise the first worked-solution step where the student's numbers part from
+   the solution is pointed at.
+
+`grade_class` runs this over a class (manifest + filled answer sheet) and writes the reports
+through `quizgen.grade.report`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+import shutil
+import tempfile
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from quizgen.errors import QuizgenError
+from quizgen.grade.compare import DEFAULT_TOLERANCE, answer_kind, compare
+from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
+
+__all__ = [
+    "CheckResult", "BoxResult", "QuestionResult", "StudentResult", "FileIssue", "GradeSummary",
+    "AnswerSheet", "SheetRow", "Carry", "CARRIES", "add_carry", "check_answer", "grade_question",
+    "grade_class", "read_answer_sheet", "question_points", "prepare",
+]
+
+Status = Literal["correct", "carried", "wrong", "invalid", "blank", "missing"]
+
+#: Statuses that earn the box's points.
+EARNS = frozenset({"correct", "carried"})
+#: Statuses that `invalid="flag"` leaves out of the score (the teacher looks at them).
+FLAGGABLE = frozenset({"invalid", "missing"})
+#: Longest piece of a student's answer shown back in feedback and reports.
+SHOW_CHARS = 60
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The verdict on one answer box, with what the student should read about it."""
+
+    key: str
+    answer: str                         # as typed (may be long; see `shown`)
+    status: Status
+    expected: Any                       # the manifest's value (JSON-safe)
+    expected_text: str                  # how the expected answer is shown ("25%", "2 blocks")
+    value: Fraction | None = None       # the answer as read, in the expected's units
+    note: str | None = None             # how it was read, why it is wrong, or the read error
+    misconceptions: tuple[str, ...] = ()   # misconception keys whose answer it equals
+    explanation: str | None = None      # the first misconception, explained (student's language)
+    carried: str | None = None          # why a carried answer earns its points
+    step: int | None = None             # 1-based step of the worked solution where it parts
+    step_title: str | None = None
+    step_result: str | None = None      # that step's value in the solution
+
+    @property
+    def earns(self) -> bool:
+        return self.status in EARNS
+
+    @property
+    def shown(self) -> str:
+        """The answer as shown back: one line, at most `SHOW_CHARS` characters."""
+        return _shorten(self.answer)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "answer": self.shown, "status": self.status,
+                "expected": self.expected, "expected_text": self.expected_text,
+                "value": None if self.value is None else _fmt(self.value), "note": self.note,
+                "misconceptions": list(self.misconceptions), "explanation": self.explanation,
+                "carried": self.carried, "step": self.step, "step_title": self.step_title,
+                "step_result": self.step_result}
+
+
+@dataclass(frozen=True, slots=True)
+class BoxResult:
+    """One answer box of one student: the verdict and the points it earned."""
+
+    question: int
+    column: str                          # Q<number>.<key>
+    check: CheckResult
+    max_points: Fraction
+    points: Fraction | None              # None: flagged, left out of the score
+
+    @property
+    def counted(self) -> bool:
+        return self.points is not None
+
+
+@dataclass(slots=True)
+class QuestionResult:
+    number: int
+    cell: str
+    problem_id: str
+    title: str
+    boxes: list[BoxResult]
+    solution_md: str = ""                # filled by the report, when feedback needs it
+
+    @property
+    def score(self) -> Fraction:
+        return sum((b.points for b in self.boxes if b.points is not None), Fraction(0))
+
+    @property
+    def max_score(self) -> Fraction:
+        return sum((b.max_points for b in self.boxes if b.points is not None), Fraction(0))
+
+
+@dataclass(slots=True)
+class StudentResult:
+    name: str
+    roll: str
+    version: str
+    line: int                             # line of the answer sheet graded
+    questions: list[QuestionResult]
+    lang: str = "en"
+
+    @property
+    def boxes(self) -> list[BoxResult]:
+        return [b for q in self.questions for b in q.boxes]
+
+    @property
+    def score(self) -> Fraction:
+        return sum((q.score for q in self.questions), Fraction(0))
+
+    @property
+    def max_score(self) -> Fraction:
+        return sum((q.max_score for q in self.questions), Fraction(0))
+
+    @property
+    def label(self) -> str:
+        """Who this is, for people: the name, else the roll, else the version code."""
+        return self.name or self.roll or self.version
+
+
+@dataclass(frozen=True, slots=True)
+class FileIssue:
+    """Something about the answer sheet a teacher should know, with its line (1 = header)."""
+
+    line: int
+    message: str
+    severity: Literal["error", "note"] = "error"   # error: something was not graded as given
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass(slots=True)
+class GradeSummary:
+    """What `grade_class` graded and wrote."""
+
+    out_dir: Path
+    students: list[StudentResult]
+    issues: list[FileIssue]
+    invalid: str
+    results_csv: Path
+    report: Path
+    feedback: list[Path]
+    unmatched: Path | None = None
+
+    @property
+    def answers(self) -> int:
+        return sum(len(s.boxes) for s in self.students)
+
+    @property
+    def flagged(self) -> list[tuple[StudentResult, BoxResult]]:
+        return [(s, b) for s in self.students for b in s.boxes if not b.counted]
+
+
+# ---------------------------------------------------------------------------------------------
+# Carried errors: later answers recomputed from the student's own earlier ones
+
+
+@dataclass(frozen=True, slots=True)
+class CarryContext:
+    """What a carry rule may look at: the problem and the GPU its answer key belongs to."""
+
+    params: Mapping[str, Any]
+    gpu: Any                              # quizgen.gpus.GPU
+    model: str | None
+    limits: Mapping[str, int | None] | None   # the engine's lids for this GPU, if an occupancy problem
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """`key` recomputed from earlier answers `uses` (the student's where they wrote one).
+
+    `rule(values, changed, ctx)` gets every key of `uses` (the student's value, else the
+    expected one), the set of those keys where the student's value differs from the expected,
+    and the context; it returns the carried value, or None where the rule does not apply.
+    `how` names the phrase ``[grade_carry] <how>`` that explains it to the student.
+    """
+
+    key: str
+    uses: tuple[str, ...]
+    rule: Callable[[Mapping[str, Fraction], frozenset[str], CarryContext], Fraction | None]
+    how: str
+
+
+def _threads(params: Mapping[str, Any]) -> int | None:
+    T = params.get("threads_per_block")
+    if isinstance(T, int) and not isinstance(T, bool):
+        return T
+    block = params.get("block")
+    if isinstance(block, list) and block and all(isinstance(v, int) for v in block):
+        return math.prod(block)
+    return None
+
+
+def _blocks_from_lids(v: Mapping[str, Fraction], changed: frozenset[str],
+                      ctx: CarryContext) -> Fraction | None:
+    # Seed 000: blocks per SM = the lowest lid. The student's own registers per block and warps
+    # per block replace the register and warp lids; the others come from the engine.
+    if ctx.limits is None:
+        return None
+    lids = {name: value for name, value in ctx.limits.items() if value is not None}
+    if "regs_per_block" in changed:
+        rpb = v["regs_per_block"]
+        if rpb <= 0:
+            return None
+        lids["registers"] = math.floor(Fraction(ctx.gpu.regs_per_sm) / rpb)
+    if "warps" in changed:
+        w = v["warps"]
+        if w <= 0:
+            return None
+        lids["warps"] = math.floor(Fraction(ctx.gpu.max_warps_per_sm) / w)
+    if not lids:
+        return None
+    return Fraction(min(lids.values()))
+
+
+def _active_from_blocks(v, changed, ctx) -> Fraction | None:
+    return v["blocks_per_sm"] * v["warps"]
+
+
+def _active_from_regs_per_warp(v, changed, ctx) -> Fraction | None:
+    rpw = v["regs_per_warp"]
+    if rpw <= 0:
+        return None
+    return Fraction(min(ctx.gpu.max_warps_per_sm, math.floor(Fraction(ctx.gpu.regs_per_sm) / rpw)))
+
+
+def _occupancy_from_active(v, changed, ctx) -> Fraction | None:
+    return min(Fraction(1), v["active_warps"] / ctx.gpu.max_warps_per_sm)
+
+
+def _occupancy_from_blocks(v, changed, ctx) -> Fraction | None:
+    return min(Fraction(1), v["blocks_per_sm"] * v["warps"] / ctx.gpu.max_warps_per_sm)
+
+
+def _wasted_lanes(v, changed, ctx) -> Fraction | None:
+    T = _threads(ctx.params)
+    return None if T is None else v["warps"] * 32 - T
+
+
+def _grid_sms(ctx: CarryContext) -> tuple[int, int] | None:
+    grid = ctx.params.get("grid_blocks")
+    sms = ctx.params.get("num_sms", getattr(ctx.gpu, "num_sms", None))
+    if isinstance(grid, int) and isinstance(sms, int) and sms > 0:
+        return grid, sms
+    return None
+
+
+def _waves(v, changed, ctx) -> Fraction | None:
+    gs = _grid_sms(ctx)
+    per_wave = v["blocks_per_sm"] * (gs[1] if gs else 0)
+    if gs is None or per_wave <= 0 or per_wave.denominator != 1:
+        return None
+    return Fraction(-(-gs[0] // int(per_wave)))
+
+
+def _tail_blocks(v, changed, ctx) -> Fraction | None:
+    gs = _grid_sms(ctx)
+    per_wave = v["blocks_per_sm"] * (gs[1] if gs else 0)
+    if gs is None or per_wave <= 0 or per_wave.denominator != 1:
+        return None
+    return Fraction(gs[0] % int(per_wave))
+
+
+#: The dependencies between answers, in the order they are tried. A family whose answers chain
+#: differently adds its own with `add_carry`.
+CARRIES: list[Carry] = [
+    Carry("blocks_per_sm", ("regs_per_block", "warps"), _blocks_from_lids, "blocks_per_sm"),
+    Carry("active_warps", ("blocks_per_sm", "warps"), _active_from_blocks, "active_warps"),
+    Carry("active_warps", ("regs_per_warp",), _active_from_regs_per_warp, "active_warps_regs"),
+    Carry("occupancy", ("active_warps",), _occupancy_from_active, "occupancy"),
+    Carry("occupancy", ("blocks_per_sm", "warps"), _occupancy_from_blocks, "occupancy_blocks"),
+    Carry("wasted_lanes", ("warps",), _wasted_lanes, "wasted_lanes"),
+    Carry("waves", ("blocks_per_sm",), _waves, "waves"),
+    Carry("tail_blocks", ("blocks_per_sm",), _tail_blocks, "tail_blocks"),
+]
+
+
+def add_carry(carry: Carry) -> None:
+    """Register one more dependency (a family whose later answers build on earlier ones)."""
+    if not isinstance(carry, Carry):
+        raise TypeError("add_carry expects a Carry")
+    CARRIES.append(carry)
+
+
+# Worked-solution step formulas that compute an answer key under another name.
+_STEP_KEYS = {"warps_per_block": "warps", "regs_per_block_allocated": "regs_per_block",
+              "blocks_per_sm_exact": "blocks_per_sm", "warps_by_regs": "active_warps"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading answers that are not plain numbers
+
+_LIMIT_ALIASES = {
+    "registers": ("registers", "register", "regs", "reg", "rf", "register file", "register pool"),
+    "shared_memory": ("shared memory", "sharedmemory", "smem", "shmem", "shared", "shared mem",
+                      "shm", "scratchpad"),
+    "warps": ("warps", "warp", "warp slots", "warp slot", "max warps", "threads", "max threads",
+              "thread slots"),
+    "blocks": ("blocks", "block", "max blocks", "bmax", "b max", "block slots", "blocks cap"),
+    "barriers": ("barriers", "barrier", "named barriers"),
+}
+_LIMIT_WORDS = {alias: name for name, aliases in _LIMIT_ALIASES.items() for alias in aliases}
+_FILLER = frozenset({"limit", "limited", "limits", "limiter", "limiting", "bound", "bounded",
+                     "lid", "cap", "ceiling", "by", "the", "per", "sm", "sms", "ka", "ki", "se",
+                     "is", "are", "tie", "tied", "both", "count", "hai", "of", "resident"})
+_LIST_SPLIT = re.compile(r"\s*(?:[,;/&+|]|\band\b|\baur\b|\bor\b|\bplus\b|\bwith\b)\s*")
+_YES = frozenset({"yes", "y", "true", "t", "haan", "han", "ha", "hā", "ji haan", "1"})
+_NO = frozenset({"no", "n", "false", "f", "nahi", "nahin", "nahī", "0"})
+
+
+def _norm_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[_\-.:'\"`()\[\]{}]", " ", text)
+    return " ".join(text.split())
+
+
+def _read_limits(text: str) -> tuple[frozenset[str] | None, str | None]:
+    """A limiter answer (``registers``, ``smem and warps``) as a set of limit names."""
+    found: set[str] = set()
+    for part in _LIST_SPLIT.split(_norm_text(text).replace("shared_memory", "shared memory")):
+        words = [w for w in part.split() if w not in _FILLER]
+        if not words:
+            continue
+        phrase_ = " ".join(words)
+        name = _LIMIT_WORDS.get(phrase_) or _LIMIT_WORDS.get(phrase_.replace(" ", ""))
+        if name is None and len(words) > 1:
+            names = {_LIMIT_WORDS.get(w) for w in words}
+            if None not in names and len(names) == 1:
+                name = names.pop()
+        if name is None:
+            return None, (f"could not read {_quote(_shorten(part, 30))} as a limit "
+                          "(registers, shared memory, warps, blocks, barriers)")
+        found.add(name)
+    if not found:
+        return None, "no limit named (registers, shared memory, warps, blocks, barriers)"
+    return frozenset(found), None
+
+
+def _read_tuple(text: str, size: int) -> tuple[tuple[Fraction, ...] | None, str | None]:
+    """Coordinates such as ``(6, 0, 2)``, ``6,0,2`` or ``6 0 2``."""
+    inner = text.strip().strip("()[]{}⟨⟩<> ")
+    parts = [p for p in re.split(r"[,;\s]+", inner) if p]
+    if len(parts) != size:
+        return None, f"expected {size} numbers, read {len(parts)}"
+    out = []
+    for part in parts:
+        parsed = _parse(part)
+        if not parsed.ok or parsed.value is None:
+            return None, parsed.error
+        out.append(parsed.value)
+    return tuple(out), None
+
+
+def _read_bool(text: str) -> bool | None:
+    word = _norm_text(text)
+    return True if word in _YES else False if word in _NO else None
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse(text: str) -> Parsed:
+    # A class writes the same few answers again and again ("8", "25%"): read each text once.
+    return parse_answer(text)
+
+
+def _parse_any(text: str) -> Parsed:
+    return _parse(text) if len(text) <= 256 else parse_answer(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# A problem prepared for grading
+
+
+def _exact(value: Any) -> Fraction | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(repr(value)) if math.isfinite(value) else None
+    return None
+
+
+def _fmt(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    text = f"{float(value):.4f}".rstrip("0").rstrip(".")
+    return text
+
+
+def humanize(key: str) -> str:
+    """An answer key as a label: ``blocks_per_sm`` → ``blocks per SM``."""
+    words = key.split("_")
+    return " ".join(w.upper() if w in ("sm", "sms", "t4", "a100", "h100", "v100") else w
+                    for w in words).replace("SMS", "SMs")
+
+
+def _shorten(text: str, limit: int = SHOW_CHARS) -> str:
+    one = " ".join(str(text).split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def _quote(text: str) -> str:
+    return f"'{text}'"
+
+
+_UNIT_KINDS = {"fraction": "fraction", "ratio": "ratio", "bytes": "bytes", "cycles": "cycles",
+               "blocks": "count", "warps": "count", "threads": "count", "registers": "count",
+               "lanes": "count", "instructions": "count", "sms": "count", "waves": "count"}
+
+
+class Prepared:
+    """One problem of a manifest (or a problem JSON) made ready for grading many answers.
+
+    Expected values are converted once; the family's solver and misconception models are run
+    only when a wrong answer needs explaining, and at most once.
+    """
+
+    def __init__(self, problem: Mapping[str, Any], *, number: int = 0,
+                 asked: Sequence[str] | None = None,
+                 tolerances: Mapping[str, Any] | None = None,
+                 points: Any = None) -> None:
+        if not isinstance(problem, Mapping):
+            raise QuizgenError("expected a problem object", field="problem")
+        for name in ("cell", "answers"):
+            if name not in problem:
+                raise QuizgenError(f"a problem needs {name!r}", field="problem")
+        if not isinstance(problem["answers"], Mapping):
+            raise QuizgenError("'answers' must be an object", field="problem")
+        self.problem = problem
+        self.number = number
+        self.id = str(problem.get("id", ""))
+        self.cell = str(problem["cell"])
+        self.lang = str(problem.get("lang") or "en")
+        self.answers: Mapping[str, Any] = problem["answers"]
+        self.params: Mapping[str, Any] = problem.get("params") or {}
+        self.units: Mapping[str, str] = problem.get("units") or {}
+        keys = list(asked) if asked is not None else list(self.answers)
+        unknown = [k for k in keys if k not in self.answers]
+        if unknown:
+            raise QuizgenError(f"{unknown[0]!r} is not an answer of problem {self.id or self.cell}",
+                               field="asked")
+        self.asked = keys
+        own = problem.get("tolerances") or {}
+        given = tolerances or {}
+        self.tolerance: dict[str, Fraction | None] = {}
+        for key in keys:
+            # A manifest writes 0 for "no tolerance given"; then the kind's default applies.
+            tol = given.get(key) or own.get(key)
+            self.tolerance[key] = _exact(tol) if tol else None
+        self.kind = {key: self._kind(key) for key in keys}
+        self.unit = {key: self._unit_word(key) for key in keys}
+        self._texts: dict[tuple[str, str], str] = {}
+        self.expected = {key: _exact(self.answers[key]) for key in keys}
+        self.points = question_points(points, keys)
+        self._derived: dict[str, Any] | None = None
+
+    # -- kinds, units, display
+
+    def _kind(self, key: str) -> str:
+        kind = answer_kind(key)
+        base, suffix = self.split(key)
+        if kind == "real" and base != key:
+            kind = answer_kind(base)
+        unit = str(self.units.get(key, "")).lower()
+        if kind == "real" and unit in _UNIT_KINDS:
+            kind = _UNIT_KINDS[unit]
+        return kind
+
+    def split(self, key: str) -> tuple[str, str | None]:
+        """``occupancy_t4`` → (``occupancy``, ``t4``) when the suffix names a GPU preset."""
+        base, sep, suffix = key.rpartition("_")
+        if sep and base and suffix in _gpu_names():
+            return base, suffix
+        return key, None
+
+    def _unit_word(self, key: str) -> str | None:
+        unit = self.units.get(key)
+        return str(unit) if unit and canonical_unit(str(unit)) else None
+
+    def unit_word(self, key: str) -> str | None:
+        return self.unit[key] if key in self.unit else self._unit_word(key)
+
+    def expected_text(self, key: str, lang: str) -> str:
+        """The expected answer as shown to a student ("0.21875 (21.875%)", "7 blocks")."""
+        if (key, lang) not in self._texts:
+            self._texts[key, lang] = self._expected_text(key, lang)
+        return self._texts[key, lang]
+
+    def _expected_text(self, key: str, lang: str) -> str:
+        from quizgen.problems.choices import format_answer
+        from quizgen.render.solution import format_value
+
+        value = self.answers[key]
+        unit = str(self.units.get(key, ""))
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return ", ".join(v.replace("_", " ") for v in value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if unit == "fraction" or self.kind[key] == "fraction":
+                shown = format_answer(value, "fraction", lang)
+                plain = f"{float(value):.6f}".rstrip("0").rstrip(".")
+                return shown if plain in ("0", "1") else f"{plain} ({shown})"
+            try:
+                return format_answer(value, unit, lang)
+            except Exception:   # an unknown unit word: the number alone
+                return format_value(value)
+        return format_value(value)
+
+    # -- the family's view (only to explain)
+
+    def derived(self) -> dict[str, Any]:
+        """Solver output, misconceptions and GPUs, computed once (empty when not available)."""
+        if self._derived is None:
+            self._derived = _derive(self.problem)
+        return self._derived
+
+    def gpu_for(self, key: str):
+        _, suffix = self.split(key)
+        derived = self.derived()
+        if suffix and suffix in _gpu_names():
+            from quizgen.gpus import get_gpu
+
+            return get_gpu(suffix)
+        return derived.get("gpu")
+
+    def limits_for(self, key: str) -> Mapping[str, int | None] | None:
+        _, suffix = self.split(key)
+        solved = self.derived().get("solved")
+        if solved is None:
+            return None
+        data = getattr(solved, "data", {}) or {}
+        result = (data.get("results") or {}).get(suffix) if suffix else data.get("result")
+        if result is None and suffix is None:
+            return None
+        limits = getattr(result, "limits", None)
+        return dict(limits) if limits is not None else None
+
+    def misconceptions(self) -> list[tuple[str, Mapping[str, Any]]]:
+        return self.derived().get("misconceptions", [])
+
+    def steps(self) -> list[Mapping[str, Any]]:
+        solution = self.problem.get("solution")
+        if isinstance(solution, Mapping):
+            steps = solution.get("steps") or []
+            return [s for s in steps if isinstance(s, Mapping)]
+        return []
+
+
+@lru_cache(maxsize=1)
+def _gpu_names() -> frozenset[str]:
+    from quizgen.gpus import preset_names
+
+    return frozenset(preset_names())
+
+
+def _derive(problem: Mapping[str, Any]) -> dict[str, Any]:
+    """Re-run the family on the saved parameters: its GPU, solution and misconception models."""
+    out: dict[str, Any] = {}
+    try:
+        from quizgen.gpus import gpu_from_dict
+        from quizgen.problems import family
+
+        gpu = gpu_from_dict(problem["gpu"]) if isinstance(problem.get("gpu"), Mapping) else None
+        out["gpu"] = gpu
+        fam = family(str(problem["cell"]))
+        params = dict(problem.get("params") or {})
+        if gpu is None:
+            return out
+        solved = fam.solve(params, gpu, explain=False)
+        out["solved"] = solved
+        out["misconceptions"] = [(m.key, dict(m.answers))
+                                 for m in fam.misconceptions(params, gpu, solved)]
+    except (QuizgenError, KeyError, TypeError, ValueError, ArithmeticError):
+        # A problem from a family this install does not know, or hand-written parameters:
+        # it is still graded from its saved answers, only without diagnosis.
+        pass
+    return out
+
+
+def question_points(points: Any, keys: Sequence[str]) -> dict[str, Fraction]:
+    """Points per answer box: a number is split evenly across the boxes, a dict is per key.
+
+    No points at all means one point per box.
+    """
+    if not keys:
+        return {}
+    if points is None:
+        return {key: Fraction(1) for key in keys}
+    if isinstance(points, Mapping):
+        out = {}
+        for key in keys:
+            value = _points_value(points.get(key, 0), key)
+            out[key] = value
+        return out
+    total = _points_value(points, "points")
+    return {key: total / len(keys) for key in keys}
+
+
+def _points_value(value: Any, where: str) -> Fraction:
+    exact = _exact(value)
+    if exact is None and isinstance(value, str):
+        try:
+            exact = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            exact = None
+    if exact is None or exact < 0:
+        raise QuizgenError(f"got {value!r}; expected a number of points ≥ 0", field=where)
+    return exact
+
+
+def prepare(problem: Any, **kwargs: Any) -> Prepared:
+    """A `Prepared` problem from a `Problem`, its dict, or a manifest question."""
+    if hasattr(problem, "to_dict"):
+        problem = problem.to_dict()
+    return Prepared(problem, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading one question
+
+
+@dataclass(slots=True)
+class _Box:
+    key: str
+    raw: str | None
+    status: Status
+    value: Fraction | None = None
+    note: str | None = None
+    parsed: Parsed | None = None
+    text_value: Any = None                  # a limiter set, a tuple, a bool, a choice's value
+    misconceptions: tuple[str, ...] = ()
+    explanation: str | None = None
+    carried: str | None = None
+    step: int | None = None
+    step_title: str | None = None
+    step_result: str | None = None
+
+
+def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
+    """Stages 1 and 2: read and compare against the expected value."""
+    if raw is None:
+        return _Box(key, None, "missing", note="no column for this answer in the answer sheet")
+    text = raw if isinstance(raw, str) else str(raw)
+    if not text.strip():
+        return _Box(key, text, "blank")
+    expected = q.answers[key]
+    exact = q.expected[key]
+    if exact is not None:
+        parsed = _parse_any(text)
+        verdict = compare(parsed, exact, kind=q.kind[key], tolerance=q.tolerance[key],
+                          unit=q.unit_word(key))
+        box = _Box(key, text, verdict.status, verdict.value_used, verdict.note, parsed)
+        if verdict.status == "correct" and verdict.value_used != exact:
+            _nearer_trap(q, box, exact)
+        return box
+    if isinstance(expected, bool):
+        got = _read_bool(text)
+        if got is None:
+            return _Box(key, text, "invalid", note=f"could not read {_quote(_shorten(text, 30))} "
+                                                   "as yes or no")
+        return _Box(key, text, "correct" if got == expected else "wrong", text_value=got)
+    if isinstance(expected, list) and expected and all(isinstance(v, str) for v in expected):
+        names, error = _read_limits(text)
+        if names is None:
+            return _Box(key, text, "invalid", note=error)
+        want = frozenset(expected)
+        if names == want:
+            return _Box(key, text, "correct", text_value=names)
+        note = None
+        missing = sorted(want - names)
+        extra = sorted(names - want)
+        if missing and not extra:
+            note = "also binding: " + ", ".join(m.replace("_", " ") for m in missing)
+        elif extra:
+            note = "does not bind: " + ", ".join(m.replace("_", " ") for m in extra)
+        return _Box(key, text, "wrong", note=note, text_value=names)
+    if isinstance(expected, list) and all(_exact(v) is not None for v in expected):
+        values, error = _read_tuple(text, len(expected))
+        if values is None:
+            return _Box(key, text, "invalid", note=error)
+        want_t = tuple(_exact(v) for v in expected)
+        tol = q.tolerance[key] or DEFAULT_TOLERANCE["count"]
+        ok = all(abs(a - b) <= tol for a, b in zip(values, want_t))
+        return _Box(key, text, "correct" if ok else "wrong", text_value=values)
+    if isinstance(expected, str):
+        return _judge_text(q, key, text, expected)
+    return _Box(key, text, "invalid", note="this answer cannot be graded automatically")
+
+
+def _nearer_trap(q: Prepared, box: _Box, exact: Fraction) -> None:
+    """An answer inside the tolerance that is really a trap's value, written more precisely.
+
+    The tolerance absorbs rounding of the right answer; it must not accept another method's
+    result. When the answer lies within a tenth of the tolerance of a misconception's value and
+    nearer to it than to the right answer (``93.751%`` when the answer is 93.75% and forgetting
+    the floor gives 93.7514%), it is that misconception's answer.
+    """
+    key, value = box.key, box.value
+    kind = q.kind[key]
+    tol = q.tolerance[key] if q.tolerance[key] is not None else DEFAULT_TOLERANCE[kind]
+    if value is None or box.parsed is None or not tol:
+        return
+    hits = []
+    for name, answers in q.misconceptions():
+        trap = _exact(answers.get(key)) if key in answers else None
+        if trap is None or trap == exact or name in hits:
+            continue
+        if abs(value - trap) < abs(value - exact) and \
+                compare(box.parsed, trap, kind=kind, tolerance=tol / 10,
+                        unit=q.unit_word(key)).status == "correct":
+            hits.append(name)
+    if hits:
+        box.status = "wrong"
+        box.misconceptions = tuple(hits)
+        box.note = "nearer to a trap's value than to the answer"
+
+
+def _same(q: Prepared, box: _Box, value: Any) -> bool:
+    """Whether the student's answer equals `value` by the rules of its answer key."""
+    if box.parsed is not None:
+        exact = _exact(value)
+        return exact is not None and compare(
+            box.parsed, exact, kind=q.kind[box.key], tolerance=q.tolerance[box.key],
+            unit=q.unit_word(box.key)).status == "correct"
+    got = box.text_value
+    if got is None:
+        return False
+    if isinstance(value, bool):
+        return got is value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return got == frozenset(value)
+    if isinstance(value, list):
+        want = tuple(_exact(v) for v in value)
+        return None not in want and got == want
+    if isinstance(value, str):
+        return got == value
+    return False
+
+
+def _judge_text(q: Prepared, key: str, text: str, expected: str) -> _Box:
+    """A named answer (a concept card's option): its key, or the option's text."""
+    said = _norm_text(text)
+    choices = q.problem.get("choices") or []
+    if said in (_norm_text(expected), _norm_text(expected.replace("-", " "))):
+        return _Box(key, text, "correct", text_value=expected)
+    for choice in choices:
+        if not isinstance(choice, Mapping):
+            continue
+        names = {_norm_text(str(choice.get("text", ""))), _norm_text(str(choice.get("value", "")))}
+        if said in names:
+            if choice.get("value") == expected or choice.get("correct"):
+                return _Box(key, text, "correct", text_value=expected)
+            misc = choice.get("misconception")
+            return _Box(key, text, "wrong", text_value=choice.get("value"),
+                        misconceptions=(str(misc),) if misc else (),
+                        explanation=str(choice.get("why") or "") or None)
+    names = ", ".join(str(c.get("value")) for c in choices if isinstance(c, Mapping))
+    return _Box(key, text, "invalid", note="not one of this question's options"
+                + (f" ({names})" if names else ""))
+
+
+def _carry(q: Prepared, boxes: dict[str, _Box], lang: str) -> None:
+    """Stage 3: give carried-error credit to wrong answers right by the student's own numbers."""
+    # Only answers marked wrong feed a carry; a right one is taken at its exact expected value.
+    own = {k: b.value for k, b in boxes.items() if b.status == "wrong" and b.value is not None}
+    for key, box in boxes.items():
+        if box.status != "wrong" or box.parsed is None or key not in q.expected:
+            continue
+        base, suffix = q.split(key)
+        for carry in CARRIES:
+            if carry.key != base:
+                continue
+            values: dict[str, Fraction] = {}
+            changed: set[str] = set()
+            usable = True
+            for use in carry.uses:
+                full = f"{use}_{suffix}" if suffix else use
+                expected = _expected_value(q, full, use)
+                if full in own:
+                    values[use] = own[full]
+                    if expected is None or own[full] != expected:
+                        changed.add(use)
+                elif expected is not None:
+                    values[use] = expected
+                else:
+                    usable = False
+                    break
+            if not usable or not changed:
+                continue
+            ctx = CarryContext(q.params, q.gpu_for(key), q.problem.get("model"),
+                               q.limits_for(key))
+            if ctx.gpu is None:
+                continue
+            try:
+                carried = carry.rule(values, frozenset(changed), ctx)
+            except (ArithmeticError, KeyError, TypeError, ValueError):
+                carried = None
+            if carried is None or carried == q.expected[key]:
+                continue
+            verdict = compare(box.parsed, carried, kind=q.kind[key], tolerance=q.tolerance[key],
+                              unit=q.unit_word(key))
+            if verdict.status == "correct":
+                box.status = "carried"
+                box.carried = _carry_text(lang, carry, values, changed, carried, ctx)
+                break
+
+
+def _expected_value(q: Prepared, full: str, base: str) -> Fraction | None:
+    """The right value of an earlier quantity: an answer, else a given of the problem."""
+    if full in q.answers:
+        return _exact(q.answers[full])
+    if base == "warps":
+        T = _threads(q.params)
+        return Fraction(-(-T // 32)) if T else None
+    for step in q.steps():
+        if step.get("formula") in (base, *[k for k, v in _STEP_KEYS.items() if v == base]):
+            return _exact(step.get("result"))
+    return None
+
+
+def _carry_text(lang: str, carry: Carry, values: Mapping[str, Fraction], changed: set[str],
+                carried: Fraction, ctx: CarryContext) -> str:
+    from quizgen.render.phrases import has, phrase
+
+    context = {name: _fmt(v) for name, v in values.items()}
+    context.update(value=_fmt(carried), changed=", ".join(humanize(c) for c in sorted(changed)),
+                   max_warps=ctx.gpu.max_warps_per_sm, regs_per_sm=ctx.gpu.regs_per_sm,
+                   pct=f"{float(carried) * 100:.4g}%")
+    key = carry.how if has(lang, "grade_carry", carry.how) else "generic"
+    return phrase(lang, "grade_carry", key, context)
+
+
+def _diagnose(q: Prepared, boxes: dict[str, _Box], lang: str) -> None:
+    """Stage 4: name the misconception behind each wrong answer, or the step where it parts."""
+    wrong = [b for b in boxes.values() if b.status == "wrong"]
+    if not wrong:
+        return
+    from quizgen.render.phrases import has, phrase
+
+    miscs = q.misconceptions()
+    for box in wrong:
+        if not box.misconceptions:
+            box.misconceptions = tuple(dict.fromkeys(
+                name for name, answers in miscs
+                if box.key in answers and _same(q, box, answers[box.key])))
+        if box.misconceptions and box.explanation is None:
+            first = box.misconceptions[0]
+            box.explanation = (phrase(lang, "misconception", first, salt=q.id)
+                               if has(lang, "misconception", first)
+                               else humanize(first))
+    parting = _parting_step(q, boxes)
+    for box in wrong:
+        if not box.misconceptions and parting is not None:
+            box.step, box.step_title, box.step_result = parting
+
+
+def _parting_step(q: Prepared, boxes: dict[str, _Box]) -> tuple[int, str, str] | None:
+    """The first solution step whose value differs from the student's value for that quantity."""
+    from quizgen.render.solution import format_value
+
+    own = {k: b for k, b in boxes.items() if b.value is not None and b.status != "invalid"}
+    if not own:
+        return None
+    for index, step in enumerate(q.steps(), start=1):
+        formula = step.get("formula")
+        if not formula:
+            continue
+        base = _STEP_KEYS.get(str(formula), str(formula))
+        title = str(step.get("title", ""))
+        for key, box in own.items():
+            kbase, suffix = q.split(key)
+            if kbase != base:
+                continue
+            if suffix and not title.startswith(f"[{suffix.upper()}]"):
+                continue
+            result = _exact(step.get("result"))
+            if result is None:
+                continue
+            verdict = compare(box.parsed, result, kind=q.kind[key], tolerance=q.tolerance[key],
+                              unit=q.unit_word(key)) if box.parsed else None
+            if verdict is not None and verdict.status != "correct":
+                return index, title, format_value(step.get("result"))
+    return None
+
+
+def grade_question(q: Prepared, answers: Mapping[str, str | None], *,
+                   lang: str | None = None) -> list[CheckResult]:
+    """Grade every asked box of one question from the student's texts (None: no such column)."""
+    lang = lang or q.lang
+    boxes = {key: _judge(q, key, answers.get(key)) for key in q.asked}
+    if any(b.status == "wrong" for b in boxes.values()):
+        _carry(q, boxes, lang)
+        _diagnose(q, boxes, lang)
+    return [_result(q, box, lang) for box in boxes.values()]
+
+
+def _result(q: Prepared, box: _Box, lang: str) -> CheckResult:
+    return CheckResult(
+        key=box.key, answer=box.raw or "", status=box.status, expected=q.answers[box.key],
+        expected_text=q.expected_text(box.key, lang), value=box.value,
+        note=box.note, misconceptions=box.misconceptions, explanation=box.explanation,
+        carried=box.carried, step=box.step, step_title=box.step_title,
+        step_result=box.step_result)
+
+
+def check_answer(problem: Any, key: str | None, answer: str, *,
+                 given: Mapping[str, str] | None = None, lang: str | None = None) -> CheckResult:
+    """Grade one answer to one problem (a `Problem`, its dict, or a manifest question).
+
+    `key` defaults to the problem's main answer (or its only one). `given` holds the student's
+    other answers to the same problem, so that a carried error is recognised.
+    """
+    data = problem.to_dict() if hasattr(problem, "to_dict") else problem
+    if not isinstance(data, Mapping) or not isinstance(data.get("answers"), Mapping):
+        raise QuizgenError("expected a problem object with 'answers'", field="problem")
+    answers = data["answers"]
+    if key is None:
+        key = data.get("main_answer") or None
+        asked = data.get("asked")
+        if key is None and isinstance(asked, list) and len(asked) == 1:
+            key = asked[0]
+        if key is None and len(answers) == 1:
+            key = next(iter(answers))
+        if key is None:
+            raise QuizgenError(f"this problem has several answers; choose one with --key "
+                               f"({', '.join(answers)})", field="key")
+    if key not in answers:
+        raise QuizgenError(f"{key!r} is not an answer of this problem ({', '.join(answers)})",
+                           field="key")
+    others = dict(given or {})
+    unknown = [k for k in others if k not in answers]
+    if unknown:
+        raise QuizgenError(f"{unknown[0]!r} is not an answer of this problem", field="given")
+    asked = [k for k in answers if k == key or k in others]
+    q = Prepared(data, asked=asked, tolerances=data.get("tolerances") or {})
+    results = grade_question(q, {**others, key: answer}, lang=lang)
+    return next(r for r in results if r.key == key)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the answer sheet
+
+
+@dataclass(frozen=True, slots=True)
+class SheetRow:
+    line: int                             # line where the row starts (1 = header)
+    cells: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class AnswerSheet:
+    """The answer sheet as read: header, rows with their lines, and what was odd about it."""
+
+    header: list[str]
+    rows: list[SheetRow]
+    issues: list[FileIssue]
+    delimiter: str = ","
+    encoding: str = "utf-8"
+
+
+def _decode(data: bytes, issues: list[FileIssue]) -> tuple[str, str]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        issues.append(FileIssue(1, "UTF-8 with a byte-order mark (as Excel saves it); read fine",
+                                "note"))
+        return data[3:].decode("utf-8", errors="replace"), "utf-8-sig"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        issues.append(FileIssue(1, "UTF-16 text (Excel's \"Unicode text\"); read fine", "note"))
+        return data.decode("utf-16"), "utf-16"
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        issues.append(FileIssue(line, "not UTF-8 (first bad byte here); the file was read as "
+                                      "Windows-1252, check the names on this line", "note"))
+        return data.decode("cp1252", errors="replace"), "cp1252"
+
+
+def _sniff(first_line: str) -> str:
+    """The separator that splits the header into the most fields (a comma on a tie)."""
+    best, width = ",", 1
+    for delim in (",", ";", "\t"):
+        fields = len(next(csv.reader([first_line], delimiter=delim)))
+        if fields > width:
+            best, width = delim, fields
+    return best
+
+
+def _records(body: io.StringIO, delimiter: str, skip: int,
+             issues: list[FileIssue]) -> tuple[list[str] | None, int, list[SheetRow], int]:
+    reader = csv.reader(body, delimiter=delimiter)
+    header: list[str] | None = None
+    header_line = 0
+    rows: list[SheetRow] = []
+    line = skip
+    try:
+        for record in reader:
+            start = line + 1
+            line = skip + reader.line_num
+            if header is None:
+                header = [cell.strip() for cell in record]
+                header_line = start
+                continue
+            if not any(cell.strip() for cell in record):
+                continue
+            rows.append(SheetRow(start, tuple(record)))
+    except csv.Error as exc:
+        issues.append(FileIssue(line + 1, f"unreadable CSV ({exc}); the rest of the file was "
+                                          "not read"))
+    return header, header_line, rows, line
+
+
+def read_answer_sheet(path: str | os.PathLike[str]) -> AnswerSheet:
+    """Read a filled answer sheet: UTF-8 (with or without BOM), UTF-16, or Windows-1252;
+    commas, semicolons (Excel in many locales) or tabs; quoted fields; any line endings.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="answers") from None
+    except IsADirectoryError:
+        raise QuizgenError(f"{path} is a folder, not a CSV file", field="answers") from None
+    issues: list[FileIssue] = []
+    text, encoding = _decode(data, issues)
+    if "\x00" in text:
+        raise QuizgenError(f"{path} is not a text file", field="answers")
+    lines = text.splitlines()
+    skip = 0
+    delimiter = None
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        raise QuizgenError(f"{path} is empty", field="answers")
+    match = re.fullmatch(r"\s*sep=(.)\s*", lines[first])
+    if match:
+        delimiter = match.group(1)
+        skip = first + 1
+        issues.append(FileIssue(first + 1, f"Excel's separator line 'sep={delimiter}'; used", "note"))
+    else:
+        skip = first
+        delimiter = _sniff(lines[first])
+    if delimiter == ";":
+        issues.append(FileIssue(skip + 1, "semicolon-separated (Excel); read fine", "note"))
+    elif delimiter == "\t":
+        issues.append(FileIssue(skip + 1, "tab-separated; read fine", "note"))
+    body = io.StringIO(text, newline="")
+    for _ in range(skip):
+        body.readline()
+    # A pasted essay must not stop the file: allow long fields (each answer is capped later).
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    try:
+        header, header_line, rows, line = _records(body, delimiter, skip, issues)
+    finally:
+        csv.field_size_limit(limit)
+    if header is None:
+        raise QuizgenError(f"{path} has no header line", field="answers")
+    if header_line != 1 and not match:
+        issues.append(FileIssue(header_line, "header found after blank lines", "note"))
+    return AnswerSheet(header, rows, issues, delimiter, encoding)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading a class
+
+_NAME_COLUMNS = ("name", "student", "student name", "naam")
+_ROLL_COLUMNS = ("roll", "roll number", "roll no", "roll_no", "rollno", "roll_number", "id",
+                 "student id", "student_id")
+_VERSION_COLUMNS = ("version", "version code", "code", "version_code")
+_DECIMAL_COMMA = re.compile(r"^\s*([+\-−]?\d+),(\d+)\s*(%?)\s*$")
+
+
+def _find_column(header: list[str], names: Sequence[str]) -> int | None:
+    lowered = [h.strip().casefold() for h in header]
+    for name in names:
+        if name in lowered:
+            return lowered.index(name)
+    return None
+
+
+def _person(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@dataclass(slots=True)
+class _Entry:
+    name: str
+    roll: str
+    version: str
+    questions: list[Prepared]
+    graded_line: int | None = None
+
+
+def _load_manifest(path: Path) -> dict[str, Any]:
+    """An exam manifest: a JSON object whose ``students`` list each student's problems."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="manifest") from None
+    except IsADirectoryError:
+        raise QuizgenError(f"{path} is a folder, not a manifest", field="manifest") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
+    if not isinstance(data, dict):
+        raise QuizgenError(f"{path} is not an exam manifest (expected a JSON object)",
+                           field="manifest")
+    students = data.get("students")
+    if not isinstance(students, list) or not students:
+        raise QuizgenError(f"{path} lists no students", field="manifest")
+    return data
+
+
+def _entries(manifest: Mapping[str, Any]) -> list[_Entry]:
+    out = []
+    for i, student in enumerate(manifest["students"], start=1):
+        where = f"students[{i}]"
+        if not isinstance(student, Mapping) or not isinstance(student.get("questions"), list):
+            raise QuizgenError("expected name, roll, version and questions", field=where)
+        questions = []
+        for j, item in enumerate(student["questions"], start=1):
+            if not isinstance(item, Mapping):
+                raise QuizgenError("expected a problem object", field=f"{where}.questions[{j}]")
+            number = item.get("number", j)
+            try:
+                questions.append(Prepared(item, number=int(number), asked=item.get("asked"),
+                                          tolerances=item.get("tolerances"),
+                                          points=item.get("points")))
+            except QuizgenError as exc:
+                raise QuizgenError(str(exc), field=f"{where}.questions[{j}]") from None
+        out.append(_Entry(str(student.get("name") or ""), str(student.get("roll") or ""),
+                          str(student.get("version") or ""), questions))
+    return out
+
+
+def _sheet_lang(manifest: Mapping[str, Any], lang: str | None) -> str:
+    from quizgen.render.phrases import LANGS
+
+    if lang is not None:
+        if lang not in LANGS:
+            raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
+        return lang
+    recipe = manifest.get("recipe")
+    chosen = recipe.get("lang") if isinstance(recipe, Mapping) else None
+    return chosen if chosen in LANGS else "en"
+
+
+def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "flag",
+               lang: str | None = None) -> tuple[list[StudentResult], list[FileIssue],
+                                                  list[SheetRow]]:
+    """Match each row of the sheet to its student and grade it (no files written).
+
+    Returns the graded students (in sheet order), the issues (with line numbers) and the rows
+    that could not be graded (kept whole, for ``unmatched.csv``).
+    """
+    if invalid not in ("flag", "zero"):
+        raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
+    lang = _sheet_lang(manifest, lang)
+    entries = _entries(manifest)
+    issues = list(sheet.issues)
+    header = sheet.header
+    name_col = _find_column(header, _NAME_COLUMNS)
+    roll_col = _find_column(header, _ROLL_COLUMNS)
+    version_col = _find_column(header, _VERSION_COLUMNS)
+    if version_col is None:
+        issues.append(FileIssue(1, "no 'version' column; students are matched by roll number "
+                                   "and name"))
+    if name_col is None and roll_col is None and version_col is None:
+        issues.append(FileIssue(1, "no 'name', 'roll' or 'version' column; no row can be matched "
+                                   "to a student"))
+
+    # Answer columns: Q<number>.<key>, matched without regard to case or spaces.
+    columns: dict[str, int] = {}
+    wanted: dict[str, None] = {}
+    for entry in entries:
+        for q in entry.questions:
+            for key in q.asked:
+                wanted[f"Q{q.number}.{key}"] = None
+    folded = {c.casefold(): c for c in wanted}
+    known_meta = {i for i in (name_col, roll_col, version_col) if i is not None}
+    for index, title in enumerate(header):
+        if not title or index in known_meta:
+            continue
+        canon = folded.get(re.sub(r"\s+", "", title).casefold())
+        if canon is None:
+            issues.append(FileIssue(1, f"column {_quote(_shorten(title, 40))} is not an answer of "
+                                       "this exam; ignored", "note"))
+        elif canon in columns:
+            issues.append(FileIssue(1, f"column {canon} appears twice; the first one is used"))
+        else:
+            columns[canon] = index
+    for column in wanted:
+        if column not in columns:
+            issues.append(FileIssue(1, f"column {column} is missing; its answers are "
+                                       f"{'left out of the score' if invalid == 'flag' else 'scored 0'}"))
+
+    by_version = {e.version.strip().upper(): e for e in entries if e.version.strip()}
+    by_roll: dict[str, list[_Entry]] = {}
+    by_name: dict[str, list[_Entry]] = {}
+    for e in entries:
+        if e.roll.strip():
+            by_roll.setdefault(e.roll.strip().casefold(), []).append(e)
+        if e.name.strip():
+            by_name.setdefault(_person(e.name), []).append(e)
+
+    def cell(row: SheetRow, index: int | None) -> str:
+        if index is None or index >= len(row.cells):
+            return ""
+        return row.cells[index].strip()
+
+    students: list[StudentResult] = []
+    unmatched: list[SheetRow] = []
+    for row in sheet.rows:
+        if len(row.cells) < len(header):
+            issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
+                                              f"{len(header)}; the missing ones are read as blank",
+                                    "note"))
+        elif len(row.cells) > len(header) and any(c.strip() for c in row.cells[len(header):]):
+            issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
+                                              f"{len(header)}; the extra ones were ignored"))
+        name, roll, version = cell(row, name_col), cell(row, roll_col), cell(row, version_col)
+        who = _quote(_shorten(name or roll or version, 40)) if (name or roll or version) else "row"
+        entry: _Entry | None = None
+        if version:
+            entry = by_version.get(version.upper())
+            if entry is None:
+                issues.append(FileIssue(row.line, f"unknown version {_quote(_shorten(version, 20))} "
+                                                  f"({who}); not graded, kept in unmatched.csv"))
+                unmatched.append(row)
+                continue
+            mismatch = ((roll and entry.roll and roll.casefold() != entry.roll.strip().casefold())
+                        or (not roll and name and entry.name
+                            and _person(name) != _person(entry.name)))
+            if mismatch:
+                issues.append(FileIssue(row.line, f"{who} is not the student of version "
+                                                  f"{entry.version} in the manifest "
+                                                  f"({entry.name or entry.roll or 'anonymous'}); "
+                                                  "graded against version "
+                                                  f"{entry.version}, check who wrote it"))
+        else:
+            found = by_roll.get(roll.casefold(), []) if roll else []
+            if not found and name and not roll:
+                found = by_name.get(_person(name), [])
+            if len(found) == 1:
+                entry = found[0]
+            elif len(found) > 1:
+                issues.append(FileIssue(row.line, f"{who} matches {len(found)} students and the "
+                                                  "row has no version; not graded, kept in "
+                                                  "unmatched.csv"))
+                unmatched.append(row)
+                continue
+            else:
+                issues.append(FileIssue(row.line, f"unknown student {who} and no version; not "
+                                                  "graded, kept in unmatched.csv"))
+                unmatched.append(row)
+                continue
+        if entry.graded_line is not None:
+            issues.append(FileIssue(row.line, f"duplicate of line {entry.graded_line} (version "
+                                              f"{entry.version}); line {entry.graded_line} was "
+                                              "graded, this row is kept in unmatched.csv"))
+            unmatched.append(row)
+            continue
+        entry.graded_line = row.line
+        students.append(_grade_entry(entry, row, columns, sheet.delimiter, invalid, lang,
+                                     name, roll, issues))
+    return students, issues, unmatched
+
+
+def _grade_entry(entry: _Entry, row: SheetRow, columns: Mapping[str, int], delimiter: str,
+                 invalid: str, lang: str, name: str, roll: str,
+                 issues: list[FileIssue]) -> StudentResult:
+    questions = []
+    for q in entry.questions:
+        texts: dict[str, str | None] = {}
+        for key in q.asked:
+            index = columns.get(f"Q{q.number}.{key}")
+            if index is None:
+                texts[key] = None
+                continue
+            text = row.cells[index] if index < len(row.cells) else ""
+            if delimiter == ";":
+                # A semicolon sheet comes from a decimal-comma locale: "0,375" is 0.375 there.
+                match = _DECIMAL_COMMA.match(text)
+                if match and not _parse_any(text).ok:
+                    text = f"{match.group(1)}.{match.group(2)}{match.group(3)}"
+            texts[key] = text
+        results = grade_question(q, texts, lang=lang)
+        boxes = []
+        for result in results:
+            max_points = q.points[result.key]
+            if result.earns:
+                points: Fraction | None = max_points
+            elif result.status in FLAGGABLE and invalid == "flag":
+                points = None
+            else:
+                points = Fraction(0)
+            boxes.append(BoxResult(q.number, f"Q{q.number}.{result.key}", result, max_points,
+                                   points))
+        title = str(q.problem.get("title") or q.cell)
+        questions.append(QuestionResult(q.number, q.cell, q.id, title, boxes))
+    return StudentResult(name or entry.name, roll or entry.roll, entry.version, row.line,
+                         questions, lang)
+
+
+def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLike[str],
+                out_dir: str | os.PathLike[str], *, invalid: str = "flag", force: bool = False,
+                lang: str | None = None, feedback_format: str = "md") -> GradeSummary:
+    """Grade a filled answer sheet against its exam manifest and write the reports.
+
+    Writes ``out_dir/results.csv``, ``out_dir/feedback/<roll or name>.md`` (or ``.html``),
+    ``out_dir/report.md`` and, when some rows could not be graded, ``out_dir/unmatched.csv``.
+    `invalid` is ``"flag"`` (unreadable answers are left out of the score and listed) or
+    ``"zero"``. Inputs are only read; an existing, non-empty `out_dir` is refused unless
+    `force`.
+    """
+    from quizgen.grade import report
+
+    manifest_path, answers_path, out = Path(manifest_path), Path(answers_path), Path(out_dir)
+    if feedback_format not in ("md", "html"):
+        raise QuizgenError(f"got {feedback_format!r}; expected md or html", field="format")
+    if invalid not in ("flag", "zero"):
+        raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
+    _check_out(out, (manifest_path, answers_path), force)
+    manifest = _load_manifest(manifest_path)
+    sheet = read_answer_sheet(answers_path)
+    students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
+    the_lang = _sheet_lang(manifest, lang)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        written = report.write_all(tmp, manifest, sheet, students, issues, unmatched,
+                                   invalid=invalid, lang=the_lang, fmt=feedback_format)
+        _move_into_place(tmp, out, written)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    feedback = sorted((out / "feedback").glob(f"*.{feedback_format}"))
+    return GradeSummary(out_dir=out, students=students, issues=issues, invalid=invalid,
+                        results_csv=out / "results.csv", report=out / "report.md",
+                        feedback=feedback,
+                        unmatched=(out / "unmatched.csv") if unmatched else None)
+
+
+#: What `grade_class` writes inside its folder.
+OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv")
+
+
+def _check_out(out: Path, inputs: Sequence[Path], force: bool) -> None:
+    resolved_inputs = {p.resolve() for p in inputs}
+    for name in OUTPUTS:
+        target = (out / name).resolve()
+        for source in resolved_inputs:
+            if target == source or target in source.parents:
+                raise QuizgenError(f"{out / name} would overwrite the input {source}; choose "
+                                   "another --out folder", field="out")
+    if out.exists() and not out.is_dir():
+        raise QuizgenError(f"{out} exists and is not a folder", field="out")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise QuizgenError(f"{out} already exists and is not empty; pass --force to overwrite "
+                           "its results", field="out")
+
+
+def _move_into_place(tmp: Path, out: Path, written: Sequence[str]) -> None:
+    if not out.exists():
+        tmp.rename(out)
+        return
+    for name in OUTPUTS:   # an earlier run's results go, whatever this run writes
+        old = out / name
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
+    for name in written:
+        os.replace(tmp / name, out / name)

@@ -1,0 +1,371 @@
+"""What the grader writes: ``results.csv``, one feedback page per student, ``report.md``.
+
+Pages come from the jinja2 templates in ``templates/grade/`` (``StrictUndefined``; the HTML
+page is autoescaped, and whatever a student typed is escaped in Markdown too), in the exam's
+language, with the worked solutions rendered by `quizgen.render.text`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from quizgen.grade.grader import (AnswerSheet, BoxResult, CheckResult, FileIssue, SheetRow,
+                                  StudentResult, _fmt, _shorten, humanize)
+
+__all__ = ["write_all", "results_csv", "feedback_page", "class_report", "points_text",
+           "feedback_names"]
+
+#: How many of the most common wrong answers the report lists per answer box.
+COMMON_WRONG = 3
+
+
+def points_text(value: Fraction | None) -> str:
+    """Points as a teacher reads them: 4, 1.67, 0.5."""
+    if value is None:
+        return ""
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{float(value):.2f}".rstrip("0").rstrip(".")
+
+
+def _labels(lang: str) -> dict[str, Any]:
+    from quizgen.render.phrases import book
+
+    return dict(book(lang)["grade"])
+
+
+def _say(lang: str, key: str, **context: Any) -> str:
+    from quizgen.render.phrases import phrase
+
+    return phrase(lang, "grade", key, context)
+
+
+def _misconception_text(lang: str, key: str, salt: str = "") -> str:
+    from quizgen.render.phrases import has, phrase
+
+    if has(lang, "misconception", key):
+        return phrase(lang, "misconception", key, salt=salt)
+    return humanize(key)
+
+
+@cache
+def _env():
+    import jinja2
+
+    from quizgen.resources import data_dir
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates") / "grade")),
+        undefined=jinja2.StrictUndefined,
+        autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = md_escape
+    return env
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|~>])")
+
+
+def md_escape(text: Any) -> str:
+    """Text typed by a student, safe inside Markdown (and a table cell): one line, escaped."""
+    one = " ".join(str(text).split())
+    one = one.replace("&", "&amp;").replace("<", "&lt;")
+    return _MD_SPECIAL.sub(r"\\\1", one)
+
+
+# ---------------------------------------------------------------------------------------------
+# results.csv
+
+
+def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[str]:
+    """Every answer box of the exam, Q<number>.<key>, in the manifest's order."""
+    columns: dict[str, None] = {}
+    for student in manifest.get("students", []):
+        for j, question in enumerate(student.get("questions", []), start=1):
+            number = question.get("number", j)
+            for key in question.get("asked") or list(question.get("answers", {})):
+                columns[f"Q{number}.{key}"] = None
+    for student in students:
+        for box in student.boxes:
+            columns.setdefault(box.column, None)
+    return list(columns)
+
+
+def results_csv(students: Sequence[StudentResult], columns: Sequence[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["student", "roll", "version", "score", "max_score", *columns])
+    for student in students:
+        cells = {}
+        for box in student.boxes:
+            cells[box.column] = (points_text(box.points) if box.counted
+                                 else box.check.status)   # "invalid" / "missing": flagged
+        writer.writerow([student.name, student.roll, student.version,
+                         points_text(student.score), points_text(student.max_score),
+                         *[cells.get(c, "") for c in columns]])
+    return buf.getvalue()
+
+
+def unmatched_csv(sheet: AnswerSheet, rows: Sequence[SheetRow]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["line", *sheet.header])
+    for row in rows:
+        writer.writerow([row.line, *row.cells])
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# Feedback pages
+
+
+def feedback_names(students: Sequence[StudentResult]) -> list[str]:
+    """A file stem per student: roll, else name, else version; safe and distinct."""
+    seen: set[str] = set()
+    out = []
+    for student in students:
+        stem = re.sub(r"[^\w.\-]+", "_", student.roll or student.name or student.version,
+                      flags=re.UNICODE).strip("._") or "student"
+        stem = stem[:80]
+        if stem.casefold() in seen:
+            stem = f"{stem}-{student.version}" if student.version else stem
+            n = 2
+            base = stem
+            while stem.casefold() in seen:
+                stem, n = f"{base}-{n}", n + 1
+        seen.add(stem.casefold())
+        out.append(stem)
+    return out
+
+
+class _Solutions:
+    """Worked solutions of the manifest's problems, rendered once each, in the page language."""
+
+    def __init__(self, manifest: Mapping[str, Any], lang: str, fmt: str) -> None:
+        self.lang, self.fmt = lang, fmt
+        self.problems: dict[str, Mapping[str, Any]] = {}
+        for student in manifest.get("students", []):
+            for question in student.get("questions", []):
+                self.problems.setdefault(str(question.get("id", "")), question)
+        self.cache: dict[str, str] = {}
+
+    def get(self, problem_id: str) -> str:
+        if problem_id not in self.cache:
+            self.cache[problem_id] = self._render(self.problems.get(problem_id))
+        return self.cache[problem_id]
+
+    def _render(self, data: Mapping[str, Any] | None) -> str:
+        from quizgen.render.text import render_solution
+
+        if not data or not isinstance(data.get("solution"), Mapping):
+            return ""
+        question, solution, lang = _solution_in(data, self.lang)
+        try:
+            return render_solution(solution, lang, self.fmt, question=question)
+        except Exception:   # a hand-written solution the templates cannot show: leave it out
+            return ""
+
+
+def _solution_in(data: Mapping[str, Any], lang: str):
+    """(question, solution, language): saved, or re-rendered by the family in `lang`."""
+    import dataclasses
+
+    from quizgen.problems.model import Problem
+
+    names = {f.name for f in dataclasses.fields(Problem)}
+    problem = Problem.from_dict({k: v for k, v in data.items() if k in names})
+    if problem.lang == lang:
+        return problem.question, problem.solution, lang
+    try:
+        from quizgen.gpus import gpu_from_dict
+        from quizgen.problems import family
+
+        fam = family(problem.cell)
+        gpu = gpu_from_dict(problem.gpu)
+        solved = fam.solve(dict(problem.params), gpu, explain=True)
+        _, question, solution = fam.render(dict(problem.params), gpu, solved, lang, problem.id)
+        return question, solution, lang
+    except Exception:   # the family cannot re-render it: the saved language it is
+        return problem.question, problem.solution, problem.lang
+
+
+def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[str, Any]:
+    check: CheckResult = box.check
+    labels = _labels(lang)
+    misconceptions = []
+    for i, key in enumerate(check.misconceptions):
+        text = (check.explanation if i == 0 and check.explanation
+                else _misconception_text(lang, key, problem_id))
+        misconceptions.append({"key": key, "name": humanize(key), "explanation": text})
+    parting = None
+    if check.status == "wrong" and not check.misconceptions:
+        parting = (_say(lang, "parting", step=check.step, title=check.step_title,
+                        result=check.step_result) if check.step else _say(lang, "no_parting"))
+    flag_note = None
+    if check.status in ("invalid", "missing"):
+        flag_note = labels["flagged"] if not box.counted else labels["zeroed"]
+    read_as = None
+    if check.value is not None and check.status in ("correct", "carried", "wrong"):
+        read_as = _fmt(check.value)
+    return {
+        "column": box.column, "key": check.key, "label": humanize(check.key),
+        "answer": check.shown, "expected": check.expected_text, "status": check.status,
+        "status_text": labels[f"status_{check.status}"],
+        "points": points_text(box.points) if box.counted else "—",
+        "max_points": points_text(box.max_points), "note": check.note or "",
+        "read_as": read_as or "", "carried": check.carried or "",
+        "misconceptions": misconceptions, "parting": parting or "", "flag_note": flag_note or "",
+        "ok": check.earns,
+    }
+
+
+def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, invalid: str,
+                  fmt: str, title: str = "") -> str:
+    labels = _labels(lang)
+    questions = []
+    for q in student.questions:
+        boxes = [_box_view(b, lang, invalid, q.problem_id) for b in q.boxes]
+        needs_solution = any(not b["ok"] for b in boxes)
+        questions.append({"number": q.number, "title": q.title, "cell": q.cell,
+                          "score": points_text(q.score), "max_score": points_text(q.max_score),
+                          "boxes": boxes,
+                          "solution": solutions.get(q.problem_id) if needs_solution else ""})
+    flagged = sum(1 for b in student.boxes if not b.counted)
+    all_right = all(b.check.earns for b in student.boxes)
+    template = _env().get_template(f"feedback.{fmt}.j2")
+    return template.render(
+        exam_title=title, labels=labels, lang=lang, questions=questions, all_right=all_right,
+        student={"name": student.name, "roll": student.roll, "version": student.version,
+                 "score": points_text(student.score),
+                 "max_score": points_text(student.max_score)},
+        flagged_text=_say(lang, "flagged_total", n=flagged) if flagged else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# report.md
+
+
+def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
+                 unmatched: int, columns: Sequence[str], *, lang: str, invalid: str,
+                 title: str = "") -> str:
+    labels = _labels(lang)
+    scores = [float(s.score) for s in students]
+    maxima = [float(s.max_score) for s in students]
+    by_question: dict[int, list[BoxResult]] = {}
+    by_column: dict[str, list[BoxResult]] = {}
+    cells: dict[int, Counter] = {}
+    for student in students:
+        for q in student.questions:
+            cells.setdefault(q.number, Counter())[q.cell] += 1
+            for box in q.boxes:
+                by_question.setdefault(q.number, []).append(box)
+                by_column.setdefault(box.column, []).append(box)
+
+    questions = []
+    for number in sorted(by_question):
+        per_student = [q for s in students for q in s.questions if q.number == number]
+        counted = [q for q in per_student if q.max_score > 0]
+        mean = (sum(float(q.score) for q in counted) / len(counted)) if counted else 0.0
+        max_points = max((float(q.max_score) for q in per_student), default=0.0)
+        full = sum(1 for q in per_student
+                   if q.boxes and all(b.check.earns for b in q.boxes))
+        boxes = []
+        for column in columns:
+            items = [b for b in by_column.get(column, []) if b.question == number]
+            if not items:
+                continue
+            boxes.append(_column_view(column, items, lang))
+        questions.append({"number": number,
+                          "cells": ", ".join(c for c, _ in cells[number].most_common()),
+                          "mean": f"{mean:.2f}", "points": f"{max_points:g}",
+                          "full": f"{full}/{len(per_student)}", "boxes": boxes})
+
+    misconception_counts: Counter = Counter()
+    for student in students:
+        for box in student.boxes:
+            if box.check.status == "wrong" and box.check.misconceptions:
+                misconception_counts[box.check.misconceptions[0]] += 1
+    misconceptions = [{"key": key, "name": humanize(key), "count": count,
+                       "explanation": _misconception_text(lang, key)}
+                      for key, count in misconception_counts.most_common()]
+    flagged = [{"student": s.label, "column": b.column, "answer": b.check.shown,
+                "reason": b.check.note or labels[f"status_{b.check.status}"]}
+               for s in students for b in s.boxes if not b.counted]
+    template = _env().get_template("report.md.j2")
+    return template.render(
+        exam_title=title, labels=labels, count=len(students),
+        policy=labels["policy_flag"] if invalid == "flag" else labels["policy_zero"],
+        mean=f"{statistics.fmean(scores):.2f}" if scores else "—",
+        median=f"{statistics.median(scores):.2f}" if scores else "—",
+        max_score=f"{max(maxima):g}" if maxima else "—",
+        questions=questions, misconceptions=misconceptions, flagged=flagged,
+        issues=[{"line": i.line, "message": i.message, "severity": i.severity} for i in issues],
+        unmatched=_say(lang, "unmatched", n=unmatched) if unmatched else "")
+
+
+def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, Any]:
+    counted = [b for b in items if b.counted]
+    mean = (sum(float(b.points) for b in counted) / len(counted)) if counted else 0.0
+    status = Counter(b.check.status for b in items)
+    wrong: Counter = Counter()
+    behind: dict[str, Counter] = {}
+    for b in items:
+        if b.check.status != "wrong":
+            continue
+        shown = _fmt(b.check.value) if b.check.value is not None else _shorten(b.check.answer, 30)
+        wrong[shown] += 1
+        for key in b.check.misconceptions[:1]:
+            behind.setdefault(shown, Counter())[key] += 1
+    common = []
+    for shown, count in wrong.most_common(COMMON_WRONG):
+        names = ", ".join(humanize(k) for k, _ in behind.get(shown, Counter()).most_common())
+        common.append({"answer": shown, "count": count, "behind": names})
+    return {"column": column, "mean": f"{mean:.2f}",
+            "max": points_text(max(b.max_points for b in items)), "n": len(items),
+            "correct": status["correct"], "carried": status["carried"],
+            "wrong": status["wrong"], "blank": status["blank"],
+            "invalid": status["invalid"] + status["missing"], "common": common}
+
+
+# ---------------------------------------------------------------------------------------------
+# Everything, into one folder
+
+
+def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
+              students: Sequence[StudentResult], issues: Sequence[FileIssue],
+              unmatched: Sequence[SheetRow], *, invalid: str, lang: str,
+              fmt: str = "md") -> list[str]:
+    """Write results.csv, feedback/, report.md (and unmatched.csv) into `out`; their names."""
+    recipe = manifest.get("recipe")
+    title = str(recipe.get("title", "")) if isinstance(recipe, Mapping) else ""
+    columns = answer_columns(students, manifest)
+    written = []
+    (out / "results.csv").write_text(results_csv(students, columns), encoding="utf-8",
+                                     newline="")
+    written.append("results.csv")
+    folder = out / "feedback"
+    folder.mkdir()
+    solutions = _Solutions(manifest, lang, fmt)
+    for stem, student in zip(feedback_names(students), students):
+        page = feedback_page(student, solutions, lang=lang, invalid=invalid, fmt=fmt, title=title)
+        (folder / f"{stem}.{fmt}").write_text(page, encoding="utf-8")
+    written.append("feedback")
+    if unmatched:
+        (out / "unmatched.csv").write_text(unmatched_csv(sheet, unmatched), encoding="utf-8",
+                                           newline="")
+        written.append("unmatched.csv")
+    (out / "report.md").write_text(
+        class_report(students, issues, len(unmatched), columns, lang=lang, invalid=invalid,
+                     title=title), encoding="utf-8")
+    written.append("report.md")
+    return written
