@@ -1,0 +1,415 @@
+"""Latency families: OCC-6…OCC-8 (seed 000) and L-3…L-5 (seed 004).
+
+OCC-6 is the plateau of η(N) = min(N, L)/L; OCC-7 a grid across all SMs (blocks per SM from the
+textbook occupancy model, then waves and the ragged tail); OCC-8 two kernels at equal occupancy,
+one diverging; L-3 and L-4 a memory-bound and a compute-bound kernel's critical path; L-5 Little's
+law with ILP and schedulers. Solving goes through `quizgen.engine`; each family checks its cell.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from quizgen.engine import bound as bound_engine
+from quizgen.engine import divergence as div_engine
+from quizgen.engine import grid as grid_engine
+from quizgen.engine import latency as lat_engine
+from quizgen.engine.derivation import Step
+from quizgen.engine.occupancy import launch_config, occupancy
+from quizgen.problems.base import Misconception, Solved
+from quizgen.problems.registry import register
+from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, splits
+
+
+@register
+class EfficiencyPlateau(EngineFamily):
+    """OCC-6: η(N) = min(N, L)/L, below or past the plateau at N = L (seed 000 Ex 6)."""
+
+    cell = "OCC-6"
+    topic = "latency-hiding"
+    main_answer = "efficiency"
+    units = {"efficiency": "fraction", "plateau_warps": "warps", "efficiency_doubled": "fraction",
+             "spare_warps": "warps"}
+    tolerances = {"efficiency": 0.0005, "efficiency_doubled": 0.0005}
+
+    def space(self, level, gpu):
+        if level == 1:
+            lats = (10, 12, 16, 20, 24, 28, 30, 32, 36, 40, 48, 60, 100, 150, 200, 250, 300, 400, 500,
+                    600, 800)
+            warps = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64)
+        elif level == 2:
+            lats = tuple(range(12, 61, 4)) + tuple(range(100, 801, 50))
+            warps = tuple(range(2, 65, 5))
+        else:
+            lats = (13, 17, 22, 27, 35, 45, 70, 130, 230, 300, 375, 450, 700)
+            warps = (3, 7, 11, 19, 29, 37, 45, 53, 61, 100, 150, 256, 300, 450, 600, 1000)
+        for L in lats:
+            for N in warps:
+                yield {"latency": L, "resident_warps": N}
+
+    def solve(self, params, gpu, explain=True):
+        L, N = params["latency"], params["resident_warps"]
+        res = lat_engine.efficiency(N, L, explain=explain)
+        doubled = lat_engine.efficiency(2 * N, L)
+        steps = list(res.steps)
+        if explain:
+            steps.append(Step("efficiency_doubled", "latency_efficiency", {"N_res": 2 * N, "L": L},
+                              doubled.efficiency, "", "occ6_double",
+                              "past_plateau" if N >= L else "below_plateau" if 2 * N < L else "saturated"))
+        answers = {"efficiency": res.efficiency, "plateau_warps": res.plateau_at,
+                   "efficiency_doubled": doubled.efficiency, "spare_warps": res.spare_warps}
+        return Solved(answers, {"steps": steps, "ctx": {
+            "L": L, "N": N, "eta": res.efficiency, "eta2": doubled.efficiency,
+            "busy": min(N, L), "above": N > L, "gain": doubled.efficiency - res.efficiency}})
+
+    def in_cell(self, params, gpu, solved):
+        return params["resident_warps"] != params["latency"]
+
+    def misconceptions(self, params, gpu, solved):
+        L, N = params["latency"], params["resident_warps"]
+        cap = gpu.max_warps_per_sm
+        out = [
+            Misconception("no_plateau", {"efficiency": N / L, "efficiency_doubled": 2 * N / L}),
+            Misconception("occupancy_as_efficiency", {"efficiency": min(1.0, N / cap)}),
+        ]
+        if N < L:
+            out.append(Misconception("idle_share", {"efficiency": 1 - N / L}))
+        out.append(Misconception("latency_over_warps", {"efficiency": min(1.0, round(L / N, 4))}))
+        return out
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "efficiency_curve", "latency": params["latency"],
+                "resident_warps": params["resident_warps"]}
+
+
+@register
+class GridWaves(EngineFamily):
+    """OCC-7: a grid across all SMs: too few blocks leave SMs idle, or the last wave is ragged (Ex 7)."""
+
+    cell = "OCC-7"
+    topic = "occupancy"
+    main_answer = "waves"
+    uses_model = True
+    units = {"blocks_per_sm": "blocks", "slots": "blocks", "waves": "waves", "tail_blocks": "blocks",
+             "idle_sms": "SMs", "tail_sms": "SMs"}
+
+    def model_for(self, gpu):
+        return "textbook"
+
+    def gpu_choices(self, level):
+        return {1: ("textbook",), 2: ("textbook", "v100", "a100"), 3: ("a100", "h100", "t4", "a10")}[level]
+
+    def space(self, level, gpu):
+        S = gpu.num_sms
+        if level == 1:
+            kernels = [(T, r, 0) for T in (128, 256, 512) for r in (32, 64)]
+            grids = list(range(8, S, 4)) + list(range(1000, 10001, 250))
+        elif level == 2:
+            kernels = [(T, r, s) for T in (128, 256, 384, 512) for r in (32, 40, 64)
+                       for s in (0, 16384)]
+            grids = list(range(10, S, 10)) + list(range(700, 6001, 350))
+        else:
+            kernels = [(T, r, s) for T in (96, 192, 320, 640) for r in (26, 45, 70) for s in (0, 7000)]
+            grids = list(range(7, S, 9)) + list(range(333, 9000, 411))
+        for T, r, s in kernels:
+            for G in grids:
+                params = {"threads_per_block": T, "regs_per_thread": r, "grid_blocks": G, "num_sms": S}
+                if s:
+                    params["smem_per_block"] = s
+                yield params
+
+    def solve(self, params, gpu, explain=True):
+        cfg = launch_config(params["threads_per_block"], params["regs_per_thread"],
+                            params.get("smem_per_block", 0))
+        occ = occupancy(gpu, cfg, model="textbook", explain=explain)
+        B = occ.blocks_per_sm
+        answers: dict[str, Any] = {"blocks_per_sm": B}
+        if B == 0:
+            return Solved(answers, {"steps": occ.steps, "occ": occ})
+        wv = grid_engine.waves(params["grid_blocks"], params["num_sms"], B, explain=explain)
+        answers.update({"slots": wv.slots, "waves": wv.waves, "tail_blocks": wv.tail_blocks,
+                        "idle_sms": wv.idle_sms, "tail_sms": wv.tail_sms})
+        return Solved(answers, {"steps": occ.steps + wv.steps, "occ": occ, "ctx": {
+            "T": params["threads_per_block"], "r": params["regs_per_thread"],
+            "s": params.get("smem_per_block", 0), "G": wv.grid_blocks, "S": wv.num_sms, "B": B,
+            "C": wv.slots, "F": wv.full_waves, "R": wv.tail_blocks, "U": wv.sms_with_blocks,
+            "small": wv.small_grid, "w": occ.warps_per_block, "tail_idle": wv.tail_idle_sms,
+            "util": wv.sm_utilisation}})
+
+    def in_cell(self, params, gpu, solved):
+        a = solved.answers
+        if a["blocks_per_sm"] < 1 or params["num_sms"] != gpu.num_sms:
+            return False
+        G, C, S = params["grid_blocks"], a["slots"], params["num_sms"]
+        return (G > C and G % C != 0) or G < S
+
+    def misconceptions(self, params, gpu, solved):
+        a = solved.answers
+        if not a.get("slots"):
+            return []
+        G, S, C = params["grid_blocks"], params["num_sms"], a["slots"]
+        return [
+            Misconception("grid_over_sms", {"waves": -(-G // S)}),
+            Misconception("forgot_tail_wave", {"waves": G // C, "tail_blocks": 0}),
+            Misconception("exact_waves", {"waves": round(G / C, 3)}),
+            Misconception("one_block_per_sm", {"waves": -(-G // S), "slots": S}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "waves_figure", "grid_blocks": params["grid_blocks"],
+                "num_sms": params["num_sms"], "blocks_per_sm": solved.answers["blocks_per_sm"]}
+
+
+@register
+class EqualOccupancyDivergence(EngineFamily):
+    """OCC-8: kernels X and Y at the same occupancy; Y's warps diverge, so Y is slower (Ex 8)."""
+
+    cell = "OCC-8"
+    topic = "divergence"
+    main_answer = "slowdown"
+    uses_model = True
+    units = {"occupancy": "fraction", "slowdown": "ratio", "lane_utilisation": "fraction",
+             "time_x": "cycles", "time_y": "cycles"}
+    tolerances = {"occupancy": 0.0005, "slowdown": 0.0005, "lane_utilisation": 0.0005}
+
+    def model_for(self, gpu):
+        return "textbook"
+
+    def space(self, level, gpu):
+        launches = {1: [(256, 32), (128, 32), (512, 32), (256, 64), (1024, 16)],
+                    2: [(256, 32), (128, 48), (192, 40), (256, 64), (512, 24), (384, 32)],
+                    3: [(160, 37), (224, 52), (320, 29), (96, 90), (480, 41)]}[level]
+        for T, r in launches:
+            if level == 1:
+                for split in splits(2, 2):
+                    for cost in (10, 20, 40, 100):
+                        yield {"threads_per_block": T, "regs_per_thread": r,
+                               "branches": branches_of(split, (cost, cost))}
+            elif level == 2:
+                for split in splits(2, 3):
+                    for costs in ((20, 10), (30, 10), (40, 20), (12, 36), (50, 25)):
+                        yield {"threads_per_block": T, "regs_per_thread": r,
+                               "branches": branches_of(split, costs)}
+            else:
+                for split in splits(3, 6):
+                    for costs in ((12, 20, 8), (30, 30, 15), (25, 7, 40)):
+                        yield {"threads_per_block": T, "regs_per_thread": r,
+                               "branches": branches_of(split, costs)}
+
+    def solve(self, params, gpu, explain=True):
+        occ = occupancy(gpu, launch_config(params["threads_per_block"], params["regs_per_thread"]),
+                        model="textbook", explain=explain)
+        twist = div_engine.equal_occupancy_twist(params["branches"], occupancy=occ.occupancy,
+                                                 explain=explain)
+        y = twist.divergent
+        answers = {"occupancy": occ.occupancy, "slowdown": twist.speed_ratio,
+                   "lane_utilisation": twist.lane_utilisation_y, "time_x": twist.time_x,
+                   "time_y": twist.time_y}
+        lanes = [b.lanes for b in y.branches]
+        return Solved(answers, {"steps": occ.steps + twist.steps, "ctx": {
+            "T": params["threads_per_block"], "r": params["regs_per_thread"], "A": occ.active_warps,
+            "occ": occ.occupancy, "Tx": twist.time_x, "Ty": twist.time_y, "ratio": twist.speed_ratio,
+            "U": y.useful_lane_cycles, "util": y.lane_utilisation,
+            "branch_list": [b.to_dict() for b in y.branches],
+            "lanes_text": " / ".join(map(str, lanes)),
+            "equal": not y.split_matters, "n_branches": len(lanes)}})
+
+    def in_cell(self, params, gpu, solved):
+        a = solved.answers
+        return (a["occupancy"] > 0 and a["slowdown"] > 1
+                and all(b["lanes"] > 0 for b in params["branches"]))
+
+    def misconceptions(self, params, gpu, solved):
+        lanes = [b["lanes"] for b in params["branches"]]
+        util = solved.answers["lane_utilisation"]
+        return [
+            Misconception("occupancy_decides_speed", {"slowdown": 1.0}),
+            Misconception("split_ratio_matters", {"slowdown": round(WARP / max(lanes), 4)}),
+            Misconception("utilisation_as_ratio", {"slowdown": round(util, 4)}),
+            Misconception("one_pass_per_lane_group", {"slowdown": float(len(lanes) + 1)}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "divergence_timeline", "branches": params["branches"],
+                "baseline": solved.answers["time_x"]}
+
+
+def kernel_bound(params: dict[str, Any], explain: bool) -> bound_engine.KernelBound:
+    return bound_engine.classify_kernel(params["bytes_loaded"], params["bytes_stored"], params["flops"],
+                                        load_latency=params["latency"],
+                                        flop_latency=params.get("flop_latency", 4),
+                                        flops_per_cycle=params.get("flops_per_cycle", 1),
+                                        explain=explain)
+
+
+@register
+class MemoryBoundKernel(EngineFamily):
+    """L-3: a memory-bound kernel: intensity, a critical path without the store, modest occupancy."""
+
+    cell = "L-3"
+    topic = "latency-hiding"
+    main_answer = "critical_path"
+    units = {"bytes_moved": "B", "arithmetic_intensity": "ratio", "compute_cycles": "cycles",
+             "critical_path": "cycles", "bound": "text", "warps_needed": "warps",
+             "occupancy_needed": "fraction"}
+    tolerances = {"arithmetic_intensity": 0.0005, "occupancy_needed": 0.0005}
+
+    def gpu_choices(self, level):
+        return {1: ("textbook",), 2: ("textbook", "a100"), 3: ("a100", "h100", "a10")}[level]
+
+    def space(self, level, gpu):
+        if level == 1:
+            loads, stores, flops, lats, ilps = (4, 8, 16, 32), (4, 8), (4, 8, 10, 12, 16, 20), (300, 350, 400, 450, 500), (4,)
+        elif level == 2:
+            loads, stores, flops, lats, ilps = (8, 12, 16, 32), (4, 16), (6, 10, 12, 24, 30), (350, 450, 600, 700), (4, 6, 8)
+        else:
+            loads, stores, flops, lats, ilps = (12, 20, 24, 48), (2, 4, 12), (3, 7, 15, 27, 33), (420, 530, 777), (5, 7)
+        for b_ld in loads:
+            for b_st in stores:
+                for f in flops:
+                    for L in lats:
+                        for k in ilps:
+                            yield {"bytes_loaded": b_ld, "bytes_stored": b_st, "flops": f, "latency": L,
+                                   "flop_latency": 4, "ilp": k, "schedulers": gpu.schedulers_per_sm}
+
+    def solve(self, params, gpu, explain=True):
+        kb = kernel_bound(params, explain)
+        little = lat_engine.littles_law(params["latency"], 1, ilp=params["ilp"],
+                                        schedulers=params["schedulers"], explain=explain)
+        cap = gpu.max_warps_per_sm
+        answers = {"bytes_moved": kb.bytes_moved, "arithmetic_intensity": kb.arithmetic_intensity,
+                   "compute_cycles": kb.compute_cycles, "critical_path": kb.critical_path,
+                   "bound": kb.bound, "warps_needed": little.warps_needed,
+                   "occupancy_needed": little.warps_needed / cap}
+        return Solved(answers, {"steps": kb.steps + little.steps, "ctx": {
+            "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
+            "C": kb.compute_cycles, "P": kb.critical_path, "AI": kb.arithmetic_intensity,
+            "share": kb.memory_share, "k": params["ilp"], "N": params["schedulers"],
+            "n": little.warps_needed, "cap": cap, "half": cap // 2}})
+
+    def in_cell(self, params, gpu, solved):
+        a = solved.answers
+        return (a["bound"] == "memory" and params["bytes_stored"] > 0
+                and a["warps_needed"] <= gpu.max_warps_per_sm // 2)
+
+    def misconceptions(self, params, gpu, solved):
+        a = solved.answers
+        L, f = params["latency"], params["flops"]
+        return [
+            Misconception("store_on_critical_path", {"critical_path": a["critical_path"] + L}),
+            Misconception("compute_not_pipelined", {"critical_path": L + f * params["flop_latency"]}),
+            Misconception("load_only", {"critical_path": L}),
+            Misconception("intensity_load_only", {"arithmetic_intensity": f / params["bytes_loaded"]}),
+            Misconception("latency_as_warps", {"warps_needed": L}),
+        ]
+
+
+@register
+class ComputeBoundKernel(EngineFamily):
+    """L-4: a compute-bound kernel: the ALUs decide, and a few warps hide the short latency."""
+
+    cell = "L-4"
+    topic = "latency-hiding"
+    main_answer = "warps_needed"
+    units = {"compute_cycles": "cycles", "critical_path": "cycles", "bound": "text",
+             "warps_needed": "warps", "occupancy_needed": "fraction"}
+    tolerances = {"occupancy_needed": 0.0005}
+
+    def gpu_choices(self, level):
+        return {1: ("textbook",), 2: ("textbook", "a100"), 3: ("a100", "a10", "t4")}[level]
+
+    def space(self, level, gpu):
+        if level == 1:
+            flops, lats, works, loads = (64, 128, 256, 512), (20, 24, 30, 32, 40), (4, 6, 8, 10, 16), (4, 8, 16)
+        elif level == 2:
+            flops, lats, works, loads = (96, 160, 256, 384), (22, 28, 30, 36), (3, 5, 6, 8), (8, 16)
+        else:
+            flops, lats, works, loads = (75, 150, 300, 450, 700), (19, 27, 33, 45), (3, 5, 7), (12, 24)
+        for f in flops:
+            for L in lats:
+                for W in works:
+                    for b in loads:
+                        yield {"bytes_loaded": b, "bytes_stored": 0 if f % 3 else 4, "flops": f,
+                               "latency": L, "flop_latency": 4, "work_per_warp": W}
+
+    def solve(self, params, gpu, explain=True):
+        kb = kernel_bound(params, explain)
+        cap = gpu.max_warps_per_sm
+        hide = lat_engine.warps_needed(params["latency"], params["work_per_warp"], max_warps=cap,
+                                       explain=explain)
+        n = hide.warps_needed
+        steps = kb.steps + hide.steps[:1]
+        if explain:
+            steps.append(Step("occupancy_needed", "occupancy", {"A": n, "W_max": cap}, n / cap, "",
+                              "l4_occupancy_needed", "few_warps_enough"))
+        answers = {"compute_cycles": kb.compute_cycles, "critical_path": kb.critical_path,
+                   "bound": kb.bound, "warps_needed": n, "occupancy_needed": n / cap}
+        return Solved(answers, {"steps": steps, "ctx": {
+            "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
+            "C": kb.compute_cycles, "P": kb.critical_path, "W": params["work_per_warp"], "n": n,
+            "cap": cap, "share": kb.memory_share, "occ_needed": n / cap}})
+
+    def in_cell(self, params, gpu, solved):
+        a = solved.answers
+        return a["bound"] == "compute" and 4 * a["warps_needed"] <= gpu.max_warps_per_sm
+
+    def misconceptions(self, params, gpu, solved):
+        L, W = params["latency"], params["work_per_warp"]
+        C = solved.answers["compute_cycles"]
+        return [
+            Misconception("full_occupancy_needed", {"warps_needed": gpu.max_warps_per_sm,
+                                                    "occupancy_needed": 1.0}),
+            Misconception("latency_as_warps", {"warps_needed": L}),
+            Misconception("no_ceiling", {"warps_needed": L // W}),
+            Misconception("compute_as_stall", {"warps_needed": -(-(L + C) // W)}),
+        ]
+
+
+@register
+class LittlesLaw(EngineFamily):
+    """L-5: concurrency = L × throughput; ILP and schedulers lower the warps, never the latency."""
+
+    cell = "L-5"
+    topic = "latency-hiding"
+    main_answer = "warps_needed"
+    units = {"concurrency": "operations", "warps_needed": "warps", "latency": "cycles"}
+    tolerances = {"concurrency": 0.0005}
+
+    def space(self, level, gpu):
+        if level == 1:
+            lats, xs, ilps, scheds = range(100, 801, 10), (1,), (1, 2, 4, 8), (4,)
+        elif level == 2:
+            lats, xs, ilps, scheds = range(200, 801, 25), (1, 2), (2, 3, 4, 6), (2, 4)
+        else:
+            lats, xs, ilps, scheds = range(230, 900, 37), (0.5, 1.5, 2, 3), (3, 5, 6), (1, 2, 4)
+        for L in lats:
+            for x in xs:
+                for k in ilps:
+                    for n in scheds:
+                        yield {"latency": L, "throughput": x, "ilp": k, "schedulers": n}
+
+    def solve(self, params, gpu, explain=True):
+        res = lat_engine.littles_law(params["latency"], params["throughput"], ilp=params["ilp"],
+                                     schedulers=params["schedulers"], explain=explain)
+        answers = {"concurrency": res.concurrency, "warps_needed": res.warps_needed,
+                   "latency": res.latency}
+        return Solved(answers, {"steps": res.steps, "ctx": {
+            "L": res.latency, "X": res.throughput, "k": res.ilp, "N": res.schedulers,
+            "Cops": res.concurrency, "n": res.warps_needed, "per_round": res.ilp * res.schedulers,
+            "l_eff": round(res.latency / (res.ilp * res.schedulers), 2)}})
+
+    def in_cell(self, params, gpu, solved):
+        a = solved.answers
+        return params["ilp"] * params["schedulers"] > 1 and a["warps_needed"] < a["concurrency"]
+
+    def misconceptions(self, params, gpu, solved):
+        L, X, k, N = params["latency"], params["throughput"], params["ilp"], params["schedulers"]
+        conc = solved.answers["concurrency"]
+        return [
+            Misconception("latency_as_warps", {"warps_needed": L}),
+            Misconception("no_ilp", {"warps_needed": math.ceil(round(conc / N, 9))}),
+            Misconception("no_schedulers", {"warps_needed": math.ceil(round(conc / k, 9))}),
+            Misconception("concurrency_as_warps", {"warps_needed": math.ceil(conc)}),
+            Misconception("l_eff", {"latency": round(L / (k * N), 2)}),
+        ]

@@ -1,0 +1,796 @@
+"""Warp families (seed 001, cells W-A…W-J): where threads go, latency hiding, divergence.
+
+Each family enumerates its candidates, solves them with `quizgen.engine.warps`, `latency` and
+`divergence`, and keeps only the draws that land in the cell (W-B: a partial tail warp; W-C: the
+asked warp straddles two rows; W-F: W = 1 and the need is above the SM's cap; …). The worked
+solution is the engine's derivation in words; the Verify lines take another route (multiply back,
+count the other way, rebuild the index, test the boundary).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from quizgen.engine import divergence as div_engine
+from quizgen.engine import latency as lat_engine
+from quizgen.engine import warps as warp_engine
+from quizgen.engine.derivation import Step
+from quizgen.gpus import GPU
+from quizgen.problems.base import Family, Misconception, Solved
+from quizgen.problems.model import Solution
+from quizgen.problems.registry import register
+from quizgen.render.phrases import phrase, phrase_list
+from quizgen.render.solution import solution_steps
+
+WARP = warp_engine.WARP_SIZE
+
+
+def shape_text(block: Iterable[int]) -> str:
+    """(48, 4, 1): a block shape as the notes write blockDim."""
+    return "(" + ", ".join(str(int(d)) for d in block) + ")"
+
+
+def coords_text(coords: Iterable[int]) -> str:
+    return "(" + ", ".join(str(int(c)) for c in coords) + ")"
+
+
+def pick_steps(steps: list[Step], keys: Iterable[str]) -> list[Step]:
+    """The engine's steps whose key is in `keys`, in the engine's order."""
+    wanted = set(keys)
+    return [s for s in steps if s.key in wanted]
+
+
+def block_params(block: Iterable[int], **extra: Any) -> dict[str, Any]:
+    dims = [int(d) for d in block]
+    return {"block": dims, "threads_per_block": dims[0] * dims[1] * dims[2], **extra}
+
+
+def spread(count: int, limit: int) -> list[int]:
+    """About `limit` values from 0…count−1, evenly spaced, always including the last one."""
+    if count <= limit:
+        return list(range(count))
+    step = count / limit
+    out = sorted({int(i * step) for i in range(limit)} | {count - 1})
+    return out
+
+
+def gpu_label(gpu: GPU, lang: str) -> str:
+    """How a question names the GPU: its description, or the notes' SM in words."""
+    if gpu.is_textbook:
+        return phrase(lang, "gpu_label", "textbook")
+    return gpu.description or gpu.name
+
+
+class EngineFamily(Family):
+    """A family whose phrases live in its own section: title, question, forecast, verify, answer, trap.
+
+    Subclasses fill `solved.data["steps"]` (engine steps) and `solved.data["ctx"]` (template values).
+    """
+
+    topic = "warps"
+
+    def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
+        return {"params": params, "gpu": gpu.to_dict(), "cap": gpu.max_warps_per_sm,
+                **params, **solved.answers, **solved.data.get("ctx", {})}
+
+    def render(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        ctx["gpu_name"] = gpu_label(gpu, lang)
+        sec = self.cell
+        steps = self.rendered_steps(params, gpu, solved, lang, salt)
+        solution = Solution(
+            forecast=phrase(lang, sec, "forecast", ctx, salt=salt), steps=steps,
+            verify=phrase_list(lang, sec, "verify", ctx, salt=salt),
+            answer=phrase(lang, sec, "answer", ctx, salt=salt),
+            trap=phrase(lang, sec, "trap", ctx, salt=salt))
+        return (phrase(lang, sec, "title", ctx, salt=salt),
+                phrase(lang, sec, "question", ctx, salt=salt), solution)
+
+    def rendered_steps(self, params, gpu, solved, lang, salt):
+        return solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
+
+
+# ----------------------------------------------------------------------------- where threads go
+
+
+def y_fastest(block: list[int], i: int) -> list[int]:
+    """Coordinates read with y moving fastest (the column-major slip)."""
+    dx, dy, _ = block
+    return [(i // dy) % dx, i % dy, i // (dx * dy)]
+
+
+def z_fastest(block: list[int], i: int) -> list[int]:
+    """Coordinates read with the axes reversed: z fastest, x slowest."""
+    dx, dy, dz = block
+    return [i // (dy * dz), (i // dz) % dy, i % dz]
+
+
+@register
+class CleanBlock(EngineFamily):
+    """W-A: a 1D block whose size is a multiple of 32 (seed 001 Ex 1); which warp holds thread i."""
+
+    cell = "W-A"
+    main_answer = "warp_id"
+    units = {"warps": "warps", "wasted_lanes": "lanes", "warp_id": "text", "lane": "text"}
+
+    def space(self, level, gpu):
+        sizes = {1: (64, 128, 256, 512, 1024),
+                 2: (96, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768),
+                 3: tuple(range(96, 1025, 32))}[level]
+        for T in sizes:
+            if level == 1:
+                indices = sorted({i for i in range(0, T, 4) if i % 10 == 0 or i % 32 in (0, 31)} |
+                                 {i for i in range(5, T, 37)})
+            elif level == 2:
+                indices = spread(T, 40)
+            else:
+                indices = [i for i in range(7, T, 29)]
+            for i in indices:
+                yield block_params([T, 1, 1], linear_index=i)
+
+    def solve(self, params, gpu, explain=True):
+        block = params["block"]
+        bw = warp_engine.block_warps(block, explain=explain)
+        loc = warp_engine.locate_thread(block, linear=params["linear_index"], explain=explain)
+        steps = (pick_steps(bw.steps, ("warps", "wasted_lanes"))
+                 + pick_steps(loc.steps, ("warp_id", "lane")))
+        answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "warp_id": loc.warp_id,
+                   "lane": loc.lane}
+        return Solved(answers, {"steps": steps, "ctx": {
+            "T": bw.threads, "block_text": shape_text(block), "i": loc.linear_index,
+            "first": WARP * loc.warp_id, "last": WARP * loc.warp_id + WARP - 1}})
+
+    def in_cell(self, params, gpu, solved):
+        b = params["block"]
+        return b[1] == b[2] == 1 and b[0] % WARP == 0 and solved.answers["wasted_lanes"] == 0
+
+    def misconceptions(self, params, gpu, solved):
+        i = params["linear_index"]
+        k = solved.answers["warp_id"]
+        T = params["threads_per_block"]
+        return [
+            Misconception("one_based_warp", {"warp_id": k + 1}),
+            Misconception("lane_as_warp", {"warp_id": i % WARP}),
+            Misconception("round_not_floor", {"warp_id": int(i / WARP + 0.5)}),
+            Misconception("wavefront_64", {"warp_id": i // 64}),
+            Misconception("top_id_as_count", {"warps": T // WARP - 1}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "warp_grid", "block": params["block"], "warp_id": solved.answers["warp_id"]}
+
+
+@register
+class TailWarp(EngineFamily):
+    """W-B: the block is not a multiple of 32: a partial tail warp and its wasted lanes (Ex 2)."""
+
+    cell = "W-B"
+    main_answer = "warps"
+    units = {"warps": "warps", "wasted_lanes": "lanes", "full_warps": "warps", "tail_active": "threads"}
+
+    def space(self, level, gpu):
+        if level == 1:
+            for T in range(36, 1001, 4):
+                if T % WARP:
+                    yield block_params([T, 1, 1])
+            for T in range(50, 1001, 50):
+                yield block_params([T, 1, 1])
+        elif level == 2:
+            for x in (3, 5, 6, 7, 9, 10, 12, 14, 15, 20, 24, 25, 28, 30, 40, 48, 50, 60, 100):
+                for y in range(2, 17):
+                    if x * y <= 1024:
+                        yield block_params([x, y, 1])
+        else:
+            for x in (3, 5, 7, 9, 11, 13, 15, 17, 19, 21):
+                for y in (3, 5, 7, 9):
+                    for z in (2, 3, 5):
+                        if x * y * z <= 1024:
+                            yield block_params([x, y, z])
+            for T in range(33, 1000, 6):
+                yield block_params([T, 1, 1])
+
+    def solve(self, params, gpu, explain=True):
+        bw = warp_engine.block_warps(params["block"], explain=explain)
+        keys = ["warps", "full_warps", "tail_active", "wasted_lanes", "tail_waste_fraction"]
+        if params["block"][1] * params["block"][2] > 1:
+            keys.insert(0, "threads_per_block")
+        answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "full_warps": bw.full_warps,
+                   "tail_active": bw.tail_active}
+        return Solved(answers, {"steps": pick_steps(bw.steps, keys), "ctx": {
+            "P": bw.threads, "block_text": shape_text(params["block"]), "top": bw.top_warp_id,
+            "q": bw.full_warps, "t": bw.tail_active, "w": bw.warps,
+            "tail_share": bw.tail_waste_fraction, "first_tail": WARP * bw.full_warps}})
+
+    def in_cell(self, params, gpu, solved):
+        return params["threads_per_block"] % WARP != 0 and solved.answers["full_warps"] >= 1
+
+    def misconceptions(self, params, gpu, solved):
+        P = params["threads_per_block"]
+        a = solved.answers
+        return [
+            Misconception("no_ceiling", {"warps": a["full_warps"], "wasted_lanes": 0}),
+            Misconception("exact_division", {"warps": round(P / WARP, 3)}),
+            Misconception("wavefront_64", {"warps": -(-P // 64)}),
+            Misconception("active_as_wasted", {"wasted_lanes": a["tail_active"]}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "warp_grid", "block": params["block"], "warp_id": solved.answers["warps"] - 1}
+
+
+@register
+class RowStraddle(EngineFamily):
+    """W-C: a 2D block whose rows are not a multiple of 32 wide; the asked warp cuts across rows (Ex 3)."""
+
+    cell = "W-C"
+    main_answer = "last_coords"
+    units = {"warps": "warps", "wasted_lanes": "lanes", "first_coords": "text", "last_coords": "text",
+             "rows_spanned": "text", "first_row_threads": "threads"}
+
+    def space(self, level, gpu):
+        widths = {1: (12, 20, 24, 36, 40, 48, 56, 60, 72, 80, 100, 112, 120),
+                  2: (10, 12, 18, 20, 24, 28, 36, 40, 44, 48, 50, 56, 60, 72, 80, 100, 120),
+                  3: (9, 13, 17, 21, 27, 33, 35, 45, 50, 57, 63, 70, 75, 99)}[level]
+        heights = {1: (2, 3, 4, 8, 16), 2: (2, 3, 4, 5, 6, 8, 10, 12), 3: (3, 5, 6, 7, 9, 11)}[level]
+        for dx in widths:
+            for dy in heights:
+                P = dx * dy
+                if P > 1024:
+                    continue
+                warps = -(-P // WARP)
+                for k in (range(warps) if level == 1 else spread(warps, 12)):
+                    yield block_params([dx, dy, 1], warp_id=k)
+
+    def solve(self, params, gpu, explain=True):
+        block = params["block"]
+        dx = block[0]
+        k = params["warp_id"]
+        bw = warp_engine.block_warps(block, explain=explain)
+        segs = warp_engine.warp_members(block, k)
+        first, last = segs[0].linear_start, segs[-1].linear_end
+        y0, x0 = divmod(first, dx)
+        y1, x1 = divmod(last, dx)
+        steps: list[Step] = []
+        if explain:
+            steps = pick_steps(bw.steps, ("threads_per_block", "warps", "rows_aligned"))
+            steps += [
+                Step("warp_first", "warp_first_index", {"k": k}, first, "", "wc_first_index"),
+                Step("warp_last", "warp_last_index", {"k": k, "P": bw.threads}, last, "",
+                     "wc_last_index", "wc_partial_warp" if last < WARP * k + WARP - 1 else None),
+                Step("first_row", "row_of", {"o": first, "D_x": dx}, y0, "", "wc_row"),
+                Step("first_col", "column_of", {"o": first, "t_y": y0, "D_x": dx}, x0, "", "wc_col"),
+                Step("last_row", "row_of", {"o": last, "D_x": dx}, y1, "", "wc_row"),
+                Step("last_col", "column_of", {"o": last, "t_y": y1, "D_x": dx}, x1, "", "wc_col",
+                     "wc_crosses" if y1 != y0 else None),
+            ]
+        answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "first_coords": [x0, y0, 0],
+                   "last_coords": [x1, y1, 0], "rows_spanned": len(segs),
+                   "first_row_threads": segs[0].count}
+        pieces = [{"y": s.y, "x0": s.x_start, "x1": s.x_end, "n": s.count} for s in segs]
+        return Solved(answers, {"steps": steps, "ctx": {
+            "P": bw.threads, "Dx": dx, "Dy": block[1], "k": k, "i0": first, "i1": last,
+            "x0": x0, "y0": y0, "x1": x1, "y1": y1, "pieces": pieces, "n_total": last - first + 1,
+            "block_text": shape_text(block), "first_text": coords_text([x0, y0, 0]),
+            "last_text": coords_text([x1, y1, 0])}})
+
+    def in_cell(self, params, gpu, solved):
+        b = params["block"]
+        return b[0] % WARP != 0 and b[1] > 1 and b[2] == 1 and solved.answers["rows_spanned"] >= 2
+
+    def misconceptions(self, params, gpu, solved):
+        block = params["block"]
+        dx = block[0]
+        ctx = solved.data["ctx"]
+        i1 = ctx["i1"]
+        x0, y0 = solved.answers["first_coords"][:2]
+        out = [
+            Misconception("y_fastest", {"last_coords": y_fastest(block, i1)}),
+            Misconception("warp_stays_in_row", {"last_coords": [x0 + ctx["n_total"] - 1, y0, 0]}),
+            Misconception("rows_as_warps", {"last_coords": [i1 % WARP, i1 // WARP, 0]}),
+        ]
+        if i1 + 1 < params["threads_per_block"]:
+            y, x = divmod(i1 + 1, dx)
+            out.append(Misconception("last_index_off_by_one", {"last_coords": [x, y, 0]}))
+        return out
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "warp_grid", "block": params["block"], "warp_id": params["warp_id"]}
+
+
+@register
+class DepthTerm(EngineFamily):
+    """W-C2: a true 3D block; a linear index back to (x, y, z) with the z term in play (Ex 3b)."""
+
+    cell = "W-C2"
+    main_answer = "coords"
+    units = {"coords": "text", "warp_id": "text", "lane": "text", "warps": "warps",
+             "wasted_lanes": "lanes"}
+
+    def space(self, level, gpu):
+        dims = {1: ((4, 8, 16, 32), (2, 4, 8), (2, 4)),
+                2: ((4, 6, 8, 10, 12, 16), (3, 4, 5, 6, 8), (2, 3, 4)),
+                3: ((3, 5, 7, 9, 11, 13), (3, 5, 6, 7), (2, 3, 5, 6))}[level]
+        per_shape = {1: 10, 2: 5, 3: 4}[level]
+        for dx in dims[0]:
+            for dy in dims[1]:
+                for dz in dims[2]:
+                    P = dx * dy * dz
+                    if P > 1024:
+                        continue
+                    area = dx * dy
+                    above = P - area  # indices in slices z ≥ 1
+                    for j in spread(above, per_shape):
+                        yield block_params([dx, dy, dz], linear_index=area + j)
+
+    def solve(self, params, gpu, explain=True):
+        block = params["block"]
+        loc = warp_engine.locate_thread(block, linear=params["linear_index"], explain=explain)
+        bw = warp_engine.block_warps(block, explain=explain)
+        steps = loc.steps[:-1] + pick_steps(bw.steps, ("warps",)) if explain else []
+        tx, ty, tz = loc.coords
+        answers = {"coords": [tx, ty, tz], "warp_id": loc.warp_id, "lane": loc.lane,
+                   "warps": bw.warps, "wasted_lanes": bw.wasted_lanes}
+        return Solved(answers, {"steps": steps, "ctx": {
+            "P": bw.threads, "Dx": block[0], "Dy": block[1], "Dz": block[2], "A": loc.slice_size,
+            "i": loc.linear_index, "tx": tx, "ty": ty, "tz": tz, "o": loc.offset_in_slice,
+            "block_text": shape_text(block), "coords_text": coords_text(loc.coords),
+            "k": loc.warp_id, "slices_aligned": bw.slices_aligned}})
+
+    def in_cell(self, params, gpu, solved):
+        return params["block"][2] > 1 and solved.answers["coords"][2] > 0
+
+    def misconceptions(self, params, gpu, solved):
+        block, i = params["block"], params["linear_index"]
+        dx = block[0]
+        return [
+            Misconception("ignore_z_term", {"coords": [i % dx, i // dx, 0]}),
+            Misconception("y_fastest", {"coords": y_fastest(block, i)}),
+            Misconception("z_fastest", {"coords": z_fastest(block, i)}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "warp_grid", "block": params["block"], "warp_id": solved.answers["warp_id"]}
+
+
+@register
+class TinyBlock(EngineFamily):
+    """W-D: a block smaller than a warp: one warp, most lanes idle; where a thread sits in it."""
+
+    cell = "W-D"
+    main_answer = "wasted_lanes"
+    units = {"warps": "warps", "wasted_lanes": "lanes", "linear_index": "text", "lane": "text"}
+
+    def shapes(self, level):
+        if level == 1:
+            out = [[n, 1, 1] for n in (1, 2, 4, 8, 12, 16, 20, 24, 28)]
+            out += [[x, y, 1] for x in (2, 4, 8) for y in (2, 3, 4, 8) if x * y < WARP]
+            out += [[2, 2, 2], [2, 2, 4], [4, 2, 2], [2, 4, 2], [4, 4, 1]]
+            return out
+        if level == 2:
+            return [[x, y, 1] for x in range(3, 16) for y in range(2, 8) if x * y < WARP]
+        return [[x, y, z] for x in (2, 3, 4, 5, 7) for y in (2, 3, 5) for z in (2, 3) if x * y * z < WARP]
+
+    def space(self, level, gpu):
+        seen = set()
+        for shape in self.shapes(level):
+            if tuple(shape) in seen:
+                continue
+            seen.add(tuple(shape))
+            P = shape[0] * shape[1] * shape[2]
+            for i in spread(P, {1: 32, 2: 6, 3: 12}[level]):
+                tz, rest = divmod(i, shape[0] * shape[1])
+                ty, tx = divmod(rest, shape[0])
+                yield block_params(shape, thread=[tx, ty, tz])
+
+    def solve(self, params, gpu, explain=True):
+        block = params["block"]
+        bw = warp_engine.block_warps(block, explain=explain)
+        loc = warp_engine.locate_thread(block, coords=params["thread"], explain=explain)
+        keys = ["warps", "wasted_lanes", "waste_fraction"]
+        if block[1] * block[2] > 1:
+            keys.insert(0, "threads_per_block")
+        steps = (pick_steps(bw.steps, keys) + pick_steps(loc.steps, ("linear_index", "lane"))
+                 if explain else [])
+        answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes,
+                   "linear_index": loc.linear_index, "lane": loc.lane}
+        return Solved(answers, {"steps": steps, "ctx": {
+            "P": bw.threads, "block_text": shape_text(block), "thread_text": coords_text(params["thread"]),
+            "i": loc.linear_index, "share": bw.waste_fraction, "Dx": block[0]}})
+
+    def in_cell(self, params, gpu, solved):
+        return params["threads_per_block"] < WARP and solved.answers["warps"] == 1
+
+    def misconceptions(self, params, gpu, solved):
+        P, dx = params["threads_per_block"], params["block"][0]
+        out = [
+            Misconception("no_partial_warp", {"warps": 0, "wasted_lanes": 0}),
+            Misconception("active_as_wasted", {"wasted_lanes": P}),
+        ]
+        if dx != P:
+            out.append(Misconception("x_only", {"wasted_lanes": WARP - dx}))
+        out.append(Misconception("half_warp", {"wasted_lanes": abs(16 - P)}))
+        return out
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "warp_grid", "block": params["block"], "warp_id": 0}
+
+
+# ----------------------------------------------------------------------------- latency hiding
+
+
+def warp_cap_gpus(level: int) -> tuple[str, ...]:
+    return {1: ("textbook",), 2: ("textbook", "a10"), 3: ("t4", "rtx4090", "h100")}[level]
+
+
+class HidingFamily(EngineFamily):
+    topic = "latency-hiding"
+    units = {"warps_needed": "warps", "deficit": "warps", "hidable": "text",
+             "occupancy_needed": "fraction", "coverage": "fraction"}
+    tolerances = {"occupancy_needed": 0.0005, "coverage": 0.0005}
+
+    def gpu_choices(self, level):
+        return warp_cap_gpus(level)
+
+    def solve(self, params, gpu, explain=True):
+        cap = gpu.max_warps_per_sm
+        res = lat_engine.warps_needed(params["latency"], params["work_per_warp"], max_warps=cap,
+                                      explain=explain)
+        n = res.warps_needed
+        answers = {"warps_needed": n, "deficit": res.deficit, "hidable": res.hidable}
+        if res.hidable:
+            answers["occupancy_needed"] = n / cap
+        else:
+            answers["coverage"] = cap * res.work_per_warp / res.latency
+        return Solved(answers, {"steps": res.steps, "ctx": {
+            "L": res.latency, "W": res.work_per_warp, "n": n, "cap": cap}})
+
+
+@register
+class EnoughWarps(HidingFamily):
+    """W-E: ⌈L/W⌉ warps hide the stall, and the SM can hold them (seed 001's Ex 5 and self-test)."""
+
+    cell = "W-E"
+    main_answer = "warps_needed"
+
+    def space(self, level, gpu):
+        if level == 1:
+            lats, works = range(100, 1001, 20), (4, 5, 8, 10, 12, 16, 20, 25, 32, 40, 50, 64, 80, 100)
+        elif level == 2:
+            lats, works = range(150, 1001, 25), tuple(range(6, 61, 3))
+        else:
+            lats, works = range(101, 1000, 34), tuple(range(7, 80, 4))
+        for L in lats:
+            for W in works:
+                yield {"latency": L, "work_per_warp": W}
+
+    def in_cell(self, params, gpu, solved):
+        return params["work_per_warp"] >= 2 and solved.answers["hidable"] and solved.answers["warps_needed"] >= 2
+
+    def misconceptions(self, params, gpu, solved):
+        L, W = params["latency"], params["work_per_warp"]
+        n = solved.answers["warps_needed"]
+        return [
+            Misconception("no_ceiling", {"warps_needed": L // W}),
+            Misconception("latency_as_warps", {"warps_needed": L}),
+            Misconception("exact_division", {"warps_needed": round(L / W, 3)}),
+            Misconception("answer_in_threads", {"warps_needed": n * WARP}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return None
+
+
+@register
+class NothingToOverlap(HidingFamily):
+    """W-F: zero compute between loads (W = 1): the need equals L, far above the cap (Ex 6)."""
+
+    cell = "W-F"
+    main_answer = "warps_needed"
+
+    def gpu_choices(self, level):
+        return {1: ("textbook", "a100", "v100"), 2: ("textbook", "a10", "t4"),
+                3: ("t4", "rtx4090", "h100", "a10")}[level]
+
+    def space(self, level, gpu):
+        lats = {1: range(100, 1001, 10), 2: range(65, 1001, 5), 3: range(33, 1200, 7)}[level]
+        for L in lats:
+            yield {"latency": L, "work_per_warp": 1}
+
+    def in_cell(self, params, gpu, solved):
+        return params["work_per_warp"] == 1 and not solved.answers["hidable"]
+
+    def misconceptions(self, params, gpu, solved):
+        L = params["latency"]
+        return [
+            Misconception("cap_is_enough", {"warps_needed": gpu.max_warps_per_sm, "hidable": True}),
+            Misconception("one_warp_per_load", {"warps_needed": 1}),
+            Misconception("divide_by_warp_size", {"warps_needed": -(-L // WARP)}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "efficiency_curve", "latency": params["latency"],
+                "resident_warps": gpu.max_warps_per_sm}
+
+
+@register
+class SchedulerDemand(EngineFamily):
+    """W-J: N_sched·L/T_issue slots ÷ I_warp warps exceed the SM's cap; ILP closes the gap (Ex 10)."""
+
+    cell = "W-J"
+    topic = "latency-hiding"
+    main_answer = "warps_needed"
+    units = {"instruction_slots": "instructions", "warps_needed": "warps", "deficit": "warps",
+             "ilp_factor": "ratio", "warps_with_ilp": "warps"}
+
+    def gpu_choices(self, level):
+        return warp_cap_gpus(level)
+
+    def space(self, level, gpu):
+        if level == 1:
+            lats, issues, works = range(200, 1001, 50), (1,), range(4, 41)
+        elif level == 2:
+            lats, issues, works = range(200, 1001, 40), (1, 2), range(4, 41, 2)
+        else:
+            lats, issues, works = range(210, 1200, 45), (1, 2, 3), (3, 5, 6, 7, 9, 11, 13, 14, 17, 19, 22, 23)
+        for L in lats:
+            for t in issues:
+                for I in works:
+                    yield {"schedulers": gpu.schedulers_per_sm, "latency": L, "issue_interval": t,
+                           "work_per_warp": I}
+
+    def solve(self, params, gpu, explain=True):
+        cap = gpu.max_warps_per_sm
+        res = lat_engine.scheduler_demand(params["schedulers"], params["latency"],
+                                          params["issue_interval"], params["work_per_warp"],
+                                          max_warps=cap, explain=explain)
+        answers = {"instruction_slots": res.instruction_slots, "warps_needed": res.warps_needed,
+                   "deficit": res.deficit, "ilp_factor": res.ilp_factor,
+                   "warps_with_ilp": res.warps_with_ilp}
+        return Solved(answers, {"steps": res.steps, "ctx": {
+            "N": res.schedulers, "L": res.latency, "T_issue": res.issue_interval,
+            "I": res.work_per_warp, "S": res.instruction_slots, "n": res.warps_needed,
+            "cap": cap, "k": res.ilp_factor, "n_ilp": res.warps_with_ilp}})
+
+    def in_cell(self, params, gpu, solved):
+        return solved.answers["deficit"] > 0
+
+    def misconceptions(self, params, gpu, solved):
+        L, t, I = params["latency"], params["issue_interval"], params["work_per_warp"]
+        slots = solved.answers["instruction_slots"]
+        return [
+            Misconception("forgot_schedulers", {"warps_needed": -(-L // (t * I))}),
+            Misconception("cap_is_enough", {"warps_needed": gpu.max_warps_per_sm, "deficit": 0}),
+            Misconception("slots_as_warps", {"warps_needed": slots}),
+            Misconception("no_ceiling", {"warps_needed": int(slots // I)}),
+        ]
+
+
+# ----------------------------------------------------------------------------- divergence
+
+
+def branches_of(lanes: Iterable[int], costs: Iterable[int]) -> list[dict[str, int]]:
+    return [{"lanes": n, "cost": c} for n, c in zip(lanes, costs)]
+
+
+def splits(parts: int, step: int) -> list[tuple[int, ...]]:
+    """Lane splits of 32 into `parts` branches, each ≥ 1, the first parts on a grid of `step`."""
+    if parts == 2:
+        return [(a, WARP - a) for a in range(1, WARP, step)]
+    out = []
+    for a in range(1, WARP, step):
+        for b in range(1, WARP - a, step):
+            rest = WARP - a - b
+            if parts == 3 and rest >= 1:
+                out.append((a, b, rest))
+            elif parts == 4:
+                for c in range(1, rest, step * 2):
+                    if rest - c >= 1:
+                        out.append((a, b, c, rest - c))
+    return out
+
+
+class DivergenceFamily(EngineFamily):
+    topic = "divergence"
+    main_answer = "slowdown"
+    units = {"divergent_time": "cycles", "baseline": "cycles", "slowdown": "ratio",
+             "lane_utilisation": "fraction"}
+    tolerances = {"slowdown": 0.0005, "lane_utilisation": 0.0005}
+
+    def solve(self, params, gpu, explain=True):
+        res = div_engine.divergence(params["branches"], explain=explain)
+        answers = {"divergent_time": res.serialised, "baseline": res.baseline,
+                   "slowdown": res.slowdown, "lane_utilisation": res.lane_utilisation}
+        taken = [b for b in res.branches if b.lanes > 0]
+        empty = [b for b in res.branches if b.lanes == 0]
+        return Solved(answers, {"steps": res.steps, "ctx": {
+            "branch_list": [b.to_dict() for b in res.branches], "n_branches": len(res.branches),
+            "taken": [b.to_dict() for b in taken], "empty": [b.to_dict() for b in empty],
+            "n_taken": len(taken), "T_div": res.serialised, "T_conv": res.baseline,
+            "U": res.useful_lane_cycles, "sum_all": sum(b.cost for b in res.branches),
+            "cost": taken[0].cost, "lanes_text": " / ".join(str(b.lanes) for b in res.branches),
+            "costs_text": " + ".join(str(b.cost) for b in taken)}})
+
+    def figure(self, params, gpu, solved):
+        return {"kind": "divergence_timeline", "branches": params["branches"],
+                "baseline": solved.answers["baseline"]}
+
+
+@register
+class BothBranches(DivergenceFamily):
+    """W-G: every branch has lanes and costs the same: serialised passes, the split does not matter (Ex 7)."""
+
+    cell = "W-G"
+
+    def space(self, level, gpu):
+        if level == 1:
+            for cost in range(10, 101, 10):
+                for split in splits(2, 1):
+                    yield {"branches": branches_of(split, (cost, cost))}
+        elif level == 2:
+            for cost in (8, 12, 16, 24, 30, 40, 48, 60, 64):
+                for split in splits(2, 2):
+                    yield {"branches": branches_of(split, (cost, cost))}
+                for split in splits(3, 5):
+                    yield {"branches": branches_of(split, (cost,) * 3)}
+        else:
+            for cost in (7, 13, 18, 25, 37, 45, 51, 66, 90):
+                for split in splits(3, 4):
+                    yield {"branches": branches_of(split, (cost,) * 3)}
+                for split in splits(4, 7):
+                    yield {"branches": branches_of(split, (cost,) * 4)}
+
+    def in_cell(self, params, gpu, solved):
+        br = params["branches"]
+        return (len(br) >= 2 and all(b["lanes"] > 0 for b in br)
+                and len({b["cost"] for b in br}) == 1)
+
+    def misconceptions(self, params, gpu, solved):
+        lanes = [b["lanes"] for b in params["branches"]]
+        n = len(lanes)
+        return [
+            Misconception("split_ratio_matters", {"slowdown": round(WARP / max(lanes), 4)}),
+            Misconception("branches_overlap", {"slowdown": 1.0}),
+            Misconception("minority_share", {"slowdown": round(1 + min(lanes) / max(lanes), 4)}),
+            Misconception("double_per_branch", {"slowdown": float(2 * n)}),
+        ]
+
+
+@register
+class AllAgree(DivergenceFamily):
+    """W-H: every lane takes the same branch: the empty branches cost nothing, slowdown 1 (Ex 8)."""
+
+    cell = "W-H"
+
+    def space(self, level, gpu):
+        if level == 1:
+            for taken in (0, 1):
+                for c in range(10, 101, 5):
+                    for d in range(10, 101, 5):
+                        costs = (c, d) if taken == 0 else (d, c)
+                        lanes = (WARP, 0) if taken == 0 else (0, WARP)
+                        yield {"branches": branches_of(lanes, costs)}
+        elif level == 2:
+            for taken in (0, 1, 2):
+                for c in (8, 12, 16, 20, 24, 30, 40, 50, 64):
+                    for d in (10, 20, 30, 40, 60):
+                        for e in (6, 12, 18):
+                            costs = [d, e]
+                            costs.insert(taken, c)
+                            lanes = [0, 0, 0]
+                            lanes[taken] = WARP
+                            yield {"branches": branches_of(lanes, costs)}
+        else:
+            for n in (2, 3, 4):
+                for taken in range(n):
+                    for c in (7, 11, 19, 23, 33, 47, 58):
+                        for d in (9, 17, 29, 41):
+                            costs = [d + 3 * j for j in range(n - 1)]
+                            costs.insert(taken, c)
+                            lanes = [0] * n
+                            lanes[taken] = WARP
+                            yield {"branches": branches_of(lanes, costs)}
+
+    def in_cell(self, params, gpu, solved):
+        br = params["branches"]
+        populated = [b for b in br if b["lanes"] > 0]
+        return len(br) >= 2 and len(populated) == 1 and solved.answers["slowdown"] == 1.0
+
+    def misconceptions(self, params, gpu, solved):
+        t = solved.answers["divergent_time"]
+        total = sum(b["cost"] for b in params["branches"])
+        return [
+            Misconception("count_empty_branch", {"slowdown": round(total / t, 4), "divergent_time": total}),
+            Misconception("always_double", {"slowdown": 2.0, "divergent_time": 2 * t}),
+            Misconception("branches_per_warp", {"slowdown": float(len(params["branches"]))}),
+        ]
+
+
+# ----------------------------------------------------------------------------- choosing a block
+
+
+IMAGES = {1: ((1920, 1080), (1280, 720), (3840, 2160), (1024, 768), (640, 480), (2048, 2048)),
+          2: ((1920, 1080), (1280, 720), (3840, 2160), (2560, 1440), (800, 600), (4096, 2160)),
+          3: ((1000, 1000), (1366, 768), (3000, 2000), (1600, 900), (720, 576), (4000, 3000))}
+
+
+@register
+class ChooseBlock(EngineFamily):
+    """W-I: a square-looking block against a warp-aligned one for an image kernel (Ex 9)."""
+
+    cell = "W-I"
+    main_answer = "square_wasted_lanes"
+    units = {"square_warps": "warps", "square_wasted_lanes": "lanes", "aligned_warps": "warps",
+             "aligned_wasted_lanes": "lanes", "better_block": "text"}
+
+    def space(self, level, gpu):
+        squares = {1: (10, 12, 14, 20, 30), 2: (6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 25, 26, 28, 30),
+                   3: (5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)}[level]
+        aligned = {1: ((32, 8), (32, 4), (32, 16), (64, 4), (64, 8), (128, 2), (32, 32)),
+                   2: ((32, 2), (32, 4), (32, 6), (32, 8), (64, 2), (64, 4), (96, 4), (128, 4)),
+                   3: ((32, 3), (32, 5), (32, 7), (64, 3), (96, 2), (96, 5), (160, 2))}[level]
+        for image in IMAGES[level]:
+            for s in squares:
+                for ax, ay in aligned:
+                    sq, al = [s, s, 1], [ax, ay, 1]
+                    yield {"image": list(image), "blocks": [sq, al]}
+                    if level > 1:
+                        yield {"image": list(image), "blocks": [al, sq]}
+
+    @staticmethod
+    def _square_first(params) -> bool:
+        return params["blocks"][0][0] % WARP != 0
+
+    def solve(self, params, gpu, explain=True):
+        a, b = params["blocks"]
+        cmp = warp_engine.compare_blocks(a, b, explain=explain)
+        sq, al = (cmp.first, cmp.second) if self._square_first(params) else (cmp.second, cmp.first)
+        better = cmp.better_block
+        answers = {"square_warps": sq.warps, "square_wasted_lanes": sq.wasted_lanes,
+                   "aligned_warps": al.warps, "aligned_wasted_lanes": al.wasted_lanes,
+                   "better_block": list(better) if better else None}
+        W, H = params["image"]
+        ctx = {
+            "W": W, "H": H, "sq": list(sq.block), "al": list(al.block),
+            "sq_text": shape_text(sq.block), "al_text": shape_text(al.block),
+            "a_text": shape_text(a), "b_text": shape_text(b),
+            "sq_P": sq.threads, "al_P": al.threads, "sq_q": sq.full_warps, "sq_t": sq.tail_active,
+            "sq_share": sq.waste_fraction, "al_q": al.full_warps,
+            "better_text": shape_text(better) if better else "",
+            "sq_grid": -(-W // sq.block[0]) * -(-H // sq.block[1]),
+            "al_grid": -(-W // al.block[0]) * -(-H // al.block[1]),
+        }
+        return Solved(answers, {"cmp": cmp, "ctx": ctx})
+
+    def in_cell(self, params, gpu, solved):
+        a = solved.answers
+        cmp = solved.data["cmp"]
+        better = a["better_block"]
+        return (a["square_wasted_lanes"] > 0 and a["aligned_wasted_lanes"] == 0
+                and better is not None and better[0] % WARP == 0 and cmp.better != "tie")
+
+    def rendered_steps(self, params, gpu, solved, lang, salt):
+        cmp = solved.data["cmp"]
+        keys = ("threads_per_block", "warps", "tail_active", "wasted_lanes")
+        out = []
+        for bw in (cmp.first, cmp.second):
+            label = shape_text(bw.block[:2])
+            for step in solution_steps(pick_steps(bw.steps, keys), lang, salt=salt + label,
+                                       gpu=gpu.to_dict()):
+                step.title = f"[{label}] {step.title}"
+                out.append(step)
+        out += solution_steps(cmp.steps, lang, salt=salt, gpu=gpu.to_dict())
+        return out
+
+    def misconceptions(self, params, gpu, solved):
+        ctx = solved.data["ctx"]
+        dx, dy = ctx["sq"][0], ctx["sq"][1]
+        row_pad = dy * (WARP * -(-dx // WARP) - dx)
+        return [
+            Misconception("active_as_wasted", {"square_wasted_lanes": ctx["sq_t"]}),
+            Misconception("rows_pad_to_warps", {"square_wasted_lanes": row_pad}),
+            Misconception("square_is_balanced", {"square_wasted_lanes": 0, "better_block": ctx["sq"]}),
+        ]
+
+    def figure(self, params, gpu, solved):
+        ctx = solved.data["ctx"]
+        return {"kind": "warp_grid", "block": ctx["sq"], "warp_id": solved.answers["square_warps"] - 1}
