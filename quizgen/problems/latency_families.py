@@ -404,7 +404,7 @@ class LittlesLaw(EngineFamily):
         return params["ilp"] * params["schedulers"] > 1 and a["warps_needed"] < a["concurrency"]
 
     def misconceptions(self, params, gpu, solved):
-        L, X, k, N = params["latency"], params["throughput"], params["ilp"], params["schedulers"]
+        L, k, N = params["latency"], params["ilp"], params["schedulers"]
         conc = solved.answers["concurrency"]
         return [
             Misconception("latency_as_warps", {"warps_needed": L}),
