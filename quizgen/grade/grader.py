@@ -448,6 +448,17 @@ _UNIT_KINDS = {"fraction": "fraction", "ratio": "ratio", "bytes": "bytes", "cycl
                "lanes": "count", "instructions": "count", "sms": "count", "waves": "count"}
 
 
+@lru_cache(maxsize=4096)
+def _kind_of(key: str, unit: str) -> str:
+    kind = answer_kind(key)
+    base, sep, suffix = key.rpartition("_")
+    if kind == "real" and sep and base and suffix in _gpu_names():
+        kind = answer_kind(base)
+    if kind == "real" and unit in _UNIT_KINDS:
+        kind = _UNIT_KINDS[unit]
+    return kind
+
+
 class Prepared:
     """One problem of a manifest (or a problem JSON) made ready for grading many answers.
 
@@ -497,14 +508,7 @@ class Prepared:
     # -- kinds, units, display
 
     def _kind(self, key: str) -> str:
-        kind = answer_kind(key)
-        base, suffix = self.split(key)
-        if kind == "real" and base != key:
-            kind = answer_kind(base)
-        unit = str(self.units.get(key, "")).lower()
-        if kind == "real" and unit in _UNIT_KINDS:
-            kind = _UNIT_KINDS[unit]
-        return kind
+        return _kind_of(key, str(self.units.get(key, "")).lower())
 
     def split(self, key: str) -> tuple[str, str | None]:
         """``occupancy_t4`` → (``occupancy``, ``t4``) when the suffix names a GPU preset."""
@@ -527,6 +531,12 @@ class Prepared:
         return self._texts[key, lang]
 
     def _expected_text(self, key: str, lang: str) -> str:
+        value = self.answers[key]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return _number_text(value, str(self.units.get(key, "")), self.kind[key], lang)
+        return self._other_text(key, lang)
+
+    def _other_text(self, key: str, lang: str) -> str:
         from quizgen.problems.choices import format_answer
         from quizgen.render.solution import format_value
 
@@ -585,6 +595,21 @@ class Prepared:
         return []
 
 
+@lru_cache(maxsize=1 << 14)
+def _number_text(value: int | float, unit: str, kind: str, lang: str) -> str:
+    from quizgen.problems.choices import format_answer
+    from quizgen.render.solution import format_value
+
+    if unit == "fraction" or kind == "fraction":
+        shown = format_answer(value, "fraction", lang)
+        plain = f"{float(value):.6f}".rstrip("0").rstrip(".")
+        return shown if plain in ("0", "1") else f"{plain} ({shown})"
+    try:
+        return format_answer(value, unit, lang)
+    except Exception:   # an unknown unit word: the number alone
+        return format_value(value)
+
+
 @lru_cache(maxsize=1)
 def _gpu_names() -> frozenset[str]:
     from quizgen.gpus import preset_names
@@ -592,7 +617,40 @@ def _gpu_names() -> frozenset[str]:
     return frozenset(preset_names())
 
 
+def _frozen(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+_DERIVED: dict[Any, dict[str, Any]] = {}
+_DERIVED_MAX = 4096
+
+
 def _derive(problem: Mapping[str, Any]) -> dict[str, Any]:
+    """The family's view of a problem, shared by every student who has the same problem."""
+    gpu = problem.get("gpu")
+    try:
+        # The id is a hash of cell, parameters, GPU and seed; the parameters and the GPU's
+        # name are added so that a hand-edited manifest never reuses a stale answer.
+        key = (str(problem.get("id")), str(problem.get("cell")),
+               _frozen(problem.get("params") or {}),
+               gpu.get("name") if isinstance(gpu, Mapping) else None)
+        if not problem.get("id"):
+            key += (_frozen(gpu or {}),)
+    except TypeError:
+        return _derive_now(problem)
+    found = _DERIVED.get(key)
+    if found is None:
+        if len(_DERIVED) >= _DERIVED_MAX:
+            _DERIVED.clear()
+        found = _DERIVED[key] = _derive_now(problem)
+    return found
+
+
+def _derive_now(problem: Mapping[str, Any]) -> dict[str, Any]:
     """Re-run the family on the saved parameters: its GPU, solution and misconception models."""
     out: dict[str, Any] = {}
     try:
@@ -609,6 +667,14 @@ def _derive(problem: Mapping[str, Any]) -> dict[str, Any]:
         out["solved"] = solved
         out["misconceptions"] = [(m.key, dict(m.answers))
                                  for m in fam.misconceptions(params, gpu, solved)]
+        # Each trap's numbers, exact, per answer key (the comparisons' fast path).
+        traps: dict[str, list[tuple[str, Fraction]]] = {}
+        for name, answers in out["misconceptions"]:
+            for key, value in answers.items():
+                exact = _exact(value)
+                if exact is not None:
+                    traps.setdefault(key, []).append((name, exact))
+        out["traps"] = traps
     except (QuizgenError, KeyError, TypeError, ValueError, ArithmeticError):
         # A problem from a family this install does not know, or hand-written parameters:
         # it is still graded from its saved answers, only without diagnosis.
@@ -740,9 +806,8 @@ def _nearer_trap(q: Prepared, box: _Box, exact: Fraction) -> None:
     if value is None or box.parsed is None or not tol:
         return
     hits = []
-    for name, answers in q.misconceptions():
-        trap = _exact(answers.get(key)) if key in answers else None
-        if trap is None or trap == exact or name in hits:
+    for name, trap in q.derived().get("traps", {}).get(key, ()):
+        if trap == exact or name in hits:
             continue
         if abs(value - trap) < abs(value - exact) and \
                 compare(box.parsed, trap, kind=kind, tolerance=tol / 10,
@@ -754,13 +819,33 @@ def _nearer_trap(q: Prepared, box: _Box, exact: Fraction) -> None:
         box.note = "nearer to a trap's value than to the answer"
 
 
+def _same_number(q: Prepared, box: _Box, exact: Fraction) -> bool:
+    """Whether a read number equals `exact` by its key's rules (a cheap test first)."""
+    kind = q.kind[box.key]
+    if box.value is not None:
+        tol = q.tolerance[box.key]
+        if tol is None:
+            tol = DEFAULT_TOLERANCE[kind]
+            if kind == "real":
+                tol = max(tol, abs(exact) / 1000)
+        if abs(box.value - exact) <= tol:
+            # Near enough, but a unit that contradicts the kind still makes it wrong.
+            return box.parsed is None or box.parsed.unit is None or compare(
+                box.parsed, exact, kind=kind, tolerance=q.tolerance[box.key],
+                unit=q.unit_word(box.key)).status == "correct"
+        if kind not in ("fraction", "percent") or box.parsed is None or box.parsed.unit:
+            return False
+    # "25" read as 25% (or 0.25 as 25 %) depends on the value compared with: ask compare.
+    return box.parsed is not None and compare(
+        box.parsed, exact, kind=kind, tolerance=q.tolerance[box.key],
+        unit=q.unit_word(box.key)).status == "correct"
+
+
 def _same(q: Prepared, box: _Box, value: Any) -> bool:
     """Whether the student's answer equals `value` by the rules of its answer key."""
     if box.parsed is not None:
         exact = _exact(value)
-        return exact is not None and compare(
-            box.parsed, exact, kind=q.kind[box.key], tolerance=q.tolerance[box.key],
-            unit=q.unit_word(box.key)).status == "correct"
+        return exact is not None and _same_number(q, box, exact)
     got = box.text_value
     if got is None:
         return False
@@ -877,11 +962,16 @@ def _diagnose(q: Prepared, boxes: dict[str, _Box], lang: str) -> None:
     from quizgen.render.phrases import has, phrase
 
     miscs = q.misconceptions()
+    traps = q.derived().get("traps", {})
     for box in wrong:
         if not box.misconceptions:
-            box.misconceptions = tuple(dict.fromkeys(
-                name for name, answers in miscs
-                if box.key in answers and _same(q, box, answers[box.key])))
+            if box.parsed is not None:
+                names = (name for name, exact in traps.get(box.key, ())
+                         if _same_number(q, box, exact))
+            else:
+                names = (name for name, answers in miscs
+                         if box.key in answers and _same(q, box, answers[box.key]))
+            box.misconceptions = tuple(dict.fromkeys(names))
         if box.misconceptions and box.explanation is None:
             first = box.misconceptions[0]
             box.explanation = (phrase(lang, "misconception", first, salt=q.id)

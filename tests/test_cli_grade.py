@@ -1,0 +1,139 @@
+"""`quizgen grade` and `quizgen check` through the real command line (typer's runner)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+from typer.testing import CliRunner
+
+from quizgen.cli import app
+from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.problems import generate_one
+
+runner = CliRunner()
+
+RECIPE = {"title": "CLI quiz", "lang": "en", "seed": 9,
+          "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
+                         "answers": ["blocks_per_sm", "occupancy"]}]}
+
+
+@pytest.fixture()
+def exam(tmp_path):
+    plan = plan_exam(parse_exam_recipe(RECIPE),
+                     [Student(name="Asha", roll="A1"), Student(name="Ravi", roll="B2")], None,
+                     generate=generate_one)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv)))
+    header = rows[0]
+    for row, student in zip(rows[1:], plan.manifest["students"]):
+        answers = student["questions"][0]["answers"]
+        row[header.index("Q1.blocks_per_sm")] = f"{answers['blocks_per_sm']} blocks"
+        row[header.index("Q1.occupancy")] = "oops" if student["roll"] == "B2" else \
+            str(answers["occupancy"])
+    answers_csv = tmp_path / "answers.csv"
+    with answers_csv.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return {"manifest": manifest, "answers": answers_csv, "data": plan.manifest,
+            "dir": tmp_path}
+
+
+def test_grade_writes_results_and_refuses_to_overwrite(exam):
+    out = exam["dir"] / "graded"
+    args = ["grade", str(exam["manifest"]), str(exam["answers"]), "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "2 students, 4 answers graded" in result.stdout
+    assert "1 answers left out of the score" in result.stderr
+    with (out / "results.csv").open(encoding="utf-8", newline="") as fh:
+        rows = {r["roll"]: r for r in csv.DictReader(fh)}
+    assert (rows["A1"]["score"], rows["A1"]["max_score"]) == ("4", "4")
+    assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "2")
+    assert rows["B2"]["Q1.occupancy"] == "invalid"
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.md", "B2.md"]
+
+    again = runner.invoke(app, args)
+    assert again.exit_code == 2
+    assert again.stderr.strip().count("\n") == 0 and "--force" in again.stderr
+    zero = runner.invoke(app, args + ["--force", "--invalid", "zero", "--format", "html"])
+    assert zero.exit_code == 0, zero.output
+    with (out / "results.csv").open(encoding="utf-8", newline="") as fh:
+        rows = {r["roll"]: r for r in csv.DictReader(fh)}
+    assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "4")
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.html", "B2.html"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--invalid", "maybe"], "invalid"),
+    (["--lang", "fr"], "lang"),
+    (["--format", "pdf"], "format"),
+])
+def test_grade_bad_options_are_one_line(exam, extra, message):
+    result = runner.invoke(app, ["grade", str(exam["manifest"]), str(exam["answers"]), "--out",
+                                 str(exam["dir"] / "o"), *extra])
+    assert result.exit_code == 2
+    assert message in result.stderr and result.stderr.strip().count("\n") == 0
+
+
+def test_grade_missing_files_are_one_line(exam):
+    result = runner.invoke(app, ["grade", str(exam["dir"] / "nope.json"), str(exam["answers"]),
+                                 "--out", str(exam["dir"] / "o")])
+    assert result.exit_code == 2 and "no such file" in result.stderr
+    assert not (exam["dir"] / "o").exists()
+
+
+def test_check_against_a_manifest_id(exam):
+    question = exam["data"]["students"][0]["questions"][0]
+    occ = Fraction(repr(question["answers"]["occupancy"]))
+    right = runner.invoke(app, ["check", question["id"], f"{float(occ * 100):g}%",
+                                "--manifest", str(exam["manifest"])])
+    assert right.exit_code == 0, right.output
+    assert right.stdout.startswith("occupancy: correct")
+    blocks = question["answers"]["blocks_per_sm"]
+    wrong = runner.invoke(app, ["check", question["id"], str(blocks + 1), "--key", "blocks_per_sm",
+                                "--manifest", str(exam["manifest"]), "--json"])
+    assert wrong.exit_code == 1
+    data = json.loads(wrong.stdout)
+    assert data["status"] == "wrong" and data["expected"] == blocks
+    missing = runner.invoke(app, ["check", "OCC-3-0000000000", "1", "--manifest",
+                                  str(exam["manifest"])])
+    assert missing.exit_code == 2 and "no problem" in missing.stderr
+
+
+def test_check_a_problem_file_and_stdin(tmp_path):
+    problem = generate_one("OCC-2", level=1, seed=3, lang="en")
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([problem.to_dict()]), encoding="utf-8")
+    a = problem.answers
+    trap = next(c for c in problem.choices if not c.correct and c.misconception)
+    result = runner.invoke(app, ["check", str(path), trap.text])
+    assert result.exit_code == 1
+    assert f"misconception {trap.misconception}" in result.stdout
+    carried = runner.invoke(app, ["check", "-", str((a["blocks_per_sm"] + 1) * a["warps"]),
+                                  "--key", "active_warps",
+                                  "--given", f"blocks_per_sm={a['blocks_per_sm'] + 1}"],
+                            input=json.dumps(problem.to_dict()))
+    assert carried.exit_code == 0, carried.output
+    assert carried.stdout.startswith("active_warps: carried")
+    bad_key = runner.invoke(app, ["check", str(path), "3", "--key", "nope"])
+    assert bad_key.exit_code == 2 and "'nope' is not an answer" in bad_key.stderr
+    no_file = runner.invoke(app, ["check", str(tmp_path / "missing.json"), "3"])
+    assert no_file.exit_code == 2 and "--manifest" in no_file.stderr
+    hostile = runner.invoke(app, ["check", str(path), "__import__('os').system('id')"])
+    assert hostile.exit_code == 1 and "invalid" in hostile.stdout
+
+
+@pytest.mark.parametrize("command, options", [
+    ("grade", ["--out", "--invalid", "--force", "--lang", "--format"]),
+    ("check", ["--key", "--manifest", "--given", "--lang", "--json"]),
+])
+def test_help_documents_every_option(command, options):
+    result = runner.invoke(app, [command, "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    for option in options:
+        assert option in result.stdout
+    assert "Example: quizgen " + command in result.stdout
