@@ -13,12 +13,14 @@ an empty gap in a student's solution.
 
 from __future__ import annotations
 
+import os
 import re
 import zlib
 import tomllib
 from functools import cache
 from typing import Any
 
+from quizgen.render.fastjinja import Unsupported, compile_template, default_filters
 from quizgen.resources import data_dir
 
 LANGS = ("hinglish", "en")
@@ -154,7 +156,42 @@ def _compiled(text: str):
         if ok:
             parts.append(text[pos:])
             return _FastTemplate([p for p in parts if p != ""])
-    return _JinjaTemplate(_env().from_string(text))
+    jinja = _JinjaTemplate(_env().from_string(text))
+    try:
+        compiled = _CompiledTemplate(compile_template(text, _compiled_filters()))
+    except Unsupported:
+        return jinja
+    if os.environ.get("QUIZGEN_CHECK_PHRASES"):
+        return _CheckedTemplate(compiled, jinja)
+    return compiled
+
+
+@cache
+def _compiled_filters():
+    return default_filters(_num, _pct, _size, _kb)
+
+
+class _CompiledTemplate:
+    __slots__ = ("render",)
+
+    def __init__(self, render) -> None:
+        self.render = render
+
+
+class _CheckedTemplate:
+    """Renders with both engines and insists they agree (tests set QUIZGEN_CHECK_PHRASES=1)."""
+
+    __slots__ = ("fast", "jinja")
+
+    def __init__(self, fast, jinja) -> None:
+        self.fast, self.jinja = fast, jinja
+
+    def render(self, **context: Any) -> str:
+        expected = self.jinja.render(**context)
+        got = self.fast.render(**context)
+        if got != expected:
+            raise AssertionError(f"compiled phrase differs from Jinja: {got!r} != {expected!r}")
+        return got
 
 
 class _JinjaTemplate:
@@ -180,19 +217,35 @@ def pick(variants: Any, salt: str) -> str:
 
 
 def has(lang: str, section: str, key: str) -> bool:
-    return key in book(lang).get(section, {})
+    return (section, key) in _entries(lang)
+
+
+@cache
+def _entries(lang: str) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """(section, key) → its variants, each a plain string or a compiled template."""
+    out = {}
+    for section, table in book(lang).items():
+        for key, value in table.items():
+            variants = [value] if isinstance(value, str) else list(value)
+            out[(section, key)] = tuple(v if "{" not in v else _compiled(v) for v in variants)
+    return out
 
 
 def phrase(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
            *, salt: str = "") -> str:
     """Render phrase [section].key in `lang` with `context`."""
-    table = book(lang).get(section)
-    if table is None or key not in table:
-        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
-    text = pick(table[key], f"{salt}|{section}|{key}")
-    if "{" not in text:
-        return text
-    return _compiled(text).render(**(context or {}))
+    try:
+        variants = _entries(lang)[(section, key)]
+    except KeyError:
+        book(lang)  # an unknown language raises its own clear error
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}") from None
+    if len(variants) == 1:
+        chosen = variants[0]
+    else:
+        chosen = variants[zlib.crc32(f"{salt}|{section}|{key}".encode()) % len(variants)]
+    if chosen.__class__ is str:
+        return chosen
+    return chosen.render(**(context or {}))
 
 
 def phrase_list(lang: str, section: str, key: str, context: dict[str, Any] | None = None,

@@ -8,6 +8,7 @@ multiply back the binding limit and show that one more block breaks it.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from quizgen.engine.derivation import Step
@@ -30,13 +31,22 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+@cache
+def _units(lang: str) -> tuple[dict[str, str], dict[str, str]]:
+    from quizgen.render.phrases import book
+
+    tables = book(lang)
+    return dict(tables.get("unit", {})), dict(tables.get("unit_one", {}))
+
+
 def unit_text(unit: str, value: Any, lang: str) -> str:
     """The unit in the problem's language, singular for exactly one ("1 block")."""
     if not unit:
         return ""
-    if value == 1 and has(lang, "unit_one", unit):
-        return phrase(lang, "unit_one", unit)
-    return phrase(lang, "unit", unit) if has(lang, "unit", unit) else unit
+    many, one = _units(lang)
+    if value == 1 and unit in one:
+        return one[unit]
+    return many.get(unit, unit)
 
 
 def step_context(step: Step, gpu: dict[str, Any] | None) -> dict[str, Any]:

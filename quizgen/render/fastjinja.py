@@ -1,0 +1,273 @@
+"""A small compiler for the Jinja subset our phrase files use, to plain Python functions.
+
+Phrases are rendered tens of times per problem; Jinja's per-render context setup costs more than
+the text itself. Our phrase templates (our own files, never user input) use only ``{{ expr }}``
+with arithmetic, attribute access and the filters ``num, pct, size, kb, upper, join, format``,
+and ``{% if/elif/else %}`` and ``{% for x in y %}`` with ``loop.last`` / ``loop.index``. This
+module compiles exactly that subset; anything else raises `Unsupported` and the caller falls
+back to Jinja. Semantics follow Jinja's: attribute lookup tries ``getattr`` then the item, an
+undefined name is an error (like ``StrictUndefined``), ``x is none`` tests for None.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Callable
+
+_TOKENS = re.compile(r"(\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\})", re.S)
+_FILTER_NAMES = ("num", "pct", "size", "kb", "upper", "join", "format", "length", "string", "lower")
+
+
+class Unsupported(Exception):
+    """The template uses something outside the compiled subset."""
+
+
+class _Loop:
+    __slots__ = ("index0", "length")
+
+    def __init__(self, index0: int, length: int) -> None:
+        self.index0 = index0
+        self.length = length
+
+    @property
+    def index(self) -> int:
+        return self.index0 + 1
+
+    @property
+    def first(self) -> bool:
+        return self.index0 == 0
+
+    @property
+    def last(self) -> bool:
+        return self.index0 == self.length - 1
+
+
+def _get(obj: Any, name: str) -> Any:
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        pass
+    try:
+        return obj[name]
+    except (TypeError, LookupError):
+        raise KeyError(f"{name!r} is undefined on {type(obj).__name__}") from None
+
+
+def _var(context: dict[str, Any], name: str) -> Any:
+    try:
+        return context[name]
+    except KeyError:
+        raise KeyError(f"{name!r} is undefined") from None
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def _rewrite_filters(expr: str) -> str:
+    """`a|f(x)` → `_f_f(a, x)`, applied until no filter is left (filters bind to the primary)."""
+    expr = re.sub(r"\bis\s+not\s+none\b", "is not None", expr)
+    expr = re.sub(r"\bis\s+none\b", "is None", expr)
+    for _ in range(50):
+        match = None
+        in_str = None
+        for i, ch in enumerate(expr):
+            if in_str:
+                if ch == in_str:
+                    in_str = None
+                continue
+            if ch in "'\"":
+                in_str = ch
+            elif ch == "|":
+                match = i
+                break
+        if match is None:
+            return expr
+        name_match = re.match(r"\|\s*([A-Za-z_]\w*)", expr[match:])
+        if not name_match or name_match.group(1) not in _FILTER_NAMES:
+            raise Unsupported(f"filter at {expr[match:]!r}")
+        name = name_match.group(1)
+        after = match + name_match.end()
+        args = ""
+        if after < len(expr) and expr[after] == "(":
+            depth, j = 0, after
+            while j < len(expr):
+                if expr[j] == "(":
+                    depth += 1
+                elif expr[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            args = expr[after + 1:j]
+            after = j + 1
+        # The primary to the left of '|'.
+        k = match
+        while k > 0 and expr[k - 1] == " ":
+            k -= 1
+        end = k
+        if end and expr[end - 1] == ")":
+            depth, k = 0, end - 1
+            while k >= 0:
+                if expr[k] == ")":
+                    depth += 1
+                elif expr[k] == "(":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                k -= 1
+            start = k
+            while start > 0 and (expr[start - 1].isalnum() or expr[start - 1] in "_."):
+                start -= 1
+        elif end and expr[end - 1] in "'\"":
+            quote = expr[end - 1]
+            start = expr.rindex(quote, 0, end - 1)
+        else:
+            start = end
+            while start > 0 and (expr[start - 1].isalnum() or expr[start - 1] in "_.[]"):
+                start -= 1
+        primary = expr[start:end]
+        if not primary:
+            raise Unsupported(f"no value before filter in {expr!r}")
+        call = f"_f_{name}({primary}{', ' + args if args.strip() else ''})"
+        expr = expr[:start] + call + expr[after:]
+    raise Unsupported("too many filters")
+
+
+class _Names(ast.NodeTransformer):
+    def __init__(self, local: set[str]) -> None:
+        self.local = local
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.local or node.id.startswith("_f_") or node.id in ("None", "True", "False"):
+            return node
+        if node.id in ("true", "false", "none"):
+            return ast.copy_location(ast.Constant({"true": True, "false": False, "none": None}[node.id]), node)
+        return ast.copy_location(ast.Call(ast.Name("_var", ast.Load()),
+                                          [ast.Name("_c", ast.Load()), ast.Constant(node.id)], []), node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        value = self.visit(node.value)
+        return ast.copy_location(ast.Call(ast.Name("_get", ast.Load()),
+                                          [value, ast.Constant(node.attr)], []), node)
+
+    def visit_Lambda(self, node):  # not part of the subset
+        raise Unsupported("lambda")
+
+
+def _expr(source: str, local: set[str]) -> str:
+    text = _rewrite_filters(source.strip())
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise Unsupported(str(exc)) from None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.ListComp,
+                             ast.DictComp, ast.SetComp, ast.GeneratorExp)):
+            raise Unsupported(type(node).__name__)
+    tree = _Names(local).visit(tree)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree)
+
+
+def _targets(source: str) -> list[str]:
+    names = [n.strip() for n in source.split(",")]
+    if not all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
+        raise Unsupported(f"for target {source!r}")
+    return names
+
+
+def compile_template(text: str, filters: dict[str, Callable[..., Any]]) -> Callable[..., str]:
+    """Compile `text` to a function render(**context) -> str, or raise `Unsupported`."""
+    lines = ["def _render(_c):", " _o = []", " _a = _o.append"]
+    depth = 1
+    local: list[set[str]] = [set()]
+    stack: list[str] = []
+    counter = 0
+    for part in _TOKENS.split(text):
+        if not part:
+            continue
+        pad = " " * depth
+        if part.startswith("{#"):
+            continue
+        if part.startswith("{{"):
+            inner = part[2:-2]
+            if inner.startswith("-") or inner.endswith("-"):
+                raise Unsupported("whitespace control")
+            lines.append(f"{pad}_a(_text({_expr(inner, set().union(*local))}))")
+        elif part.startswith("{%"):
+            inner = part[2:-2].strip()
+            if inner.startswith("-") or inner.endswith("-"):
+                raise Unsupported("whitespace control")
+            word, _, rest = inner.partition(" ")
+            if word == "if":
+                lines.append(f"{pad}if {_expr(rest, set().union(*local))}:")
+                lines.append(f"{pad} pass")
+                depth += 1
+                stack.append("if")
+            elif word == "elif":
+                if not stack or stack[-1] != "if":
+                    raise Unsupported("elif outside if")
+                lines.append(f"{' ' * (depth - 1)}elif {_expr(rest, set().union(*local))}:")
+                lines.append(f"{pad}pass")
+            elif word == "else":
+                if not stack or stack[-1] != "if":
+                    raise Unsupported("else outside if")
+                lines.append(f"{' ' * (depth - 1)}else:")
+                lines.append(f"{pad}pass")
+            elif word == "endif":
+                if not stack or stack.pop() != "if":
+                    raise Unsupported("endif")
+                depth -= 1
+            elif word == "for":
+                target, sep, iterable = rest.partition(" in ")
+                if not sep:
+                    raise Unsupported("for without in")
+                names = _targets(target)
+                items = f"_it{counter}"
+                counter += 1
+                lines.append(f"{pad}{items} = list({_expr(iterable, set().union(*local))})")
+                lines.append(f"{pad}for _i{counter}, {names[0]} in enumerate({items}):"
+                             if len(names) == 1 else
+                             f"{pad}for _i{counter}, ({', '.join(names)}) in enumerate({items}):")
+                lines.append(f"{pad} loop = _Loop(_i{counter}, len({items}))")
+                depth += 1
+                local.append(set(names) | {"loop"})
+                stack.append("for")
+            elif word == "endfor":
+                if not stack or stack.pop() != "for":
+                    raise Unsupported("endfor")
+                local.pop()
+                depth -= 1
+            else:
+                raise Unsupported(f"tag {word!r}")
+        else:
+            lines.append(f"{pad}_a({part!r})")
+    if stack:
+        raise Unsupported("unclosed block")
+    lines.append(" return ''.join(_o)")
+    namespace: dict[str, Any] = {"_get": _get, "_var": _var, "_text": _text, "_Loop": _Loop}
+    namespace.update({f"_f_{name}": fn for name, fn in filters.items()})
+    try:
+        exec(compile("\n".join(lines), "<phrase>", "exec"), namespace)  # our own templates only
+    except SyntaxError as exc:
+        raise Unsupported(str(exc)) from None
+    fn = namespace["_render"]
+
+    def render(**context: Any) -> str:
+        return fn(context)
+
+    return render
+
+
+def default_filters(num, pct, size, kb) -> dict[str, Callable[..., Any]]:
+    return {
+        "num": num, "pct": pct, "size": size, "kb": kb,
+        "upper": lambda v: _text(v).upper(),
+        "lower": lambda v: _text(v).lower(),
+        "join": lambda v, d="": d.join(_text(x) for x in v),
+        "format": lambda v, *args: v % args,
+        "length": len,
+        "string": _text,
+    }
