@@ -623,6 +623,16 @@ def _points_text(points: float) -> str:
     return str(int(points)) if float(points).is_integer() else f"{points:g}"
 
 
+# Problem.units names a kind of answer for the grader; these kinds are not units to print.
+_NOT_UNITS = frozenset({"", "fraction", "text", "limiter", "list", "bool", "coords", "ratio",
+                        "percent", "choice"})
+
+
+def _unit(problem: Problem, key: str) -> str:
+    unit = str(problem.units.get(key, ""))
+    return "" if unit in _NOT_UNITS else unit
+
+
 def _humanize(key: str) -> str:
     return key.replace("_", " ")
 
@@ -682,7 +692,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -
         item = _question_common(number, spec, problem, labels)
         item["space"] = 1.5 if practice else spec.space
         item["boxes"] = [{"letter": chr(ord("a") + i) if i < 26 else str(i + 1),
-                          "label": _humanize(key), "unit": problem.units.get(key, ""),
+                          "label": _humanize(key), "unit": _unit(problem, key),
                           "width": _box_width(problem.answers[key])}
                          for i, key in enumerate(asked)]
         if practice:
@@ -708,7 +718,7 @@ def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
     for key in asked:
         tolerance = float(problem.tolerances.get(key, 0.0))
         rows.append({"key": key, "label": _humanize(key), "value": _value_text(problem.answers[key]),
-                     "unit": problem.units.get(key, ""),
+                     "unit": _unit(problem, key),
                      "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance)})
     return rows
 
@@ -801,7 +811,7 @@ def _fonts(recipe: ExamRecipe, students: list[Student],
             messages.append(
                 f"no Devanagari font found, so these will print with broken letter joins (a "
                 f"math font's bare glyphs): {shown}. Install one (Debian: apt-get install "
-                f"fonts-noto-core or fonts-lohit-deva) or pass its folder in font_paths")
+                f"fonts-noto-core or fonts-lohit-deva) or pass its folder with --font-path")
     return stack, dirs, messages
 
 
