@@ -15,7 +15,9 @@ replacement. Printing ``floor(R_SM/(T*r))`` at 65536, 256, 32 costs a dict looku
 
 from __future__ import annotations
 
+import json
 from functools import cache
+from pathlib import Path
 from typing import Any, Callable
 
 from quizgen.engine import formulas
@@ -72,14 +74,51 @@ def _printer(target: str, substituted: bool) -> Callable[[Any], str]:
     raise ValueError(f"unknown math target {target!r}")
 
 
+TARGETS = ("latex", "unicode", "typst")
+CACHE_FILE = Path(__file__).resolve().parent.parent / "data" / "formulas.json"
+
+
+@cache
+def _printed_cache() -> dict[str, Any]:
+    """Printed formulas shipped with the package (made by `write_cache`), so that showing a
+    worked solution needs no sympy at run time. An entry is used only while its source matches
+    the formula registry's; a changed or new formula is printed by sympy instead."""
+    try:
+        data = json.loads(CACHE_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    registry = formulas.sources()
+    for name, entry in data.get("formulas", {}).items():
+        spec = registry.get(name)
+        if spec is not None and entry.get("source") == spec[0] and entry.get("symbols") == list(spec[1]):
+            out[name] = entry
+    return out
+
+
 @cache
 def symbolic(name: str, target: str = "latex") -> str:
     """Formula `name` in symbols, e.g. ``\\left\\lfloor{\\frac{R_{SM}}{T r}}\\right\\rfloor``."""
+    entry = _printed_cache().get(name)
+    if entry is not None and target in entry["targets"]:
+        return entry["targets"][target]["symbolic"]
+    return _symbolic_sympy(name, target)
+
+
+def _symbolic_sympy(name: str, target: str) -> str:
     return _printer(target, False)(formulas.expression(name))
 
 
 @cache
 def _template(name: str, target: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    entry = _printed_cache().get(name)
+    if entry is not None and target in entry["targets"]:
+        printed = entry["targets"][target]
+        return printed["template"], tuple((ph, sym) for ph, sym in printed["pairs"])
+    return _template_sympy(name, target)
+
+
+def _template_sympy(name: str, target: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     import sympy
 
     expr = formulas.expression(name)
@@ -107,6 +146,27 @@ def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str
                 number = r"\infty"
             text = text.replace(ph, number)
     return text
+
+
+def printed_formulas() -> dict[str, Any]:
+    """Every formula printed by sympy in every target (what `write_cache` stores)."""
+    out = {}
+    for name, (source, meanings) in sorted(formulas.sources().items()):
+        targets = {}
+        for target in TARGETS:
+            template, pairs = _template_sympy(name, target)
+            targets[target] = {"symbolic": _symbolic_sympy(name, target), "template": template,
+                               "pairs": [list(p) for p in pairs]}
+        out[name] = {"source": source, "symbols": list(meanings), "targets": targets}
+    return {"formulas": out}
+
+
+def write_cache(path: Path = CACHE_FILE) -> int:
+    """Print every formula with sympy and store the result next to the GPU catalogue."""
+    data = printed_formulas()
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                    encoding="utf-8")
+    return len(data["formulas"])
 
 
 def warm(names: list[str] | None = None, targets: tuple[str, ...] = ("latex", "unicode")) -> None:
@@ -210,3 +270,7 @@ class UnicodePrinter:
 
     def doprint(self, expr) -> str:
         return self._impl.doprint(expr)
+
+
+if __name__ == "__main__":  # python -m quizgen.render.math: refresh the printed-formula cache
+    print(f"{write_cache()} formulas → {CACHE_FILE}")
