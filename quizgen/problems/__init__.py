@@ -61,32 +61,27 @@ class _Pool:
     """
 
     def __init__(self, cell: str, level: int, gpu_names: tuple[str, ...]) -> None:
-        import json
-
         self.family = family(cell)
-        raw: list[tuple[str, str]] = []
+        raw: list[tuple[str, dict[str, Any]]] = []
         for name in gpu_names:
             gpu = resolve_named_gpu(name)
-            seen: set[str] = set()
-            for params in self.family.space(level, gpu):
-                key = json.dumps(params, sort_keys=True)
-                if key not in seen:
-                    seen.add(key)
-                    raw.append((name, key))
+            raw.extend((name, params) for params in self.family.space(level, gpu))
         rng_for(cell, level, 0).shuffle(raw)
         self.raw = raw
         self.cursor = 0
-        self.valid: list[tuple[str, str]] = []
+        self.valid: list[tuple[str, tuple]] = []
+        self.seen: set[tuple[str, Any]] = set()
 
     def _advance(self) -> bool:
-        import json
-
         if self.cursor >= len(self.raw):
             return False
-        name, key = self.raw[self.cursor]
+        name, params = self.raw[self.cursor]
         self.cursor += 1
+        key = _freeze(params)
+        if (name, key) in self.seen:  # the same candidate twice in the space
+            return True
+        self.seen.add((name, key))
         gpu = resolve_named_gpu(name)
-        params = json.loads(key)
         if self.family.in_cell(params, gpu, self.family.solve(params, gpu, explain=False)):
             self.valid.append((name, key))
         return True
@@ -104,6 +99,33 @@ class _Pool:
         while self._advance():
             pass
         return len(self.valid)
+
+
+class _Frozen(tuple):
+    """A frozen list (or, with `is_dict`, a frozen dict's sorted items)."""
+
+    is_dict = False
+
+
+class _FrozenDict(_Frozen):
+    is_dict = True
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable, order-independent form of JSON-like parameters."""
+    if isinstance(value, dict):
+        return _FrozenDict(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return _Frozen(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, _Frozen):
+        if value.is_dict:
+            return {k: _thaw(v) for k, v in value}
+        return [_thaw(v) for v in value]
+    return value
 
 
 @cache
@@ -152,7 +174,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
         raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
                            f"{', '.join(names)}; try another GPU or level", field="gpu") from None
     the_gpu = resolve_named_gpu(gpu_name)
-    params = json.loads(key)
+    params = _thaw(key)
     solved = fam.solve(params, the_gpu, explain=True)
     pid = problem_id(fam.cell, params, the_gpu, seed, level)
     title, question, solution = fam.render(params, the_gpu, solved, lang, pid)

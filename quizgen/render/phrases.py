@@ -227,7 +227,7 @@ def _entries(lang: str) -> dict[tuple[str, str], tuple[Any, ...]]:
     for section, table in book(lang).items():
         for key, value in table.items():
             variants = [value] if isinstance(value, str) else list(value)
-            out[(section, key)] = tuple(v if "{" not in v else _compiled(v) for v in variants)
+            out[(section, key)] = tuple(variants)
     return out
 
 
@@ -243,9 +243,9 @@ def phrase(lang: str, section: str, key: str, context: dict[str, Any] | None = N
         chosen = variants[0]
     else:
         chosen = variants[zlib.crc32(f"{salt}|{section}|{key}".encode()) % len(variants)]
-    if chosen.__class__ is str:
+    if "{" not in chosen:
         return chosen
-    return chosen.render(**(context or {}))
+    return _compiled(chosen).render(**(context or {}))
 
 
 def phrase_list(lang: str, section: str, key: str, context: dict[str, Any] | None = None,

@@ -1,0 +1,55 @@
+"""Problems generated, solved and rendered with worked solutions per second (one core)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import Row, print_table  # noqa: E402
+
+
+def _jobs(n: int):
+    from quizgen.problems import CELLS
+
+    return [(CELLS[i % len(CELLS)], 1 + (i // len(CELLS)) % 3, i // (3 * len(CELLS))) for i in range(n)]
+
+
+def measure(quick: bool = False) -> list[Row]:
+    from quizgen.problems import generate_one
+    from quizgen.render.text import render_solution
+
+    n = 3000 if quick else 12000
+    rows = []
+    for lang in ("hinglish", "en"):
+        jobs = _jobs(n)
+        # Warm-up: the pools of every cell and level and the compiled phrases (a one-off per process).
+        for cell, level, _ in _jobs(31 * 3):
+            generate_one(cell, level=level, seed=0, lang=lang)
+        start = time.perf_counter()
+        problems = [generate_one(c, level=lv, seed=s, lang=lang) for c, lv, s in jobs]
+        gen = time.perf_counter() - start
+        start = time.perf_counter()
+        for p in problems:
+            render_solution(p.solution, lang, "md", title=p.title, question=p.question)
+        md = time.perf_counter() - start
+        # Floor: building the same problems' answers dicts and JSON (the data alone, no solving).
+        start = time.perf_counter()
+        for p in problems:
+            p.to_dict()
+        floor = time.perf_counter() - start
+        rate = n / gen
+        rows.append(Row(f"generate + solve + worked solution ({lang})", rate, "problems/s",
+                        "Problem.to_dict() of the same problems (problems/s)", n / floor,
+                        "≥ 5,000/s", rate >= 5000))
+        both = n / (gen + md)
+        rows.append(Row(f"… and rendered to Markdown ({lang})", both, "problems/s",
+                        "Problem.to_dict() of the same problems (problems/s)", n / floor,
+                        "≥ 2,000/s", both >= 2000))
+    return rows
+
+
+if __name__ == "__main__":
+    print_table(measure("--quick" in sys.argv))
