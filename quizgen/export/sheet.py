@@ -633,6 +633,9 @@ def _unit(problem: Problem, key: str) -> str:
     return "" if unit in _NOT_UNITS else unit
 
 
+from quizgen.render.answers import answer_name, answer_text  # noqa: E402
+
+
 def _humanize(key: str) -> str:
     return key.replace("_", " ")
 
@@ -692,7 +695,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -
         item = _question_common(number, spec, problem, labels)
         item["space"] = 1.5 if practice else spec.space
         item["boxes"] = [{"letter": chr(ord("a") + i) if i < 26 else str(i + 1),
-                          "label": _humanize(key), "unit": _unit(problem, key),
+                          "label": answer_name(key, problem.lang), "unit": _unit(problem, key),
                           "width": _box_width(problem.answers[key])}
                          for i, key in enumerate(asked)]
         if practice:
@@ -717,8 +720,10 @@ def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
     rows = []
     for key in asked:
         tolerance = float(problem.tolerances.get(key, 0.0))
-        rows.append({"key": key, "label": _humanize(key), "value": _value_text(problem.answers[key]),
-                     "unit": _unit(problem, key),
+        rows.append({"key": key, "label": answer_name(key, problem.lang),
+                     "value": answer_text(problem.answers[key], str(problem.units.get(key, "")),
+                                          problem.lang),
+                     "unit": "",
                      "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance)})
     return rows
 

@@ -27,8 +27,11 @@ def problems_json(problems: list[Problem]) -> str:
 def _choices_md(problem: Problem) -> str:
     if not problem.choices:
         return ""
+    from quizgen.render.answers import answer_name
+
     letters = "ABCDEFGH"
-    return "\n".join(f"- ({letters[i]}) {c.text}" for i, c in enumerate(problem.choices)) + "\n\n"
+    head = f"*{answer_name(problem.main_answer, problem.lang)}:*\n" if problem.main_answer else ""
+    return head + "\n".join(f"- ({letters[i]}) {c.text}" for i, c in enumerate(problem.choices)) + "\n\n"
 
 
 def write_problems(problems: list[Problem], fmt: str, lang: str) -> str:

@@ -14,17 +14,9 @@ MAX_WRONG = 3
 
 def format_answer(value: Any, unit: str, lang: str) -> str:
     """How an answer is shown on a card: 37.5%, 4 blocks, 2×, (6, 0, 2)."""
-    from quizgen.render.solution import format_value, unit_text
+    from quizgen.render.answers import answer_text
 
-    if unit == "fraction":
-        return f"{float(value) * 100:.3f}".rstrip("0").rstrip(".") + "%"
-    if unit == "ratio":
-        return format_value(value) + "×"
-    if unit in ("", "text"):
-        return format_value(value)
-    if isinstance(value, bool):
-        return format_value(value)
-    return f"{format_value(value)} {unit_text(unit, value, lang)}".strip()
+    return answer_text(value, unit, lang)
 
 
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,

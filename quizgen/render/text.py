@@ -48,7 +48,7 @@ def math_steps(solution: Solution, target: str) -> list[dict[str, Any]]:
         result = format_value(step.result)
         if substituted == result:
             substituted = ""
-        if target == "latex":
+        if target == "latex" and symbolic:
             result = r"\infty" if result == "∞" else result.replace("%", r"\%")
         out.append({"title": step.title, "symbolic": symbolic, "substituted": substituted,
                     "result": result, "unit": step.unit, "why": step.why, "note": step.note})

@@ -1,0 +1,54 @@
+"""Answers as people read them: the name of each answer box, and a value with its unit.
+
+One place for what every exporter prints: the sheet's boxes and key, the cards' hints and
+options, the grader's "expected" line, `quizgen generate`'s Markdown.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+GPU_SUFFIXES = ("t4", "a100", "h100", "v100", "a10", "rtx4090", "h200", "b200")
+
+
+@cache
+def _table(lang: str, section: str) -> dict[str, str]:
+    from quizgen.render.phrases import book
+
+    return dict(book(lang).get(section, {}))
+
+
+def answer_name(key: str, lang: str) -> str:
+    """``blocks_per_sm`` → "blocks per SM"; ``occupancy_t4`` → "occupancy (T4)"."""
+    names = _table(lang, "answer_name")
+    if key in names:
+        return names[key]
+    base, _, suffix = key.rpartition("_")
+    if base and suffix in GPU_SUFFIXES:
+        return f"{answer_name(base, lang)} ({suffix.upper()})"
+    return key.replace("_", " ")
+
+
+def answer_text(value: Any, unit: str, lang: str) -> str:
+    """A value with its unit: 37.5%, 2×, 1 block, 4 blocks, (6, 0, 2), registers + shared memory."""
+    from quizgen.render.solution import format_value, unit_text
+
+    words = _table(lang, "answer_word")
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return words.get("yes" if value else "no", "yes" if value else "no")
+    if unit == "fraction" and isinstance(value, (int, float)):
+        return f"{float(value) * 100:.3f}".rstrip("0").rstrip(".") + "%"
+    if unit == "ratio" and isinstance(value, (int, float)):
+        return format_value(value) + "×"
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return " + ".join(words.get(v, v.replace("_", " ")) for v in value)
+        return "(" + ", ".join(format_value(v) for v in value) + ")"
+    if isinstance(value, str):
+        return words.get(value, value)
+    if unit in ("", "text", "limiter"):
+        return format_value(value)
+    return f"{format_value(value)} {unit_text(unit, value, lang)}".strip()
