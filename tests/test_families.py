@@ -106,3 +106,44 @@ def test_hinglish_reads_as_hinglish():
         text = " ".join([p.question, p.solution.forecast, p.solution.trap] + [s.why for s in p.solution.steps])
         found = {w for w in re.findall(r"[a-z]+", text.lower()) if w in words}
         assert len(found) >= 2, (cell, text[:200])
+
+
+def _numbers(value):
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    if isinstance(value, list):
+        return [x for item in value for x in _numbers(item)]
+    if isinstance(value, dict):
+        return [x for item in value.values() for x in _numbers(item)]
+    return []
+
+
+#: Parameters a question need not state: derived from others it states, or fixed constants.
+DERIVED = {"threads_per_block", "flop_latency"}
+
+
+@pytest.mark.parametrize("lang", ["hinglish", "en"])
+def test_every_given_number_is_in_the_question(lang):
+    """A student can only solve what the question states: every parameter appears in it."""
+    missing = []
+    for cell in NUMERIC:
+        for level in LEVELS:
+            for seed in range(4):
+                p = generate_one(cell, level=level, seed=seed, lang=lang)
+                shown = set(re.findall(r"\d+(?:\.\d+)?", p.question.replace(",", "")))
+                for key, value in p.params.items():
+                    if key in DERIVED:
+                        continue
+                    for n in _numbers(value):
+                        if n in (0, 1, -1):
+                            continue
+                        forms = {f"{n:g}", str(n)}
+                        if isinstance(n, int) and n % 1024 == 0:
+                            forms.add(str(n // 1024))
+                        if isinstance(n, float):
+                            forms.add(f"{n * 100:g}")
+                        if not forms & shown:
+                            missing.append((cell, level, seed, key, n))
+    assert not missing, missing[:10]
