@@ -105,6 +105,39 @@ def best_rate(fn, cases, repeat: int) -> tuple[float, int]:
     return len(cases) / best, check
 
 
+def measure(quick: bool = False) -> list:
+    """Rows for bench/run.py: the numeric path, and the whole JSON Lines batch path."""
+    import io
+    import json
+
+    from common import Row
+
+    from quizgen.engine.batch import run_batch
+
+    n = 20_000 if quick else 50_000
+    cases = random_launches(n)
+    engine_rate, engine_sum = best_rate(run_engine, cases, 3)
+    floor_rate, floor_sum = best_rate(run_floor, cases, 3)
+    assert engine_sum == floor_sum, "the floor loop disagrees with the engine"
+    lines = [json.dumps({"gpu": gpu.name, "threads_per_block": cfg.threads_per_block,
+                         "regs_per_thread": cfg.regs_per_thread, "smem_per_block": cfg.smem_per_block,
+                         "dyn_smem": cfg.dyn_smem, "optin": cfg.optin, "carveout": cfg.carveout,
+                         "barriers": cfg.barriers}) + "\n" for gpu, cfg in cases]
+    start = time.perf_counter()
+    run_batch(lines, io.StringIO())
+    batch_rate = n / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for line in lines:
+        json.dumps(json.loads(line))
+    json_rate = n / (time.perf_counter() - start)
+    return [
+        Row("occupancy, exact model, numeric path", engine_rate, "configs/s",
+            "the same integer arithmetic inline", floor_rate, "≥ 50,000/s", engine_rate >= TARGET),
+        Row("occupancy --batch (JSON Lines in and out)", batch_rate, "configs/s",
+            "JSON parse + dump of the same lines", json_rate, "≥ 50,000/s", batch_rate >= TARGET),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50_000, help="random launches per run")

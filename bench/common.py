@@ -27,7 +27,12 @@ class Row:
 
     @property
     def ratio(self) -> float:
-        return self.value / self.floor_value if self.floor_value else float("nan")
+        """How many times slower than the floor (for rates and for times alike)."""
+        if not self.floor_value or not self.value:
+            return float("nan")
+        if self.unit.endswith("/s"):
+            return self.floor_value / self.value
+        return self.value / self.floor_value
 
 
 def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
@@ -54,7 +59,7 @@ def python() -> str:
 
 
 def print_table(rows: list[Row]) -> None:
-    head = ("figure", "value", "floor (same run)", "floor value", "ratio", "target", "met")
+    head = ("figure", "value", "floor (same run)", "floor value", "× floor", "target", "met")
     body = []
     for r in rows:
         body.append((r.figure, f"{r.value:,.3f} {r.unit}".strip(), r.floor, f"{r.floor_value:,.3f}",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable
 
-from quizgen.engine.occupancy import launch_config, occupancy
+from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU, resolve_gpu
 
@@ -39,10 +39,55 @@ def solve_line(obj: Any, gpu_cache: dict[str, GPU]) -> dict[str, Any]:
     config = launch_config(obj.get("threads_per_block"), obj.get("regs_per_thread", 0),
                            obj.get("smem_per_block", 0), obj.get("dyn_smem", 0), obj.get("optin"),
                            obj.get("carveout", -1), obj.get("barriers", 1), obj.get("block"))
-    out = occupancy(gpu, config, model=obj.get("model")).to_dict()
+    result = occupancy(gpu, config, model=obj.get("model"))
     if "id" in obj:
+        out = result.to_dict()
         out["id"] = obj["id"]
-    return out
+        return out
+    return result
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-*.+ ")
+
+
+def _j(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is float and value == value and value not in (float("inf"), float("-inf")):
+        return repr(value)
+    if kind is str and _PLAIN.issuperset(value):
+        return f'"{value}"'
+    return json.dumps(value, ensure_ascii=False)
+
+
+def result_json(r: OccupancyResult) -> str:
+    """One result as a JSON line, the same object `to_dict()` gives, written without json.dumps
+    (the batch path's hot spot); a test holds the two to the same text."""
+    c = r.config
+    lim = r.limits
+    block = f', "block": [{c.block[0]}, {c.block[1]}, {c.block[2]}]' if c.block is not None else ""
+    limiter = ", ".join(f'"{name}"' for name in r.limiter)
+    return (
+        f'{{"model": "{r.model}", "gpu": {_j(r.gpu)}, "threads_per_block": {c.threads_per_block}, '
+        f'"regs_per_thread": {c.regs_per_thread}, "smem_per_block": {c.smem_per_block}, '
+        f'"dyn_smem": {c.dyn_smem}, "optin": {_j(c.optin)}, "carveout": {c.carveout}, '
+        f'"barriers": {c.barriers}{block}, "warps_per_block": {r.warps_per_block}, '
+        f'"blocks_per_sm": {r.blocks_per_sm}, "active_warps": {r.active_warps}, '
+        f'"max_warps_per_sm": {r.max_warps_per_sm}, "occupancy": {_j(r.occupancy)}, '
+        f'"limiter": [{limiter}], "limits": {{"registers": {_j(lim["registers"])}, '
+        f'"shared_memory": {_j(lim["shared_memory"])}, "warps": {_j(lim["warps"])}, '
+        f'"blocks": {_j(lim["blocks"])}, "barriers": {_j(lim["barriers"])}}}, '
+        f'"regs_per_block_allocated": {r.regs_per_block_allocated}, '
+        f'"smem_per_block_allocated": {r.smem_per_block_allocated}, '
+        f'"smem_per_sm_available": {r.smem_per_sm_available}, '
+        f'"launch_fails": {_j(r.launch_fails)}, "failure": {_j(r.failure)}}}\n')
 
 
 def run_batch(lines: Iterable[str], out: IO[str]) -> tuple[int, int]:
@@ -57,6 +102,9 @@ def run_batch(lines: Iterable[str], out: IO[str]) -> tuple[int, int]:
             obj = json.loads(line)
             result = solve_line(obj, gpu_cache)
             solved += 1
+            if not isinstance(result, dict):
+                out.write(result_json(result))
+                continue
         except json.JSONDecodeError as exc:
             result = {"line": number, "error": f"not valid JSON ({exc.msg} at column {exc.colno})"}
             errors += 1

@@ -150,6 +150,16 @@ def launch_config(threads_per_block: Any = None, regs_per_thread: Any = 0, smem_
                   dyn_smem: Any = 0, optin: Any = None, carveout: Any = -1, barriers: Any = 1,
                   block: Any = None) -> LaunchConfig:
     """Validate raw inputs (CLI strings, JSON values) into a LaunchConfig, or raise one line."""
+    # Fast path for the common case (plain ints in range, as a JSON batch sends them).
+    if (block is None and type(threads_per_block) is int and type(regs_per_thread) is int
+            and type(smem_per_block) is int and type(dyn_smem) is int and type(carveout) is int
+            and type(barriers) is int and threads_per_block >= 1 and regs_per_thread >= 0
+            and smem_per_block >= 0 and dyn_smem >= 0 and -1 <= carveout <= 100 and barriers >= 0
+            and (optin is None or optin is False or optin is True
+                 or (type(optin) is int and optin >= 0))):
+        o = None if optin is None or optin is False else dyn_smem if optin is True else optin
+        return LaunchConfig(threads_per_block, regs_per_thread, smem_per_block, dyn_smem, o,
+                            carveout, barriers, None)
     shape: tuple[int, int, int] | None = None
     if block is not None:
         dims = list(block) if not isinstance(block, str) else block.replace("x", ",").split(",")
