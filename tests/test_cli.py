@@ -134,3 +134,28 @@ def test_readme_main_job_builds_the_default_deck(tmp_path):
     assert deck.is_file() and deck.stat().st_size > 10_000
     summary = result.stdout.strip().splitlines()[-1]
     assert re.match(r"\d+ notes, \d+ cards, 31 cells", summary), summary
+
+
+def _readme_calculator_lines() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("    quizgen "):
+            continue
+        command = line.strip().split("  #")[0].strip()
+        if command.split()[1] in ("occupancy", "warps", "latency", "divergence", "waves", "bound",
+                                  "generate") and "--batch" not in command:
+            lines.append(command)
+    return lines
+
+
+def test_readme_calculator_examples_run(tmp_path):
+    lines = _readme_calculator_lines()
+    assert len(lines) >= 9
+    for command in lines:
+        args = command.split()[1:]
+        result = subprocess.run([sys.executable, "-m", "quizgen", *args], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, (command, result.stderr)
+        assert result.stdout.strip(), command
+    assert (tmp_path / "sweep.svg").read_text(encoding="utf-8").lstrip().startswith("<svg")
