@@ -569,3 +569,64 @@ def test_family_correct_scores_full_and_every_distractor_less(cell):
                     assert result.status == "wrong", (level, seed, m.key, key, value)
                     assert m.key in result.misconceptions, (level, seed, m.key, key)
             assert check_answer(problem, main, "print(1)").status == "invalid"
+
+
+def test_work_shared_across_students_never_changes_a_verdict(tmp_path, monkeypatch):
+    """A class whose students share problems and write the same texts, graded once with
+    everything shared (prepared problems, readings, comparisons, diagnoses) and once student
+    by student from fresh copies with no reading or comparison remembered: the same results."""
+    import copy
+    import random
+
+    from quizgen.grade import grader
+    from quizgen.grade.compare import compare
+    from quizgen.grade.parse import parse_with_work
+
+    cells = (("OCC-2", 1), ("L-1", 1), ("OCC-1", 1))
+    problems = {cell: [generate_one(cell, level=level, seed=s, lang="en").to_dict()
+                       for s in range(3)] for cell, level in cells}
+    rng = random.Random(7)
+    students, rows, columns = [], [], {}
+    for i in range(60):
+        questions, cells_text = [], {}
+        for number, (cell, _) in enumerate(cells, start=1):
+            problem = problems[cell][rng.randrange(3)]
+            fam = family(cell)
+            gpu = gpu_from_dict(problem["gpu"])
+            traps = fam.misconceptions(problem["params"], gpu, fam.solve(problem["params"], gpu))
+            carried = carried_answers(problem)
+            item = {**copy.deepcopy(problem), "number": number, "points": 3}
+            questions.append(item)
+            for key, value in problem["answers"].items():
+                forms = [plain(value), styled(problem, key), "", "n/a", "1,5", plain(value) + "0"]
+                forms += [plain(t.answers[key]) for t in traps if key in t.answers]
+                if key in carried:
+                    forms.append(carried[key])
+                if isinstance(value, int):
+                    forms += [str(value + 1), f"{value - 1} blocks"]
+                columns[f"Q{number}.{key}"] = None
+                cells_text[f"Q{number}.{key}"] = rng.choice(forms)
+        students.append({"name": f"S{i}", "roll": f"R{i}", "version": f"V{i}",
+                         "questions": questions})
+        rows.append(cells_text)
+    manifest = {"recipe": {"lang": "en"}, "students": students}
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["name", "roll", "version", *columns])
+    for s, cells_text in zip(students, rows):
+        writer.writerow([s["name"], s["roll"], s["version"], *[cells_text.get(c, "") for c in columns]])
+    (tmp_path / "a.csv").write_text(buf.getvalue(), encoding="utf-8")
+    graded, _, unmatched = grader.grade_rows(manifest, read_answer_sheet(tmp_path / "a.csv"))
+    assert not unmatched and len(graded) == 60
+    statuses = {b.check.status for s in graded for b in s.boxes}
+    assert {"correct", "wrong", "carried", "blank", "invalid"} <= statuses
+
+    # The reference: nothing remembered between students, no reading or comparison reused.
+    monkeypatch.setattr(grader, "_compared", compare)
+    monkeypatch.setattr(grader, "_parse_any", lambda text: parse_with_work(text)[0])
+    for student, cells_text, result in zip(students, rows, graded):
+        for item, got in zip(student["questions"], result.questions):
+            q = grader.Prepared(copy.deepcopy(item), number=item["number"], points=3)
+            texts = {key: cells_text[f"Q{item['number']}.{key}"] for key in q.asked}
+            fresh = grader.grade_question(q, texts, lang="en")
+            assert [b.check for b in got.boxes] == fresh, (student["name"], item["number"])

@@ -387,3 +387,77 @@ def test_arbitrary_unicode_never_raises(text):
 ])
 def test_canonical_unit(word, unit):
     assert canonical_unit(word) == unit
+
+
+# ----------------------------------------------------------------------------- the fast path
+
+from quizgen.grade.parse import _fast_parse  # noqa: E402
+
+_WHITE = st.sampled_from(["", "", " ", "  ", "\t", "\n", "\u00a0"])
+
+
+def _shaped_number(draw) -> str:
+    digits = draw(st.integers(min_value=0, max_value=10**33))
+    grouped = draw(st.booleans())
+    whole = _group(digits, ",") if grouped else str(digits)
+    if draw(st.booleans()):
+        whole = draw(st.sampled_from(["0", "00", "0,", ""])) + whole      # leading zeros, typos
+    if draw(st.booleans()):
+        whole += "." + str(draw(st.integers(min_value=0, max_value=10**35)))
+    return whole or draw(st.sampled_from([".5", "5.", "."]))
+
+
+@st.composite
+def common_shapes(draw) -> str:
+    """Answers in the shapes the fast path reads (and near misses it must hand over)."""
+    text = draw(st.sampled_from(["", "", "-", "+", "\u2212", "--"])) + draw(_WHITE)
+    text += _shaped_number(draw)
+    if draw(st.booleans()):
+        text += draw(_WHITE) + draw(st.sampled_from(["/", "//", "÷"])) + draw(_WHITE)
+        text += draw(st.sampled_from(["0", "-2"])) if draw(st.integers(0, 5)) == 0 \
+            else _shaped_number(draw)
+    suffix = draw(st.integers(0, 3))
+    if suffix == 1:
+        text += draw(_WHITE) + draw(st.sampled_from(["%", "%%", "percent", "per cent"]))
+    elif suffix >= 2:
+        word = draw(st.sampled_from(sorted(KNOWN_WORDS) + ["e", "E", "bytes", "xff", "wraps",
+                                                           "blocks/SM", "b1", "x 3"]))
+        text += draw(_WHITE) + (word.upper() if draw(st.booleans()) else word)
+    return draw(_WHITE) + text + draw(_WHITE)
+
+
+@settings(max_examples=1500)
+@given(common_shapes())
+def test_fast_path_agrees_with_the_full_reader(text):
+    slow, _ = parse_with_work(text)
+    fast = _fast_parse(text)
+    assert fast is None or fast == slow, (text, fast, slow)
+    assert parse_answer(text) == slow
+
+
+@given(st.integers(min_value=-10**12, max_value=10**12), st.integers(min_value=0, max_value=4),
+       st.sampled_from(["", "%", " %", " warps", "KB", " blocks", "x"]))
+def test_fast_path_takes_the_common_shapes(mantissa, places, suffix):
+    text = _decimal(F(mantissa, 10**places), places) + suffix
+    assert _fast_parse(text) in (None, parse_with_work(text)[0])
+    # "0KB" and "0x" are left to the full reader (it refuses "0x1f"); every other one is fast.
+    assert _fast_parse(text) is not None or (mantissa == 0 and suffix[:1].isalpha())
+    assert _fast_parse(f"{abs(mantissa)}/{places + 1}{suffix}") is not None
+
+
+@pytest.mark.parametrize("text", [t for t, *_ in ACCEPTED] + [t for t, _ in INVALID]
+                         + [t for t, _ in HOSTILE if len(t) <= MAX_LENGTH])
+def test_fast_path_and_cache_agree_with_the_full_reader_on_the_tables(text):
+    slow, _ = parse_with_work(text)
+    assert _fast_parse(text) in (None, slow)
+    assert parse_answer(text) == slow
+    assert parse_answer(text) is parse_answer(text)          # read once, then remembered
+
+
+def test_fast_path_leaves_non_decimal_and_odd_forms_to_the_full_reader():
+    for text in ("0x10", "0b1", "0bytes", "1/0", "1.5/3", "8 blocks/SM", "1e3", "5.", "=8",
+                 "65 536", "65_536", "1,5", "0,500", HUGE, "0." + "0" * 40 + "1",
+                 HUGE + "/10", "8 per cent"):
+        assert _fast_parse(text) is None, text
+    assert parse_answer("0bytes").error.startswith("unexpected '0bytes'")
+    assert parse_answer(HUGE + "/10").error.startswith("number out of range")

@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 from quizgen.errors import QuizgenError
@@ -131,6 +132,8 @@ def answer_kind(key: str) -> str:
 
 def _exact(value: object, field: str) -> Fraction:
     """An expected value or tolerance as an exact Fraction (floats by their shortest decimal)."""
+    if type(value) is Fraction:
+        return value
     if isinstance(value, bool):
         raise QuizgenError(f"got {value!r}; expected a number", field=field)
     if isinstance(value, (int, Fraction)):
@@ -163,7 +166,16 @@ def _fmt(value: Fraction) -> str:
 
 
 def _within(value: Fraction, expected: Fraction, tolerance: Fraction) -> bool:
-    return abs(value - expected) <= tolerance
+    """|value − expected| ≤ tolerance, in whole-number arithmetic (no Fraction is built)."""
+    if not tolerance:
+        return value == expected
+    # Denominators are positive, so the inequality keeps its sense once multiplied out.
+    vd, ed = value.denominator, expected.denominator
+    gap = abs(value.numerator * ed - expected.numerator * vd)
+    return gap * tolerance.denominator <= tolerance.numerator * vd * ed
+
+
+_canonical_unit = lru_cache(maxsize=256)(canonical_unit)
 
 
 def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str,
@@ -196,7 +208,8 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
     if parsed.unit is not None and allowed is not None and parsed.unit not in allowed:
         shown = {"B": "bytes (B)", "x": "× (a ratio)"}.get(parsed.unit, parsed.unit)
         return Verdict("wrong", value, f"the unit {shown} does not fit {_KIND_NAMES[kind]}")
-    want_unit = canonical_unit(unit) if unit else None
+    want_unit = (_canonical_unit(unit) if type(unit) is str else canonical_unit(unit)) \
+        if unit else None
     if want_unit is not None and parsed.unit is not None and parsed.unit != want_unit \
             and parsed.unit in COUNT_UNITS and want_unit in COUNT_UNITS:
         return Verdict("wrong", value, f"the answer is in {parsed.unit}, the question asks "

@@ -22,7 +22,9 @@ through `quizgen.grade.report`.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import gc
 import io
 import math
 import os
@@ -31,7 +33,7 @@ import shutil
 import tempfile
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -44,7 +46,7 @@ from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
 __all__ = [
     "CheckResult", "BoxResult", "QuestionResult", "StudentResult", "FileIssue", "GradeSummary",
     "AnswerSheet", "SheetRow", "Carry", "CARRIES", "add_carry", "check_answer", "grade_question",
-    "grade_class", "read_answer_sheet", "question_points", "prepare",
+    "grade_class", "read_answer_sheet", "question_points", "prepare", "clear_caches",
 ]
 
 Status = Literal["correct", "carried", "wrong", "invalid", "blank", "missing"]
@@ -396,14 +398,30 @@ def _read_bool(text: str) -> bool | None:
     return True if word in _YES else False if word in _NO else None
 
 
-@lru_cache(maxsize=1 << 16)
-def _parse(text: str) -> Parsed:
-    # A class writes the same few answers again and again ("8", "25%"): read each text once.
-    return parse_answer(text)
+# `parse_answer` remembers the texts it has read (a class writes "8" and "25%" many times).
+_parse = _parse_any = parse_answer
+
+# Comparisons already made, by (read answer, expected value, kind, tolerance, unit): a class's
+# texts meet the same few expected values again and again, across problems too.
+_COMPARED: dict[tuple[Any, ...], tuple[Parsed, Any]] = {}
+_COMPARED_MAX = 1 << 16
 
 
-def _parse_any(text: str) -> Parsed:
-    return _parse(text) if len(text) <= 256 else parse_answer(text)
+def _compared(parsed: Parsed, expected: Any, *, kind: str, tolerance: Any = None,
+              unit: str | None = None):
+    """`compare`, remembered; the same arguments always give the same verdict."""
+    try:
+        memo = (id(parsed), type(expected), expected, kind, type(tolerance), tolerance, unit)
+        found = _COMPARED.get(memo)
+    except TypeError:                   # an argument that cannot be remembered
+        return compare(parsed, expected, kind=kind, tolerance=tolerance, unit=unit)
+    if found is not None and found[0] is parsed:
+        return found[1]
+    verdict = compare(parsed, expected, kind=kind, tolerance=tolerance, unit=unit)
+    if len(_COMPARED) >= _COMPARED_MAX:
+        _COMPARED.clear()
+    _COMPARED[memo] = (parsed, verdict)   # holding `parsed` keeps its id from being reused
+    return verdict
 
 
 # ---------------------------------------------------------------------------------------------
@@ -504,6 +522,21 @@ class Prepared:
         self.expected = {key: _exact(self.answers[key]) for key in keys}
         self.points = question_points(points, keys)
         self._derived: dict[str, Any] | None = None
+        self._steps: list[Mapping[str, Any]] | None = None
+        # What grading many students' texts against this problem remembers: a box read and
+        # compared, per (key, text); its final result, per (key, text, language); a wrong
+        # box's diagnosis and parting step; a carry's outcome given the student's own numbers.
+        self._judged: dict[tuple[str, str | None], _Box] = {}
+        self._results: dict[tuple[str, str | None, str], CheckResult] = {}
+        self._diagnosed: dict[tuple[str, str | None, str], tuple[tuple[str, ...], str | None]] = {}
+        self._parts: dict[tuple[str, str | None], int | None] = {}
+        self._carried: dict[tuple[Any, ...], str | None] = {}
+        self._carry_uses: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._expected_values: dict[tuple[str, str], Fraction | None] = {}
+        self._contexts: dict[str, CarryContext] = {}
+        self._carry_values: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        self._wrong_results: dict[tuple[Any, ...], CheckResult] = {}
+        self._boxes: dict[tuple[int, str], tuple[CheckResult, BoxResult]] = {}
 
     # -- kinds, units, display
 
@@ -588,11 +621,11 @@ class Prepared:
         return self.derived().get("misconceptions", [])
 
     def steps(self) -> list[Mapping[str, Any]]:
-        solution = self.problem.get("solution")
-        if isinstance(solution, Mapping):
-            steps = solution.get("steps") or []
-            return [s for s in steps if isinstance(s, Mapping)]
-        return []
+        if self._steps is None:
+            solution = self.problem.get("solution")
+            steps = (solution.get("steps") or []) if isinstance(solution, Mapping) else []
+            self._steps = [s for s in steps if isinstance(s, Mapping)]
+        return self._steps
 
 
 @lru_cache(maxsize=1 << 14)
@@ -682,6 +715,17 @@ def _derive_now(problem: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def clear_caches() -> None:
+    """Forget what grading remembers between calls (texts read, comparisons, the families'
+    solutions, carry sentences), e.g. to time a cold run. Results never depend on it."""
+    from quizgen.grade.parse import clear_cache
+
+    clear_cache()
+    _COMPARED.clear()
+    _DERIVED.clear()
+    _CARRY_TEXTS.clear()
+
+
 def question_points(points: Any, keys: Sequence[str]) -> dict[str, Fraction]:
     """Points per answer box: a number is split evenly across the boxes, a dict is per key.
 
@@ -739,6 +783,32 @@ class _Box:
     step: int | None = None
     step_title: str | None = None
     step_result: str | None = None
+    memo: tuple[str, str | None] | None = None   # (key, text) when its reading is remembered
+
+    def copy(self) -> _Box:
+        return _Box(self.key, self.raw, self.status, self.value, self.note, self.parsed,
+                    self.text_value, self.misconceptions, self.explanation, self.carried,
+                    self.step, self.step_title, self.step_result, self.memo)
+
+
+#: Longest answer text whose verdict a `Prepared` remembers (longer ones are judged each time).
+_MEMO_CHARS = 256
+
+
+def _judged(q: Prepared, key: str, raw: str | None) -> _Box:
+    """`_judge`, remembered per (key, text): the same text always reads and compares the same.
+
+    The box returned is shared; stages 3 and 4 change only wrong boxes, on a copy.
+    """
+    if raw is not None and (type(raw) is not str or len(raw) > _MEMO_CHARS):
+        return _judge(q, key, raw)
+    memo = (key, raw)
+    box = q._judged.get(memo)
+    if box is None:
+        box = _judge(q, key, raw)
+        box.memo = memo
+        q._judged[memo] = box
+    return box
 
 
 def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
@@ -752,7 +822,7 @@ def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
     exact = q.expected[key]
     if exact is not None:
         parsed = _parse_any(text)
-        verdict = compare(parsed, exact, kind=q.kind[key], tolerance=q.tolerance[key],
+        verdict = _compared(parsed, exact, kind=q.kind[key], tolerance=q.tolerance[key],
                           unit=q.unit_word(key))
         box = _Box(key, text, verdict.status, verdict.value_used, verdict.note, parsed)
         if verdict.status == "correct" and verdict.value_used != exact:
@@ -810,7 +880,7 @@ def _nearer_trap(q: Prepared, box: _Box, exact: Fraction) -> None:
         if trap == exact or name in hits:
             continue
         if abs(value - trap) < abs(value - exact) and \
-                compare(box.parsed, trap, kind=kind, tolerance=tol / 10,
+                _compared(box.parsed, trap, kind=kind, tolerance=tol / 10,
                         unit=q.unit_word(key)).status == "correct":
             hits.append(name)
     if hits:
@@ -828,15 +898,15 @@ def _same_number(q: Prepared, box: _Box, exact: Fraction) -> bool:
             tol = DEFAULT_TOLERANCE[kind]
             if kind == "real":
                 tol = max(tol, abs(exact) / 1000)
-        if abs(box.value - exact) <= tol:
+        if (box.value == exact) if not tol else abs(box.value - exact) <= tol:
             # Near enough, but a unit that contradicts the kind still makes it wrong.
-            return box.parsed is None or box.parsed.unit is None or compare(
+            return box.parsed is None or box.parsed.unit is None or _compared(
                 box.parsed, exact, kind=kind, tolerance=q.tolerance[box.key],
                 unit=q.unit_word(box.key)).status == "correct"
         if kind not in ("fraction", "percent") or box.parsed is None or box.parsed.unit:
             return False
     # "25" read as 25% (or 0.25 as 25 %) depends on the value compared with: ask compare.
-    return box.parsed is not None and compare(
+    return box.parsed is not None and _compared(
         box.parsed, exact, kind=kind, tolerance=q.tolerance[box.key],
         unit=q.unit_word(box.key)).status == "correct"
 
@@ -883,50 +953,104 @@ def _judge_text(q: Prepared, key: str, text: str, expected: str) -> _Box:
                 + (f" ({names})" if names else ""))
 
 
-def _carry(q: Prepared, boxes: dict[str, _Box], lang: str) -> None:
-    """Stage 3: give carried-error credit to wrong answers right by the student's own numbers."""
+def _carry(q: Prepared, boxes: Mapping[str, _Box], lang: str) -> dict[str, str]:
+    """Stage 3: carried-error credit for wrong answers right by the student's own numbers.
+
+    Returns, per answer key that is carried, the sentence explaining why it earns its points.
+    """
     # Only answers marked wrong feed a carry; a right one is taken at its exact expected value.
     own = {k: b.value for k, b in boxes.items() if b.status == "wrong" and b.value is not None}
+    out: dict[str, str] = {}
     for key, box in boxes.items():
         if box.status != "wrong" or box.parsed is None or key not in q.expected:
             continue
+        # The outcome depends on this box's text and on the student's own values of the
+        # quantities its carries use; none of those written (wrong) means nothing carries.
+        inputs = tuple([own.get(full) for full in _carry_uses(q, key)])
+        if inputs.count(None) == len(inputs):
+            continue
+        memo = (box.memo, lang, len(CARRIES), inputs) if box.memo is not None else None
+        if memo is not None and memo in q._carried:
+            text = q._carried[memo]
+        else:
+            text = _carry_one(q, key, box, own, inputs, lang)
+            if memo is not None:
+                q._carried[memo] = text
+        if text is not None:
+            out[key] = text
+    return out
+
+
+def _carry_uses(q: Prepared, key: str) -> tuple[str, ...]:
+    """Every earlier answer key the carries of `key` may use (with its GPU suffix)."""
+    found = q._carry_uses.get((key, len(CARRIES)))
+    if found is None:
+        memo = (key, len(CARRIES))
         base, suffix = q.split(key)
-        for carry in CARRIES:
-            if carry.key != base:
-                continue
-            values: dict[str, Fraction] = {}
-            changed: set[str] = set()
-            usable = True
-            for use in carry.uses:
-                full = f"{use}_{suffix}" if suffix else use
-                expected = _expected_value(q, full, use)
-                if full in own:
-                    values[use] = own[full]
-                    if expected is None or own[full] != expected:
-                        changed.add(use)
-                elif expected is not None:
-                    values[use] = expected
-                else:
-                    usable = False
-                    break
-            if not usable or not changed:
-                continue
-            ctx = CarryContext(q.params, q.gpu_for(key), q.problem.get("model"),
-                               q.limits_for(key))
-            if ctx.gpu is None:
-                continue
-            try:
-                carried = carry.rule(values, frozenset(changed), ctx)
-            except (ArithmeticError, KeyError, TypeError, ValueError):
-                carried = None
-            if carried is None or carried == q.expected[key]:
-                continue
-            verdict = compare(box.parsed, carried, kind=q.kind[key], tolerance=q.tolerance[key],
-                              unit=q.unit_word(key))
-            if verdict.status == "correct":
-                box.status = "carried"
-                box.carried = _carry_text(lang, carry, values, changed, carried, ctx)
+        found = q._carry_uses[memo] = tuple(
+            f"{use}_{suffix}" if suffix else use
+            for carry in CARRIES if carry.key == base for use in carry.uses)
+    return found
+
+
+def _carry_one(q: Prepared, key: str, box: _Box, own: Mapping[str, Fraction],
+               inputs: tuple[Fraction | None, ...], lang: str) -> str | None:
+    """Why a wrong box earns its points by the student's own earlier values (None: it does not)."""
+    for carry, values, changed, carried, ctx in _carry_values(q, key, own, inputs):
+        verdict = _compared(box.parsed, carried, kind=q.kind[key], tolerance=q.tolerance[key],
+                          unit=q.unit_word(key))
+        if verdict.status == "correct":
+            return _carry_text(lang, carry, values, changed, carried, ctx)
+    return None
+
+
+def _carry_values(q: Prepared, key: str, own: Mapping[str, Fraction],
+                  inputs: tuple[Fraction | None, ...]) -> list[tuple[Any, ...]]:
+    """What each carry of `key` gives from the student's own values, in the order tried:
+    (carry, values used, keys changed, carried value, context); remembered per own values."""
+    memo = (key, len(CARRIES), inputs)
+    found = q._carry_values.get(memo)
+    if found is not None:
+        return found
+    found = []
+    base, suffix = q.split(key)
+    for carry in CARRIES:
+        if carry.key != base:
+            continue
+        values: dict[str, Fraction] = {}
+        changed: set[str] = set()
+        usable = True
+        for use in carry.uses:
+            full = f"{use}_{suffix}" if suffix else use
+            if (full, use) not in q._expected_values:
+                q._expected_values[full, use] = _expected_value(q, full, use)
+            expected = q._expected_values[full, use]
+            if full in own:
+                values[use] = own[full]
+                if expected is None or own[full] != expected:
+                    changed.add(use)
+            elif expected is not None:
+                values[use] = expected
+            else:
+                usable = False
                 break
+        if not usable or not changed:
+            continue
+        ctx = q._contexts.get(key)
+        if ctx is None:
+            ctx = q._contexts[key] = CarryContext(q.params, q.gpu_for(key),
+                                                  q.problem.get("model"), q.limits_for(key))
+        if ctx.gpu is None:
+            continue
+        try:
+            carried = carry.rule(values, frozenset(changed), ctx)
+        except (ArithmeticError, KeyError, TypeError, ValueError):
+            carried = None
+        if carried is None or carried == q.expected[key]:
+            continue
+        found.append((carry, values, changed, carried, ctx))
+    q._carry_values[memo] = found
+    return found
 
 
 def _expected_value(q: Prepared, full: str, base: str) -> Fraction | None:
@@ -951,76 +1075,167 @@ def _carry_text(lang: str, carry: Carry, values: Mapping[str, Fraction], changed
                    max_warps=ctx.gpu.max_warps_per_sm, regs_per_sm=ctx.gpu.regs_per_sm,
                    pct=f"{float(carried) * 100:.4g}%")
     key = carry.how if has(lang, "grade_carry", carry.how) else "generic"
-    return phrase(lang, "grade_carry", key, context)
+    memo = (lang, key, tuple(context.items()))
+    try:
+        text = _CARRY_TEXTS.get(memo)
+    except TypeError:                     # a value that cannot be remembered: say it afresh
+        return phrase(lang, "grade_carry", key, context)
+    if text is None:
+        if len(_CARRY_TEXTS) >= 4096:
+            _CARRY_TEXTS.clear()
+        text = _CARRY_TEXTS[memo] = phrase(lang, "grade_carry", key, context)
+    return text
 
 
-def _diagnose(q: Prepared, boxes: dict[str, _Box], lang: str) -> None:
-    """Stage 4: name the misconception behind each wrong answer, or the step where it parts."""
-    wrong = [b for b in boxes.values() if b.status == "wrong"]
-    if not wrong:
-        return
+_CARRY_TEXTS: dict[tuple[Any, ...], str] = {}
+
+
+def _diagnosed(q: Prepared, box: _Box, lang: str) -> tuple[tuple[str, ...], str | None]:
+    """Stage 4 for one wrong box: its misconceptions and the first one explained (remembered)."""
+    if box.memo is None:
+        return _misconceptions_of(q, box, lang)
+    memo = (box.memo[0], box.memo[1], lang)
+    found = q._diagnosed.get(memo)
+    if found is None:
+        found = q._diagnosed[memo] = _misconceptions_of(q, box, lang)
+    return found
+
+
+def _misconceptions_of(q: Prepared, box: _Box,
+                       lang: str) -> tuple[tuple[str, ...], str | None]:
+    """The misconceptions whose answer a wrong box equals, and the first one explained."""
     from quizgen.render.phrases import has, phrase
 
-    miscs = q.misconceptions()
-    traps = q.derived().get("traps", {})
-    for box in wrong:
-        if not box.misconceptions:
-            if box.parsed is not None:
-                names = (name for name, exact in traps.get(box.key, ())
-                         if _same_number(q, box, exact))
-            else:
-                names = (name for name, answers in miscs
-                         if box.key in answers and _same(q, box, answers[box.key]))
-            box.misconceptions = tuple(dict.fromkeys(names))
-        if box.misconceptions and box.explanation is None:
-            first = box.misconceptions[0]
-            box.explanation = (phrase(lang, "misconception", first, salt=q.id)
-                               if has(lang, "misconception", first)
-                               else humanize(first))
-    parting = _parting_step(q, boxes)
-    for box in wrong:
-        if not box.misconceptions and parting is not None:
-            box.step, box.step_title, box.step_result = parting
+    misconceptions, explanation = box.misconceptions, box.explanation
+    if not misconceptions:
+        if box.parsed is not None:
+            names = (name for name, exact in q.derived().get("traps", {}).get(box.key, ())
+                     if _same_number(q, box, exact))
+        else:
+            names = (name for name, answers in q.misconceptions()
+                     if box.key in answers and _same(q, box, answers[box.key]))
+        misconceptions = tuple(dict.fromkeys(names))
+    if misconceptions and explanation is None:
+        first = misconceptions[0]
+        explanation = (phrase(lang, "misconception", first, salt=q.id)
+                       if has(lang, "misconception", first) else humanize(first))
+    return misconceptions, explanation
 
 
-def _parting_step(q: Prepared, boxes: dict[str, _Box]) -> tuple[int, str, str] | None:
-    """The first solution step whose value differs from the student's value for that quantity."""
+def _parting_index(q: Prepared, boxes: Mapping[str, _Box]) -> int:
+    """The 1-based index of the first solution step whose value differs from the student's
+    value for that quantity (0: none). Carrying does not change it: a carried answer still
+    takes part, with the value the student wrote."""
+    first = 0
+    for box in boxes.values():
+        if box.value is None or box.status == "invalid":
+            continue
+        index = q._parts.get(box.memo) if box.memo is not None else None
+        if index is None:
+            index = _parts_at(q, box)
+            if box.memo is not None:
+                q._parts[box.memo] = index
+        if index and (not first or index < first):
+            first = index
+    return first
+
+
+def _parting_step(q: Prepared, index: int) -> tuple[int, str, str] | None:
+    """Step `index` (1-based) as shown: (index, title, its value in the solution)."""
     from quizgen.render.solution import format_value
 
-    own = {k: b for k, b in boxes.items() if b.value is not None and b.status != "invalid"}
-    if not own:
+    if not index:
         return None
+    step = q.steps()[index - 1]
+    return index, str(step.get("title", "")), format_value(step.get("result"))
+
+
+def _parts_at(q: Prepared, box: _Box) -> int:
+    """The 1-based index of the first solution step of this box's quantity whose value the
+    box's answer does not match (0: none)."""
+    if not box.parsed:
+        return 0
+    key = box.key
+    kbase, suffix = q.split(key)
     for index, step in enumerate(q.steps(), start=1):
         formula = step.get("formula")
         if not formula:
             continue
-        base = _STEP_KEYS.get(str(formula), str(formula))
-        title = str(step.get("title", ""))
-        for key, box in own.items():
-            kbase, suffix = q.split(key)
-            if kbase != base:
-                continue
-            if suffix and not title.startswith(f"[{suffix.upper()}]"):
-                continue
-            result = _exact(step.get("result"))
-            if result is None:
-                continue
-            verdict = compare(box.parsed, result, kind=q.kind[key], tolerance=q.tolerance[key],
-                              unit=q.unit_word(key)) if box.parsed else None
-            if verdict is not None and verdict.status != "correct":
-                return index, title, format_value(step.get("result"))
-    return None
+        if _STEP_KEYS.get(str(formula), str(formula)) != kbase:
+            continue
+        if suffix and not str(step.get("title", "")).startswith(f"[{suffix.upper()}]"):
+            continue
+        result = _exact(step.get("result"))
+        if result is None:
+            continue
+        if _compared(box.parsed, result, kind=q.kind[key], tolerance=q.tolerance[key],
+                   unit=q.unit_word(key)).status != "correct":
+            return index
+    return 0
 
 
 def grade_question(q: Prepared, answers: Mapping[str, str | None], *,
                    lang: str | None = None) -> list[CheckResult]:
     """Grade every asked box of one question from the student's texts (None: no such column)."""
     lang = lang or q.lang
-    boxes = {key: _judge(q, key, answers.get(key)) for key in q.asked}
-    if any(b.status == "wrong" for b in boxes.values()):
-        _carry(q, boxes, lang)
-        _diagnose(q, boxes, lang)
-    return [_result(q, box, lang) for box in boxes.values()]
+    judged = q._judged
+    boxes: dict[str, _Box] = {}
+    wrong = False
+    for key in q.asked:
+        raw = answers.get(key)
+        box = judged.get((key, raw)) if raw is None or (
+            type(raw) is str and len(raw) <= _MEMO_CHARS) else None
+        if box is None:
+            box = _judged(q, key, raw)
+        boxes[key] = box
+        if box.status == "wrong":
+            wrong = True
+    if not wrong:
+        return [_final(q, box, lang) for box in boxes.values()]
+    # Stages 3 and 4 decide only the wrong boxes; every other box is final as judged.
+    carried = _carry(q, boxes, lang)
+    parting = _parting_index(q, boxes)
+    return [_final_wrong(q, box, lang, carried.get(key), parting) if box.status == "wrong"
+            else _final(q, box, lang) for key, box in boxes.items()]
+
+
+def _final(q: Prepared, box: _Box, lang: str) -> CheckResult:
+    """The result of a box that stages 3 and 4 leave alone, remembered per (key, text, language)."""
+    if box.memo is None:
+        return _result(q, box, lang)
+    memo = (box.memo[0], box.memo[1], lang)
+    result = q._results.get(memo)
+    if result is None:
+        result = q._results[memo] = _result(q, box, lang)
+    return result
+
+
+def _final_wrong(q: Prepared, box: _Box, lang: str, carried: str | None,
+                 parting: int) -> CheckResult:
+    """The result of a box judged wrong: carried, or diagnosed (a misconception, else the
+    step where the student's numbers part from the solution)."""
+    misconceptions = explanation = None
+    if carried is None:
+        misconceptions, explanation = _diagnosed(q, box, lang)
+        if misconceptions:
+            parting = 0
+    else:
+        parting = 0
+    memo = (box.memo, lang, carried, parting) if box.memo is not None else None
+    result = q._wrong_results.get(memo) if memo is not None else None
+    if result is None:
+        done = box.copy()
+        if carried is None:
+            done.misconceptions, done.explanation = misconceptions, explanation
+            step = _parting_step(q, parting)
+            if step is not None:
+                done.step, done.step_title, done.step_result = step
+        else:
+            done.status, done.carried = "carried", carried
+        result = _result(q, done, lang)
+        if memo is not None:
+            q._wrong_results[memo] = result
+    return result
 
 
 def _result(q: Prepared, box: _Box, lang: str) -> CheckResult:
@@ -1242,6 +1457,9 @@ def _load_manifest(path: Path) -> dict[str, Any]:
 
 def _entries(manifest: Mapping[str, Any]) -> list[_Entry]:
     out = []
+    # Versions share problems: a question equal to one already prepared (same number, same
+    # content) shares its `Prepared`, and with it everything remembered while grading.
+    shared: dict[tuple[str, Any], list[tuple[Mapping[str, Any], Prepared]]] = {}
     for i, student in enumerate(manifest["students"], start=1):
         where = f"students[{i}]"
         if not isinstance(student, Mapping) or not isinstance(student.get("questions"), list):
@@ -1252,9 +1470,14 @@ def _entries(manifest: Mapping[str, Any]) -> list[_Entry]:
                 raise QuizgenError("expected a problem object", field=f"{where}.questions[{j}]")
             number = item.get("number", j)
             try:
-                questions.append(Prepared(item, number=int(number), asked=item.get("asked"),
-                                          tolerances=item.get("tolerances"),
-                                          points=item.get("points")))
+                same = shared.setdefault((str(item.get("id", "")), int(number)), [])
+                prepared = next((p for seen, p in same if seen is item or seen == item), None)
+                if prepared is None:
+                    prepared = Prepared(item, number=int(number), asked=item.get("asked"),
+                                        tolerances=item.get("tolerances"),
+                                        points=item.get("points"))
+                    same.append((item, prepared))
+                questions.append(prepared)
             except QuizgenError as exc:
                 raise QuizgenError(str(exc), field=f"{where}.questions[{j}]") from None
         out.append(_Entry(str(student.get("name") or ""), str(student.get("roll") or ""),
@@ -1274,6 +1497,23 @@ def _sheet_lang(manifest: Mapping[str, Any], lang: str | None) -> str:
     return chosen if chosen in LANGS else "en"
 
 
+@contextlib.contextmanager
+def _cyclic_gc_paused():
+    """Pause Python's cycle collector (reference counting still frees everything).
+
+    Grading a class makes a few hundred thousand small objects and no reference cycles; left
+    on, the collector would rescan every live object (the manifest too) again and again, about
+    a third of the grading time.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "flag",
                lang: str | None = None) -> tuple[list[StudentResult], list[FileIssue],
                                                   list[SheetRow]]:
@@ -1282,6 +1522,12 @@ def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str 
     Returns the graded students (in sheet order), the issues (with line numbers) and the rows
     that could not be graded (kept whole, for ``unmatched.csv``).
     """
+    with _cyclic_gc_paused():
+        return _grade_rows(manifest, sheet, invalid=invalid, lang=lang)
+
+
+def _grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str,
+                lang: str | None) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
     lang = _sheet_lang(manifest, lang)
@@ -1339,6 +1585,7 @@ def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str 
 
     students: list[StudentResult] = []
     unmatched: list[SheetRow] = []
+    plans: dict[int, Any] = {}
     for row in sheet.rows:
         if len(row.cells) < len(header):
             issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
@@ -1391,44 +1638,60 @@ def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str 
             continue
         entry.graded_line = row.line
         students.append(_grade_entry(entry, row, columns, sheet.delimiter, invalid, lang,
-                                     name, roll, issues))
+                                     name, roll, issues, plans))
     return students, issues, unmatched
 
 
 def _grade_entry(entry: _Entry, row: SheetRow, columns: Mapping[str, int], delimiter: str,
                  invalid: str, lang: str, name: str, roll: str,
-                 issues: list[FileIssue]) -> StudentResult:
+                 issues: list[FileIssue],
+                 plans: dict[int, tuple[Prepared, str, list[tuple[str, int | None]]]] | None = None
+                 ) -> StudentResult:
+    cells = row.cells
+    width = len(cells)
+    plans = {} if plans is None else plans
     questions = []
     for q in entry.questions:
+        # Per problem, once per sheet: its title and where each of its answers is.
+        plan = plans.get(id(q))
+        if plan is None or plan[0] is not q:
+            plan = plans[id(q)] = (q, str(q.problem.get("title") or q.cell),
+                                   [(key, columns.get(f"Q{q.number}.{key}")) for key in q.asked])
+        _, title, where = plan
         texts: dict[str, str | None] = {}
-        for key in q.asked:
-            index = columns.get(f"Q{q.number}.{key}")
+        for key, index in where:
             if index is None:
                 texts[key] = None
                 continue
-            text = row.cells[index] if index < len(row.cells) else ""
+            text = cells[index] if index < width else ""
             if delimiter == ";":
                 # A semicolon sheet comes from a decimal-comma locale: "0,375" is 0.375 there.
                 match = _DECIMAL_COMMA.match(text)
                 if match and not _parse_any(text).ok:
                     text = f"{match.group(1)}.{match.group(2)}{match.group(3)}"
             texts[key] = text
-        results = grade_question(q, texts, lang=lang)
-        boxes = []
-        for result in results:
-            max_points = q.points[result.key]
-            if result.earns:
-                points: Fraction | None = max_points
-            elif result.status in FLAGGABLE and invalid == "flag":
-                points = None
-            else:
-                points = Fraction(0)
-            boxes.append(BoxResult(q.number, f"Q{q.number}.{result.key}", result, max_points,
-                                   points))
-        title = str(q.problem.get("title") or q.cell)
+        boxes = [_box_result(q, result, invalid) for result in grade_question(q, texts, lang=lang)]
         questions.append(QuestionResult(q.number, q.cell, q.id, title, boxes))
     return StudentResult(name or entry.name, roll or entry.roll, entry.version, row.line,
                          questions, lang)
+
+
+def _box_result(q: Prepared, result: CheckResult, invalid: str) -> BoxResult:
+    """A result with its points; shared by every student whose box has the same result."""
+    memo = (id(result), invalid)
+    found = q._boxes.get(memo)
+    if found is not None and found[0] is result:
+        return found[1]
+    max_points = q.points[result.key]
+    if result.earns:
+        points: Fraction | None = max_points
+    elif result.status in FLAGGABLE and invalid == "flag":
+        points = None
+    else:
+        points = Fraction(0)
+    box = BoxResult(q.number, f"Q{q.number}.{result.key}", result, max_points, points)
+    q._boxes[memo] = (result, box)        # holding `result` keeps its id from being reused
+    return box
 
 
 def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLike[str],
@@ -1452,17 +1715,17 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     _check_out(out, (manifest_path, answers_path), force)
     manifest = _load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
-    students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
     the_lang = _sheet_lang(manifest, lang)
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    try:
-        written = report.write_all(tmp, manifest, sheet, students, issues, unmatched,
-                                   invalid=invalid, lang=the_lang, fmt=feedback_format)
-        _move_into_place(tmp, out, written)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with _cyclic_gc_paused():             # rendering the pages makes no cycles either
+        students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+        try:
+            written = report.write_all(tmp, manifest, sheet, students, issues, unmatched,
+                                       invalid=invalid, lang=the_lang, fmt=feedback_format)
+            _move_into_place(tmp, out, written)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     feedback = sorted((out / "feedback").glob(f"*.{feedback_format}"))
     return GradeSummary(out_dir=out, students=students, issues=issues, invalid=invalid,
                         results_csv=out / "results.csv", report=out / "report.md",

@@ -32,10 +32,12 @@ Conventions of the course (seed 000 converts ``96 KB = 96 × 1024 = 98304 bytes`
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from fractions import Fraction
-from collections.abc import Collection
+from functools import lru_cache
 from typing import Literal
 
 #: Longest answer read, in characters; longer text is refused before any other work.
@@ -663,7 +665,11 @@ def canonical_unit(word: str) -> str | None:
 
 
 def parse_with_work(text: str) -> tuple[Parsed, Work]:
-    """`parse_answer`, also returning how much work the reading did (for tests and benches)."""
+    """The full reader (tokenizer, parser, evaluator), also returning how much work it did.
+
+    `parse_answer` gives the same `Parsed`; it only reads the common shapes faster and
+    remembers texts it has read. This one always takes the general path (tests and benches).
+    """
     work = Work()
     if not isinstance(text, str):
         return Parsed(False, None, "expression", None, "",
@@ -687,6 +693,103 @@ def parse_with_work(text: str) -> tuple[Parsed, Work]:
     return Parsed(True, value, kind, unit, text, None), work
 
 
+# ----------------------------------------------------------------------------- the common shapes
+
+# Most answers are one plain number, maybe signed, grouped by commas, a decimal, an a/b of whole
+# numbers, with a % or one unit word. This pattern reads only those (ASCII only, spaces the
+# tokenizer also skips); anything else, or anything it is unsure of, goes to the full reader.
+_WS = r"[ \t\n\r]*"
+_WHOLE = r"(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)"
+_FAST = re.compile(
+    rf"{_WS}(?P<sign>[+-]?){_WS}"
+    rf"(?P<num>{_WHOLE}(?:\.[0-9]+)?|\.[0-9]+)"
+    rf"(?:{_WS}/{_WS}(?P<den>{_WHOLE}))?"
+    rf"(?P<gap>{_WS})(?:(?P<pct>%)|(?P<word>[A-Za-z]+))?{_WS}",
+    re.ASCII)
+
+# A lone unit word after the number, as `_Parser.suffix` reads it when nothing follows:
+# lower-cased word → (multiplier to canonical, canonical unit, is percent).
+_FAST_WORDS: dict[str, tuple[int, str, bool]] = {}
+for _word in KNOWN_WORDS:
+    if _word in _PERCENT_WORDS:
+        _FAST_WORDS[_word] = (1, "%", True)
+    elif _word in _RATIO_WORDS:
+        _FAST_WORDS[_word] = (1, "x", False)
+    elif _word in _MULTIPLIERS:
+        _FAST_WORDS[_word] = (_MULTIPLIERS[_word], "B", False)
+    elif _word in _BYTE_WORDS:
+        _FAST_WORDS[_word] = (_BYTE_WORDS[_word], "B", False)
+    elif _word in _UNIT_WORDS:
+        _FAST_WORDS[_word] = (1, _UNIT_WORDS[_word], False)
+
+
+def _fast_parse(text: str) -> Parsed | None:
+    """The `Parsed` of a common-shape answer, equal to the full reader's; None for any other."""
+    match = _FAST.fullmatch(text)
+    if match is None:
+        return None
+    num, den, word = match.group("num", "den", "word")
+    if word is not None:
+        # "0b1"/"0x1f" is refused as a non-decimal number by the full reader: leave "0<letters>"
+        # to it, and unknown words (their message names the column) too.
+        if not match.group("gap") and (den or num) == "0":
+            return None
+        suffix = _FAST_WORDS.get(word.lower())
+        if suffix is None:
+            return None
+        multiplier, unit, percent = suffix
+    elif match.group("pct"):
+        multiplier, unit, percent = 1, "%", True
+    else:
+        multiplier, unit, percent = 1, None, False
+    whole, dot, frac = num.replace(",", "").partition(".")
+    if dot:
+        if den is not None:
+            return None                          # "1.5/3": an expression, read in full
+        value = Fraction(int(whole + frac), 10 ** len(frac))
+    else:
+        value = Fraction(int(whole))
+    kind: Kind = "number"
+    # Every number met is within the caps (as the full reader checks), else the full reader
+    # writes the message.
+    if value.numerator > MAX_MAGNITUDE or value.denominator > MAX_MAGNITUDE:
+        return None
+    if den is not None:
+        denominator = int(den.replace(",", ""))
+        if denominator == 0 or denominator > MAX_MAGNITUDE:
+            return None
+        value /= denominator
+        kind = "fraction"
+    if match.group("sign") == "-":
+        value = -value
+    if multiplier != 1:
+        value *= multiplier
+    if percent:
+        value /= 100
+        kind = "percent"
+    if abs(value.numerator) > MAX_MAGNITUDE or value.denominator > MAX_MAGNITUDE:
+        return None
+    return Parsed(True, value, kind, unit, text, None)
+
+
+#: How many distinct answer texts `parse_answer` remembers.
+CACHE_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _parse_text(text: str) -> Parsed:
+    # A class writes the same few answers again and again ("8", "25%"): each is read once.
+    fast = _fast_parse(text)
+    return fast if fast is not None else parse_with_work(text)[0]
+
+
+def clear_cache() -> None:
+    """Forget the texts `parse_answer` has read (to time a cold reading; results never change)."""
+    _parse_text.cache_clear()
+
+
 def parse_answer(text: str) -> Parsed:
     """Read one typed answer into an exact `Parsed`; never raises, never runs the text."""
-    return parse_with_work(text)[0]
+    if type(text) is not str or len(text) > MAX_LENGTH:
+        return parse_with_work(text)[0]          # refused before any reading, never cached
+    return _parse_text(text)
