@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import sqlite3
@@ -382,3 +383,101 @@ def test_repeated_problems_are_redrawn():
     # A pool smaller than the deck: repeats are accepted after a few redraws, never a hang.
     params = [str(i.problem.params) for i in A.deck_items(recipe, problems_for=pool_of(1))]
     assert len(params) == 3 and len(set(params)) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Building big decks cheaply: figures drawn once, notes held compactly, one-pass zip
+
+
+def figured(problem_source, figure):
+    """The source's problems, every one asking for the same figure."""
+    def source(cell, **kwargs):
+        return dataclasses.replace(problem_source(cell, **kwargs), figure=dict(figure))
+    return source
+
+
+LIDS = {"kind": "occupancy_lids", "threads_per_block": 256, "regs_per_thread": 32}
+
+
+def test_a_figure_shared_by_many_notes_is_drawn_and_stored_once(tmp_path, monkeypatch):
+    from quizgen.render import figures as F
+
+    drawn = []
+    draw = F.draw_figure
+    monkeypatch.setattr(F, "draw_figure", lambda spec: drawn.append(spec) or draw(spec))
+    recipe = small_recipe(cells=["OCC-1"], levels=[1, 2], per_cell=3)
+    source = figured(engine_problem, LIDS)
+    out = tmp_path / "fig.apkg"
+    A.build_deck(recipe, out, problems_for=source, timestamp=T0)
+    assert len(drawn) == 1
+    svg = F.figure_for(source("OCC-1", level=1, seed=0))
+    with zipfile.ZipFile(out) as z:
+        assert json.loads(z.read("media")) == {"0": F.media_name(svg)}
+        assert z.read("0") == svg.encode("utf-8")
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, out)
+        check_rendered(col)          # every <img> of every card is in the media folder
+        showing = col.find_notes(f'"Figure:*{F.media_name(svg)}*"')
+        assert len(showing) == len(plan_slots(recipe))
+    finally:
+        col.close()
+
+
+def test_streamed_and_listed_builds_write_the_same_bytes(tmp_path):
+    recipe = small_recipe()
+    a, b = tmp_path / "a.apkg", tmp_path / "b.apkg"
+    summary = A.build_deck(recipe, a, problems_for=engine_problem, timestamp=T0)
+    package = A.build_package(recipe, A.deck_items(recipe, problems_for=engine_problem))
+    A.write_package(package, b, T0)
+    assert a.read_bytes() == b.read_bytes()
+    # the compactly held notes count as genanki counts its own notes
+    notes = [note for deck in package.decks for note in deck.notes]
+    counted = (len(notes), sum(len(note.cards) for note in notes))
+    assert counted == A.count_cards(package) == (summary.notes, summary.cards)
+
+
+def test_the_package_holds_what_genanki_itself_writes(tmp_path):
+    import genanki
+
+    recipe = small_recipe(cells=["OCC-1", "OCC-3", "L-6"], levels=[1])
+    lids = figured(engine_problem, LIDS)
+
+    def source(cell, **kwargs):      # two figures: one for OCC-1, another for OCC-3
+        if cell == "OCC-1":
+            return lids(cell, **kwargs)
+        problem = engine_problem(cell, **kwargs)
+        return dataclasses.replace(problem, figure={**LIDS, "regs_per_thread": 64})
+
+    package = A.build_package(recipe, A.deck_items(recipe, problems_for=source))
+    assert len(package.media) == 2
+    ours = tmp_path / "ours.apkg"
+    A.write_package(package, ours, T0)
+    media = []
+    for name, data in package.media.items():
+        (tmp_path / name).write_bytes(data)
+        media.append(str(tmp_path / name))
+    theirs = tmp_path / "theirs.apkg"
+    genanki.Package(package.decks, media_files=media).write_to_file(str(theirs), timestamp=T0)
+    with zipfile.ZipFile(ours) as mine, zipfile.ZipFile(theirs) as reference:
+        assert mine.namelist() == reference.namelist() == ["collection.anki2", "media", "0", "1"]
+        for name in reference.namelist():
+            assert mine.read(name) == reference.read(name), name
+        for info in mine.infolist():
+            assert info.compress_type == zipfile.ZIP_DEFLATED
+            assert info.date_time == (1980, 1, 1, 0, 0, 0) and info.external_attr == 0o644 << 16
+
+
+def test_stored_notes_give_back_fields_tags_and_guid():
+    import genanki
+
+    model = A.note_model("concept")
+    fields = ["⌊65536/8192⌋ → 8 &lt;b&gt;", "ek — jawab", "", "", "OCC-1 · L1"]
+    notes = A.StoredNotes()
+    notes.append(genanki.Note(model=model, fields=fields, tags=["quizgen::cell::OCC-1"], guid="g1"))
+    notes.append(genanki.Note(model=model, fields=["", "b", "", "", ""], tags=[], guid="g2"))
+    first, second = list(notes)
+    assert first.fields == fields and list(first.tags) == ["quizgen::cell::OCC-1"]
+    assert (first.guid, second.guid) == ("g1", "g2") and first.model is model
+    # a concept card needs its question: the second note has none, so it makes no card
+    assert len(notes) == 2 and notes.cards == 1 == len(first.cards) + len(second.cards)

@@ -454,3 +454,84 @@ def test_media_name_is_a_content_hash():
     assert re.fullmatch(r"quizgen-[0-9a-f]{16}\.svg", F.media_name(a))
     assert F.media_name(a) == F.media_name(F.efficiency_curve(300, 64, "en"))
     assert F.media_name(a) != F.media_name(b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing each figure once: complete specs, their keys, and the shared pieces
+
+
+@pytest.mark.parametrize("value,text", [
+    (0, "0"), (0.0, "0"), (-0.0, "0"), (-0.04, "0"), (-0.05, "-0.1"), (12, "12"), (12.0, "12"),
+    (2.25, "2.2"), (2.35, "2.4"), (0.05, "0.1"), (359.96, "360"), (-3.5, "-3.5"), (1e16, "10000000000000000"),
+])
+def test_coordinates_have_one_decimal_at_most(value, text):
+    assert F._num(value) == text
+    assert F._num(value) == text          # and again, from the table of seen values
+
+
+def test_a_problem_and_its_dict_give_the_same_complete_spec():
+    problem = _problem({"kind": "occupancy_lids", "threads_per_block": 256, "regs_per_thread": 64})
+    spec = F.figure_spec(problem)
+    assert spec == F.figure_spec(problem.to_dict())
+    assert spec["lang"] == "en" and spec["model"] == "exact" and spec["gpu"]["name"] == "a100"
+    assert F.draw_figure(spec) == F.figure_for(problem)
+    assert F.figure_spec(_problem(None)) is None
+    # the problem itself is not changed by completing its spec
+    assert problem.figure == {"kind": "occupancy_lids", "threads_per_block": 256, "regs_per_thread": 64}
+
+
+def test_figure_keys_follow_the_content_not_the_order():
+    a = {"kind": "waves_figure", "grid_blocks": 40, "num_sms": 80, "blocks_per_sm": 8, "lang": "en"}
+    b = {"lang": "en", "blocks_per_sm": 8, "num_sms": 80, "grid_blocks": 40, "kind": "waves_figure"}
+    assert F.figure_key(a) == F.figure_key(b)
+    assert F.figure_key(a) != F.figure_key({**a, "lang": "hinglish"})
+    assert F.figure_key(a) != F.figure_key({**a, "grid_blocks": 41})
+    assert F.figure_key({**a, "config": launch_config(256, 32)}) != F.figure_key(
+        {**a, "config": launch_config(256, 33)})
+
+
+@pytest.mark.parametrize("vary,first,second", [
+    ("regs", launch_config(256, 40, 12000), launch_config(256, 72, 12000)),
+    ("threads", launch_config(128, 40, 12000), launch_config(640, 40, 12000)),
+    ("smem", launch_config(256, 40, 12000), launch_config(256, 40, 30000)),
+    ("smem", launch_config(256, 40, 4096, dyn_smem=8192), launch_config(256, 40, 4096, dyn_smem=20000)),
+])
+def test_launches_sharing_a_sweep_each_get_the_engines_points(vary, first, second):
+    gpu = get_gpu("a100")
+    for order in ((first, second), (second, first)):
+        F._sweep_curve.cache_clear()
+        for cfg in order:
+            xs, ys, own = F.sweep_points(gpu, cfg, vary, "exact")
+            assert own in xs
+            if vary == "threads":
+                expected = [occupancy(gpu, launch_config(x, cfg.regs_per_thread, cfg.smem_per_block),
+                                      model="exact").occupancy for x in xs]
+            elif vary == "regs":
+                expected = [occupancy(gpu, launch_config(cfg.threads_per_block, x, cfg.smem_per_block),
+                                      model="exact").occupancy for x in xs]
+            elif cfg.dyn_smem:
+                expected = [occupancy(gpu, launch_config(cfg.threads_per_block, cfg.regs_per_thread,
+                                                         cfg.smem_per_block,
+                                                         dyn_smem=x - cfg.smem_per_block),
+                                      model="exact").occupancy for x in xs]
+            else:
+                expected = [occupancy(gpu, launch_config(cfg.threads_per_block, cfg.regs_per_thread, x),
+                                      model="exact").occupancy for x in xs]
+            assert ys == expected
+    assert F._sweep_curve.cache_info().hits >= 1
+
+
+@pytest.mark.parametrize("block", [(48, 4, 1), (8, 8, 4), (1000, 1, 1)])
+def test_a_warp_grid_is_the_same_whichever_warps_were_drawn_before(block):
+    warps = -(-block[0] * block[1] * block[2] // 32)
+    chosen = [0, warps // 2, warps - 1, None]
+    F._warp_grid_base.cache_clear()
+    first = {k: F.warp_grid(block, k, "en") for k in chosen}
+    F._warp_grid_base.cache_clear()
+    second = {k: F.warp_grid(block, k, "en") for k in reversed(chosen)}
+    assert first == second
+    assert len(set(first.values())) == len(chosen)
+    # every warp's own outline is there, and only that warp's
+    for k in chosen[:3]:
+        root = parse(first[k])
+        assert {r.get("data-warp") for r in rects(root, **{"class": "qz-highlight"})} == {str(k)}

@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import calendar
 import hashlib
+import itertools
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
 import zipfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -167,6 +172,19 @@ def note_model(kind: str):
         model_type=genanki.Model.CLOZE if kind == "cloze" else genanki.Model.FRONT_BACK)
 
 
+@cache
+def _note_class():
+    """genanki's Note without its per-field HTML heuristic (a regex over every field, whose
+    warnings a build ignores anyway: fields are escaped by construction)."""
+    import genanki
+
+    class Note(genanki.Note):
+        def _check_invalid_html_tags_in_fields(self) -> None:
+            return None
+
+    return Note
+
+
 def deck_id(name: str) -> int:
     """A stable deck ID from the deck's full name."""
     digest = hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest()
@@ -258,20 +276,28 @@ def default_problem_source() -> ProblemSource:
     return generate_one
 
 
-def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
-               progress: Progress | None = None) -> list[DeckItem]:
-    """Generate every problem of the recipe (in deck order) and choose each one's card kind."""
+def iter_deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
+                    progress: Progress | None = None) -> Iterator[DeckItem]:
+    """Generate the recipe's problems one at a time (in deck order), each with its card kind.
+
+    A consumer that turns each item into a note and lets go of the problem keeps a big deck's
+    memory small; `progress` is called once the consumer has taken an item.
+    """
     source = problems_for or default_problem_source()
     slots = plan_slots(recipe)
-    items = []
     seen: set[tuple[str, ...]] = set()
     for done, slot in enumerate(slots, 1):
         problem = _fresh_problem(source, slot, seen)
         kind = C.note_kind(problem, recipe.kinds, slot.level + slot.index)
-        items.append(DeckItem(slot, problem, kind))
+        yield DeckItem(slot, problem, kind)
         if progress is not None:
             progress(done, len(slots))
-    return items
+
+
+def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
+               progress: Progress | None = None) -> list[DeckItem]:
+    """Generate every problem of the recipe (in deck order) and choose each one's card kind."""
+    return list(iter_deck_items(recipe, problems_for=problems_for, progress=progress))
 
 
 def _same_problem_key(problem: Problem) -> tuple[str, ...]:
@@ -294,120 +320,192 @@ def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]
     return problem
 
 
-def formula_examples(items: list[DeckItem]) -> list[C.FormulaExample]:
+def formula_examples(items: Iterable[DeckItem]) -> list[C.FormulaExample]:
     """One example per (language, formula) in deck order: the first step that used the formula."""
     seen: dict[tuple[str, str], C.FormulaExample] = {}
     for item in items:
-        if item.kind is None:
-            continue
-        for step in item.problem.solution.steps:
-            if not step.formula:
-                continue
-            key = (item.problem.lang, step.formula)
-            example = seen.get(key)
-            if example is None:
-                example = seen[key] = C.FormulaExample(step.formula, item.problem.lang, step.title,
-                                                       step)
-            if item.problem.cell not in example.cells:
-                example.cells.append(item.problem.cell)
+        _note_formulas(seen, item)
     return list(seen.values())
+
+
+def _note_formulas(seen: dict[tuple[str, str], C.FormulaExample], item: DeckItem) -> None:
+    """Record the formulas `item` uses in `seen` (first use: the example; every use: its cell)."""
+    if item.kind is None:
+        return
+    problem = item.problem
+    for step in problem.solution.steps:
+        if not step.formula:
+            continue
+        key = (problem.lang, step.formula)
+        example = seen.get(key)
+        if example is None:
+            example = seen[key] = C.FormulaExample(step.formula, problem.lang, step.title, step)
+        if problem.cell not in example.cells:
+            example.cells.append(problem.cell)
 
 
 # ---------------------------------------------------------------------------------------------
 # Building the package
 
 
-def build_package(recipe: DeckRecipe, items: list[DeckItem], media_dir: Path):
-    """The genanki Package of the deck (notes, decks, media written into `media_dir`)."""
+class StoredNotes:
+    """A deck's notes, held compactly until the deck is written: fields as UTF-8 (a str with one
+    non-ASCII character costs two or four bytes per character), tags shared between notes.
+    Iterating gives genanki notes, so a genanki Deck can hold this as its ``notes``."""
+
+    __slots__ = ("_rows", "cards")
+
+    def __init__(self) -> None:
+        self._rows: list[tuple[Any, str, tuple[str, ...], tuple[bytes, ...]]] = []
+        self.cards = 0
+
+    def append(self, note) -> None:
+        self.cards += len(note.cards)
+        self._rows.append((note.model, note.guid, tuple(sys.intern(tag) for tag in note.tags),
+                           tuple(field.encode("utf-8") for field in note.fields)))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[Any]:
+        Note = _note_class()
+        for model, guid, tags, fields in self._rows:
+            yield Note(model=model, fields=[field.decode("utf-8") for field in fields],
+                       tags=tags, guid=guid)
+
+
+@dataclass(slots=True)
+class DeckPackage:
+    """A built deck, ready to write: its genanki decks and its media files' bytes."""
+
+    decks: list[Any]                 # genanki decks, sorted by name (the order they are written)
+    media: dict[str, bytes]          # media file name → content, sorted by name
+    cells: int = 0                   # cells with at least one note
+    skipped: int = 0                 # problems that fit none of the recipe's card kinds
+
+
+def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
+    """The deck's notes, decks and media from `items` (a list, or the stream of `iter_deck_items`:
+    each problem is let go once its note is made)."""
     import genanki
 
     decks: dict[str, Any] = {}
+    description = C.esc(recipe.description or recipe.title)
 
     def deck_for(name: str):
-        if name not in decks:
-            decks[name] = genanki.Deck(deck_id(name), name,
-                                      description=C.esc(recipe.description or recipe.title))
-        return decks[name]
+        deck = decks.get(name)
+        if deck is None:
+            deck = decks[name] = genanki.Deck(deck_id(name), name, description=description)
+            deck.notes = StoredNotes()
+        return deck
 
-    media: dict[str, Path] = {}
+    Note = _note_class()
+    figures = C.FigureMedia()
+    formulas: dict[tuple[str, str], C.FormulaExample] = {}
+    cells: set[str] = set()
+    skipped = 0
     for item in items:
         if item.kind is None:
+            skipped += 1
             continue
         problem = item.problem
-        figure = ""
-        drawn = C.figure_svg(problem) if item.kind != "concept" else None
-        if drawn is not None:
-            name, svg = drawn
-            if name not in media:
-                path = media_dir / name
-                path.write_text(svg, encoding="utf-8")
-                media[name] = path
-            figure = C.figure_html(name)
-        note = genanki.Note(model=note_model(item.kind),
+        cells.add(problem.cell)
+        name = figures.add(problem) if item.kind != "concept" else None
+        figure = C.figure_html(name) if name is not None else ""
+        note = Note(model=note_model(item.kind),
                             fields=problem_fields(problem, item.kind, figure),
                             tags=note_tags(problem, item.kind),
                             guid=note_guid(item.slot, recipe, item.kind))
         deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
+        if "cloze" in recipe.kinds:
+            _note_formulas(formulas, item)
 
-    if "cloze" in recipe.kinds:
-        for example in formula_examples(items):
-            text, extra = C.formula_cloze_html(example)
-            tags = [f"quizgen::kind::cloze", f"quizgen::lang::{tag_part(example.lang)}",
-                    f"quizgen::formula::{tag_part(example.name)}"]
-            tags += [f"quizgen::cell::{tag_part(cell)}" for cell in example.cells]
-            note = genanki.Note(model=note_model("cloze"),
-                                fields=[text, extra, C.esc(example.name)], tags=tags,
-                                guid=formula_guid(recipe, example.name, example.lang))
-            deck_for(deck_name(recipe, None, example.lang)).add_note(note)
+    for example in formulas.values():
+        text, extra = C.formula_cloze_html(example)
+        tags = [f"quizgen::kind::cloze", f"quizgen::lang::{tag_part(example.lang)}",
+                f"quizgen::formula::{tag_part(example.name)}"]
+        tags += [f"quizgen::cell::{tag_part(cell)}" for cell in example.cells]
+        note = Note(model=note_model("cloze"),
+                            fields=[text, extra, C.esc(example.name)], tags=tags,
+                            guid=formula_guid(recipe, example.name, example.lang))
+        deck_for(deck_name(recipe, None, example.lang)).add_note(note)
 
-    package = genanki.Package([decks[name] for name in sorted(decks)])
-    package.media_files = [str(media[name]) for name in sorted(media)]
-    return package
+    media = {name: figures.files[name] for name in sorted(figures.files)}
+    return DeckPackage([decks[name] for name in sorted(decks)], media, len(cells), skipped)
 
 
 def count_cards(package) -> tuple[int, int]:
     """(notes, cards) of a genanki package, counted the way genanki writes them."""
     notes = cards = 0
     for deck in package.decks:
+        if isinstance(deck.notes, StoredNotes):
+            notes += len(deck.notes)
+            cards += deck.notes.cards
+            continue
         for note in deck.notes:
             notes += 1
             cards += len(note.cards)
     return notes, cards
 
 
-def write_package(package, out_path: str | Path, timestamp: int) -> int:
-    """Write `package` to `out_path` atomically with normalised zip entries; returns the size."""
+def write_package(package: DeckPackage, out_path: str | Path, timestamp: int) -> int:
+    """Write `package` to `out_path` atomically; returns the file's size.
+
+    The collection is written by genanki; the zip is written here in one pass, with fixed entry
+    dates and modes (genanki would stamp them with 'now') and the media straight from memory.
+    """
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, raw_name = tempfile.mkstemp(prefix=".quizgen-", suffix=".raw", dir=out.parent)
+    fd, db_name = tempfile.mkstemp(prefix="quizgen-", suffix=".anki2")
     os.close(fd)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     try:
-        with warnings.catch_warnings():
-            # Fields are escaped by construction; genanki's HTML heuristic has nothing to add.
-            warnings.filterwarnings("ignore", module="genanki")
-            package.write_to_file(raw_name, timestamp=timestamp)
-        _normalise_zip(Path(raw_name), Path(tmp_name))
+        _write_collection(package, db_name, timestamp)
+        names = list(package.media)
+        with zipfile.ZipFile(tmp_name, "w") as zout:
+            info = _zip_entry("collection.anki2")
+            info.file_size = os.path.getsize(db_name)
+            with open(db_name, "rb") as src, zout.open(info, "w") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            # the media index as genanki writes it: {"0": "quizgen-….svg", …}
+            zout.writestr(_zip_entry("media"), json.dumps(dict(enumerate(names))))
+            for index, name in enumerate(names):
+                zout.writestr(_zip_entry(str(index)), package.media[name])
         os.chmod(tmp_name, 0o644)
         os.replace(tmp_name, out)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     finally:
-        Path(raw_name).unlink(missing_ok=True)
+        Path(db_name).unlink(missing_ok=True)
     return out.stat().st_size
 
 
-def _normalise_zip(src: Path, dst: Path) -> None:
-    """Copy genanki's zip with fixed entry dates and modes (genanki stamps them with 'now')."""
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for name in zin.namelist():
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            info.create_system = 3
-            zout.writestr(info, zin.read(name))
+def _write_collection(package: DeckPackage, db_path: str, timestamp: int) -> None:
+    """The Anki collection (SQLite) of the package, written the way genanki's Package does."""
+    import genanki
+
+    conn = sqlite3.connect(db_path)
+    try:
+        cursor = conn.cursor()
+        with warnings.catch_warnings():
+            # Fields are escaped by construction; genanki's HTML heuristic has nothing to add.
+            warnings.filterwarnings("ignore", module="genanki")
+            genanki.Package(package.decks).write_to_db(cursor, timestamp,
+                                                       itertools.count(int(timestamp * 1000)))
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _zip_entry(name: str) -> zipfile.ZipInfo:
+    """A zip entry with a fixed date and mode, deflated."""
+    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    info.create_system = 3
+    return info
 
 
 def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
@@ -417,18 +515,15 @@ def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
 
     problems_for  makes one problem per slot; default `quizgen.problems.generate_one`
     timestamp     note/card modification time (seconds); default `build_timestamp()`
-    progress      called as ``progress(done, total)`` after each problem is generated
+    progress      called as ``progress(done, total)`` after each problem becomes its note
 
     Raises `QuizgenError` for bad input; on any failure no file (and no partial file) is left
     at `out_path` (an existing file there is left untouched).
     """
-    items = deck_items(recipe, problems_for=problems_for, progress=progress)
     stamp = build_timestamp() if timestamp is None else int(timestamp)
-    with tempfile.TemporaryDirectory(prefix="quizgen-media-") as media_dir:
-        package = build_package(recipe, items, Path(media_dir))
-        notes, cards = count_cards(package)
-        size = write_package(package, out_path, stamp)
-    cells = len({item.problem.cell for item in items if item.kind is not None})
-    skipped = sum(1 for item in items if item.kind is None)
-    return DeckSummary(notes=notes, cards=cards, cells=cells, bytes=size, path=str(out_path),
-                       skipped=skipped)
+    items = iter_deck_items(recipe, problems_for=problems_for, progress=progress)
+    package = build_package(recipe, items)
+    notes, cards = count_cards(package)
+    size = write_package(package, out_path, stamp)
+    return DeckSummary(notes=notes, cards=cards, cells=package.cells, bytes=size,
+                       path=str(out_path), skipped=package.skipped)

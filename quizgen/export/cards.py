@@ -11,7 +11,9 @@ markup differs.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -49,9 +51,15 @@ def labels(lang: str) -> dict[str, str]:
     return _LABELS.get(lang, _LABELS["en"])
 
 
+_HTML_SPECIAL = re.compile("[&<>\"'\n]")
+
+
 def esc(text: Any) -> str:
     """Prose as HTML: escaped, line breaks kept."""
-    return html.escape(str(text), quote=True).replace("\n", "<br>")
+    text = str(text)
+    if _HTML_SPECIAL.search(text) is None:     # most prose: nothing to replace
+        return text
+    return html.escape(text, quote=True).replace("\n", "<br>")
 
 
 def tex_safe(latex: str) -> str:
@@ -303,6 +311,39 @@ def figure_svg(problem: Problem) -> tuple[str, str] | None:
     if not svg:
         return None
     return figures.media_name(svg), svg
+
+
+class FigureMedia:
+    """A deck's figure files: each distinct figure spec is drawn once, each distinct SVG kept once.
+
+    Many problems share a figure (the same launch on the same GPU, the same block and warp), so
+    a big deck draws far fewer figures than it has notes.
+    """
+
+    def __init__(self) -> None:
+        self._names: dict[bytes, str | None] = {}  # digest of the figure key → media name
+        self.files: dict[str, bytes] = {}          # media name → SVG bytes (UTF-8)
+
+    def add(self, problem: Problem) -> str | None:
+        """The media file name of the problem's figure (drawn on first sight), or None."""
+        if not problem.figure:
+            return None
+        figures = _figures_module()
+        if figures is None:
+            return None
+        spec = figures.figure_spec(problem)
+        # a digest keeps the table small: a key holds the whole GPU spec
+        key = hashlib.blake2b(figures.figure_key(spec).encode("utf-8"), digest_size=16).digest()
+        if key in self._names:
+            return self._names[key]
+        svg = figures.draw_figure(spec)
+        name = None
+        if svg:
+            name = figures.media_name(svg)
+            if name not in self.files:
+                self.files[name] = svg.encode("utf-8")
+        self._names[key] = name
+        return name
 
 
 @cache

@@ -21,14 +21,19 @@ Figures:
 * `waves_figure`: waves of blocks across the SMs and the ragged tail (seed 000 Ex 7).
 
 `figure_for` draws the figure a problem asks for (its ``figure`` spec); `media_name` names an
-SVG by its content for Anki's media folder.
+SVG by its content for Anki's media folder. A deck draws each distinct figure once:
+`figure_spec` completes a problem's spec (GPU, model, language), `figure_key` gives it a
+canonical text, and `draw_figure` draws it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -199,14 +204,20 @@ def _check_lang(lang: Any) -> str:
     return lang
 
 
+_NUMS: dict[float, str] = {}
+
+
 def _num(value: float) -> str:
     """A coordinate with at most one decimal, never '-0'."""
-    value = round(float(value), 1)
-    if value == 0:
-        return "0"
-    if value.is_integer():
-        return str(int(value))
-    return f"{value:.1f}"
+    text = _NUMS.get(value)
+    if text is None:
+        # '.1f' rounds the binary value exactly as round(value, 1) does
+        text = f"{float(value):.1f}"
+        if text.endswith(".0"):
+            text = "0" if text == "-0.0" else text[:-2]
+        if len(_NUMS) < 1 << 16:       # coordinates repeat from figure to figure
+            _NUMS[value] = text
+    return text
 
 
 def percent(fraction: float) -> str:
@@ -234,6 +245,33 @@ def text_width(text: str, size: float = FONT, bold: bool = False) -> float:
     return len(text) * size * (_CHAR_EM + (0.04 if bold else 0))
 
 
+_ATTR_SPECIAL = re.compile(r'[&<>"\n\r\t]')
+_TEXT_SPECIAL = re.compile(r"[&<>]")
+
+
+_ATTR_NAMES: dict[str, str] = {}
+
+
+def _attr_name(key: str) -> str:
+    """An SVG attribute name from a keyword: ``cls`` → ``class``, ``font_size`` → ``font-size``."""
+    name = _ATTR_NAMES[key] = "class" if key == "cls" else key.replace("_", "-")
+    return name
+
+
+def _quote(value: str) -> str:
+    """`quoteattr`'s result; most values need no escaping, and skip its replacement passes."""
+    if _ATTR_SPECIAL.search(value) is None:
+        return f'"{value}"'
+    return quoteattr(value)
+
+
+def _escape(text: str) -> str:
+    """`escape`'s result, without its replacement passes for text that needs none."""
+    if _TEXT_SPECIAL.search(text) is None:
+        return text
+    return escape(text)
+
+
 class _Canvas:
     """An SVG document under construction: elements in drawing order, attributes in given order."""
 
@@ -248,10 +286,14 @@ class _Canvas:
         for key, value in attrs.items():
             if value is None:
                 continue
-            name = "class" if key == "cls" else key.replace("_", "-")
-            if isinstance(value, float):
-                value = _num(value)
-            out.append(f" {name}={quoteattr(str(value))}")
+            name = _ATTR_NAMES.get(key) or _attr_name(key)
+            kind = value.__class__
+            if kind is float:
+                out.append(f' {name}="{_num(value)}"')
+            elif kind is int:
+                out.append(f' {name}="{value}"')
+            else:
+                out.append(f" {name}={_quote(str(value))}")
         return "".join(out)
 
     def add(self, tag: str, attrs: dict[str, Any], body: str | None = None) -> None:
@@ -261,8 +303,8 @@ class _Canvas:
             self.parts.append(f"<{tag}{self._attrs(attrs)}>{body}</{tag}>")
 
     def rect(self, x: float, y: float, w: float, h: float, **attrs: Any) -> None:
-        self.add("rect", {"x": float(x), "y": float(y), "width": float(max(w, 0)),
-                          "height": float(max(h, 0)), **attrs})
+        self.parts.append(f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(max(w, 0))}" '
+                          f'height="{_num(max(h, 0))}"{self._attrs(attrs)}/>')
 
     def line(self, x1: float, y1: float, x2: float, y2: float, **attrs: Any) -> None:
         attrs.setdefault("stroke", "currentColor")
@@ -276,7 +318,8 @@ class _Canvas:
         self.add("circle", {"cx": float(cx), "cy": float(cy), "r": float(r), **attrs})
 
     def text(self, x: float, y: float, text: str, **attrs: Any) -> None:
-        self.add("text", {"x": float(x), "y": float(y), **attrs}, escape(text))
+        self.parts.append(f'<text x="{_num(x)}" y="{_num(y)}"{self._attrs(attrs)}>'
+                          f"{_escape(text)}</text>")
 
     def open(self, tag: str, **attrs: Any) -> None:
         self.parts.append(f"<{tag}{self._attrs(attrs)}>")
@@ -441,8 +484,25 @@ def sweep_points(gpu: GPU, config: LaunchConfig, vary: str,
         raise QuizgenError(f"got {vary!r}; expected one of: {', '.join(SWEEPS)}", field="vary")
     if own not in xs:
         xs = sorted(xs + [own])
-    ys = [occupancy(gpu, cfg(x), model=model).occupancy for x in xs]
+    # Launches that differ only in the varied value share their curve: cfg(xs[0]) is the same
+    # for all of them, and so is each cfg(x).
+    try:
+        curve = _sweep_curve(gpu, cfg(xs[0]), vary, model)
+    except TypeError:          # an unhashable field: draw this curve without sharing it
+        curve = {}
+    ys = []
+    for x in xs:
+        y = curve.get(x)
+        if y is None:
+            y = curve[x] = occupancy(gpu, cfg(x), model=model).occupancy
+        ys.append(y)
     return xs, ys, own
+
+
+@functools.lru_cache(maxsize=256)
+def _sweep_curve(gpu: GPU, first: LaunchConfig, vary: str, model: str | None) -> dict[int, float]:
+    """The occupancy found so far at each x of one sweep (filled in by `sweep_points`)."""
+    return {}
 
 
 def occupancy_sweep(gpu: GPU | str | Mapping[str, Any], config: LaunchConfig, vary: str = "threads",
@@ -601,21 +661,40 @@ def _run_text(lang: str, run: WarpRun, three_d: bool) -> str:
     return _label(lang, "grid_seg", where=where, xs=xs)
 
 
-def warp_grid(block: Any, highlight_warp: Any = None, lang: str = "hinglish") -> str:
-    """Threads of a block (D_x columns × D_y rows; z-slices side by side or stacked) tinted by
-    warp, with one warp outlined.
+@dataclasses.dataclass(frozen=True, slots=True)
+class _WarpGrid:
+    """A block's warp grid without a highlighted warp: its drawing and its layout."""
 
-    Each run of a warp is one rect (so a 1024-thread block stays small); thin lines mark the thread
-    cells when they are wide enough to see.
-    """
-    lang = _check_lang(lang)
-    shape = warp_engine.block_shape(block)
+    title: str
+    parts: tuple[str, ...]
+    left: float
+    top: float
+    cell_w: float
+    cell_h: float
+    grid_w: float
+    slice_h: float
+    gap: float
+    stack_gap: float
+    side_by_side: bool
+    y_end: float
+
+    def origin(self, z: int) -> tuple[float, float]:
+        if self.side_by_side:
+            return self.left + z * (self.grid_w + self.gap), self.top
+        return self.left, self.top + z * (self.slice_h + self.stack_gap)
+
+    def rect_of(self, run: WarpRun) -> tuple[float, float, float, float]:
+        ox, oy = self.origin(run.z)
+        return (ox + run.x0 * self.cell_w, oy + run.y0 * self.cell_h,
+                (run.x1 - run.x0 + 1) * self.cell_w, (run.y1 - run.y0 + 1) * self.cell_h)
+
+
+@functools.lru_cache(maxsize=1024)   # ~2 KB each
+def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
+    """Every warp's threads tinted, the cell lines and the slice frames: the same whichever warp
+    a card highlights, so drawn once per block shape."""
     info = warp_engine.block_warps(shape)
     dx, dy, dz = shape
-    hl = None if highlight_warp is None else require_int(
-        "warp_id", highlight_warp, minimum=0, maximum=info.warps - 1,
-        allowed=f"a whole number from 0 to {info.warps - 1} (block {dx}×{dy}×{dz} has "
-                f"{info.warps} warps)")
     dims = f"{dx}×{dy}×{dz}" if dz > 1 else f"{dx}×{dy}" if dy > 1 else f"({dx})"
     title = _label(lang, "grid_title", dims=dims, p=info.threads, w=info.warps, waste=info.wasted_lanes)
     c = _Canvas(title)
@@ -638,19 +717,13 @@ def warp_grid(block: Any, highlight_warp: Any = None, lang: str = "hinglish") ->
         cell_h = max((max_grid_h - (dz - 1) * stack_gap) / rows_tall, 2.0)
     slice_h = dy * cell_h
     top = 44.0 + shift + (16 if dz > 1 else 0)
+    y_end = top + (slice_h if side_by_side else dz * slice_h + (dz - 1) * stack_gap)
+    grid = _WarpGrid(title, (), left, top, cell_w, cell_h, grid_w, slice_h, gap, stack_gap,
+                     side_by_side, y_end)
+    origin = grid.origin
+    rect_of = grid.rect_of
     c.text(left + 2, 44.0 + shift - 6, "x →", font_size="11")
     c.text(left - 6, 44.0 + shift - 6, "y ↓", text_anchor="end", font_size="11")
-
-    def origin(z: int) -> tuple[float, float]:
-        if side_by_side:
-            return left + z * (grid_w + gap), top
-        return left, top + z * (slice_h + stack_gap)
-
-    def rect_of(run: WarpRun) -> tuple[float, float, float, float]:
-        ox, oy = origin(run.z)
-        return (ox + run.x0 * cell_w, oy + run.y0 * cell_h, (run.x1 - run.x0 + 1) * cell_w,
-                (run.y1 - run.y0 + 1) * cell_h)
-
     for z in range(dz):
         ox, oy = origin(z)
         if dz > 1:
@@ -681,7 +754,29 @@ def warp_grid(block: Any, highlight_warp: Any = None, lang: str = "hinglish") ->
         ox, oy = origin(z)
         c.rect(ox, oy, grid_w, slice_h, fill="none", stroke="currentColor", stroke_width="1",
                cls="qz-slice", data_z=z, data_cols=dx, data_rows=dy)
-    y_end = top + (slice_h if side_by_side else dz * slice_h + (dz - 1) * stack_gap)
+    return dataclasses.replace(grid, parts=tuple(c.parts))
+
+
+def warp_grid(block: Any, highlight_warp: Any = None, lang: str = "hinglish") -> str:
+    """Threads of a block (D_x columns × D_y rows; z-slices side by side or stacked) tinted by
+    warp, with one warp outlined.
+
+    Each run of a warp is one rect (so a 1024-thread block stays small); thin lines mark the thread
+    cells when they are wide enough to see.
+    """
+    lang = _check_lang(lang)
+    shape = warp_engine.block_shape(block)
+    info = warp_engine.block_warps(shape)
+    dx, dy, dz = shape
+    hl = None if highlight_warp is None else require_int(
+        "warp_id", highlight_warp, minimum=0, maximum=info.warps - 1,
+        allowed=f"a whole number from 0 to {info.warps - 1} (block {dx}×{dy}×{dz} has "
+                f"{info.warps} warps)")
+    grid = _warp_grid_base(shape, lang)
+    c = _Canvas(grid.title)
+    c.parts = list(grid.parts)
+    left, cell_h, rect_of = grid.left, grid.cell_h, grid.rect_of
+    y_end = grid.y_end
     if hl is not None:
         runs = warp_runs(shape, hl)
         rects = [rect_of(run) for run in runs]
@@ -927,37 +1022,45 @@ def _spec_config(spec: Mapping[str, Any]) -> LaunchConfig:
     return launch_config(**{k: source[k] for k in _CONFIG_KEYS if k in source})
 
 
-def figure_for(problem_or_spec: Any, lang: str | None = None, **numbers: Any) -> str | None:
-    """The figure a problem asks for, or None when it has none.
+def figure_spec(problem_or_spec: Any, lang: str | None = None, **numbers: Any) -> dict[str, Any] | None:
+    """The complete spec of the figure a problem asks for (None: it has none): its ``figure``
+    fields completed by the problem's ``gpu``, ``model`` and ``lang``, with ``lang`` settled.
 
-    Accepts a `Problem`, a problem dict (its ``figure`` spec, completed by its ``gpu``, ``model``
-    and ``lang``), a spec dict ``{"kind": ..., ...}``, or a kind name with the numbers as keywords.
-    Spec fields use the canonical names: ``gpu`` (preset name or dict), ``model`` and the launch
-    fields (``threads_per_block``/``block``, ``regs_per_thread``, ``smem_per_block``, ...) for
-    the occupancy figures, plus ``vary`` and ``mark`` for the sweep; ``latency`` and
-    ``resident_warps`` (or ``active_warps``); ``block`` and ``warp_id``; ``branches`` and
-    ``baseline``; ``grid_blocks``, ``num_sms`` and ``blocks_per_sm``.
+    Takes what `figure_for` takes. Two problems whose complete specs are equal get the same
+    figure, so a deck can draw each distinct spec once (see `figure_key`).
     """
     source = problem_or_spec
-    if hasattr(source, "to_dict") and hasattr(source, "figure"):
-        source = source.to_dict()
     context: dict[str, Any] = {}
     if isinstance(source, str):
         spec: dict[str, Any] = {"kind": source}
     elif isinstance(source, Mapping) and "kind" in source:
         spec = dict(source)
-    elif isinstance(source, Mapping):
-        if not source.get("figure"):
+    elif isinstance(source, Mapping) or hasattr(source, "figure"):
+        # a problem dict, or a `Problem` read field by field (no copy of the whole record)
+        get = source.get if isinstance(source, Mapping) else (lambda k: getattr(source, k, None))
+        if not get("figure"):
             return None
-        spec = dict(source["figure"])
-        context = {k: source[k] for k in ("gpu", "model", "lang") if source.get(k) is not None}
+        spec = dict(get("figure"))
+        context = {k: get(k) for k in ("gpu", "model", "lang") if get(k) is not None}
     else:
         raise QuizgenError(f"expected a problem or a figure spec, got {type(source).__name__}",
                            field="figure")
     spec.update(numbers)
     for key, value in context.items():
         spec.setdefault(key, value)
-    lang = _check_lang(lang or spec.get("lang") or "hinglish")
+    spec["lang"] = _check_lang(lang or spec.get("lang") or "hinglish")
+    return spec
+
+
+def figure_key(spec: Mapping[str, Any]) -> str:
+    """A canonical text of a complete spec: equal keys draw equal figures."""
+    return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=repr)
+
+
+def draw_figure(spec: Mapping[str, Any]) -> str:
+    """The SVG of a complete spec (from `figure_spec`)."""
+    lang = _check_lang(spec.get("lang", "hinglish"))
     kind = spec.get("kind")
     if kind == "occupancy_lids":
         gpu = resolve_gpu(_need(spec, "gpu"))
@@ -977,6 +1080,21 @@ def figure_for(problem_or_spec: Any, lang: str | None = None, **numbers: Any) ->
         return waves_figure(_need(spec, "grid_blocks"), _need(spec, "num_sms"),
                             _need(spec, "blocks_per_sm"), lang)
     raise QuizgenError(f"got kind {kind!r}; expected one of: {', '.join(KINDS)}", field="figure")
+
+
+def figure_for(problem_or_spec: Any, lang: str | None = None, **numbers: Any) -> str | None:
+    """The figure a problem asks for, or None when it has none.
+
+    Accepts a `Problem`, a problem dict (its ``figure`` spec, completed by its ``gpu``, ``model``
+    and ``lang``), a spec dict ``{"kind": ..., ...}``, or a kind name with the numbers as keywords.
+    Spec fields use the canonical names: ``gpu`` (preset name or dict), ``model`` and the launch
+    fields (``threads_per_block``/``block``, ``regs_per_thread``, ``smem_per_block``, ...) for
+    the occupancy figures, plus ``vary`` and ``mark`` for the sweep; ``latency`` and
+    ``resident_warps`` (or ``active_warps``); ``block`` and ``warp_id``; ``branches`` and
+    ``baseline``; ``grid_blocks``, ``num_sms`` and ``blocks_per_sm``.
+    """
+    spec = figure_spec(problem_or_spec, lang, **numbers)
+    return None if spec is None else draw_figure(spec)
 
 
 def media_name(svg: str) -> str:
