@@ -310,7 +310,14 @@ def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]
     """The slot's problem, redrawn (a few times, deterministically) if the deck already has the
     same one: small families such as the concept cards would otherwise repeat a card."""
     seed = slot.seed
+    cheap = _cheap_key(source)
     for attempt in range(REDRAWS + 1):
+        if cheap is not None and attempt < REDRAWS:
+            # Ask which problem this seed gives before paying for its solution and words.
+            key = cheap(slot, seed)
+            if key in seen:
+                seed = problem_seed(slot.seed, slot.cell, slot.level, slot.index + 7919 * (attempt + 1))
+                continue
         problem = source(slot.cell, level=slot.level, seed=seed, lang=slot.lang, gpu=slot.gpu)
         key = _same_problem_key(problem)
         if key not in seen:
@@ -318,6 +325,22 @@ def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]
         seed = problem_seed(slot.seed, slot.cell, slot.level, slot.index + 7919 * (attempt + 1))
     seen.add(key)
     return problem
+
+
+def _cheap_key(source: ProblemSource):
+    """For the real generator: the repeat check's key without generating (same key, same deck)."""
+    from quizgen import problems
+
+    if source is not problems.generate_one:
+        return None
+
+    def key(slot: Slot, seed: int) -> tuple[str, ...]:
+        gpu, params = problems.draw(slot.cell, level=slot.level, seed=seed, gpu=slot.gpu)
+        fam = problems.family(slot.cell)
+        model = fam.model_for(gpu) if fam.uses_model else None
+        return (fam.cell, slot.lang, gpu.name, model or "", json.dumps(params, sort_keys=True, default=str))
+
+    return key
 
 
 def formula_examples(items: Iterable[DeckItem]) -> list[C.FormulaExample]:

@@ -150,6 +150,21 @@ def resolve_named_gpu(name: str):
     return get_gpu(name)
 
 
+def draw(cell: str, *, level: int = 1, seed: int = 0, gpu: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """What `generate_one` would pick for these arguments, without solving or writing anything:
+    (the GPU, the parameters). Cheap; lets a deck skip a repeat before paying for its words."""
+    fam = family(cell)
+    level = check_level(level)
+    names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
+    try:
+        gpu_name, key = _pool(fam.cell, level, names)[seed]
+    except IndexError:
+        raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
+                           f"{', '.join(names)}; try another GPU or level", field="gpu") from None
+    the_gpu = resolve_named_gpu(gpu_name)
+    return the_gpu, _thaw(key)
+
+
 def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hinglish",
                  gpu: str | None = None) -> Problem:
     """One problem of `cell`: the same arguments always give the same problem.
