@@ -264,12 +264,21 @@ class Slot:
         return ("quizgen", recipe.name, self.cell, self.level, self.index, recipe.seed, self.lang)
 
 
+#: Seeds of one (cell, level) start at a recipe-dependent offset below this, then count up.
+SEED_WINDOW = 512
+
+
 def problem_seed(recipe_seed: int, cell: str, level: int, index: int) -> int:
-    """A per-problem seed that depends only on the recipe seed and the slot (not on the order)."""
+    """A per-problem seed that depends only on the recipe seed and the slot (not on the order).
+
+    Consecutive slots get consecutive seeds, and the generator gives distinct problems for
+    consecutive seeds, so a deck repeats a problem only when its cell runs out of them; the
+    offset (from the recipe seed, the cell and the level) makes another recipe seed another deck.
+    """
     import hashlib
 
-    digest = hashlib.blake2b(f"{recipe_seed}:{cell}:{level}:{index}".encode(), digest_size=8)
-    return int.from_bytes(digest.digest(), "big") % (1 << 31)
+    digest = hashlib.blake2b(f"{recipe_seed}:{cell}:{level}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") % SEED_WINDOW + index
 
 
 def plan_slots(recipe: DeckRecipe) -> list[Slot]:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from functools import cache
 from typing import Any, Iterable
 
@@ -57,10 +58,13 @@ class _Pool:
     """The candidates of one cell and level in a fixed shuffle, checked lazily as seeds ask.
 
     Seed i gets the i-th candidate (in shuffled order) that lands in the cell, so seeds 0…N−1 are
-    N distinct problems; only as many candidates are solved as the seeds asked for need.
+    N distinct problems; only as many candidates are solved as the seeds asked for need. For the
+    default GPUs, which candidates of the first few hundred land in the cell is shipped with the
+    package (``quizgen/data/pools.json``, checked by a test), so a fresh process skips those checks.
     """
 
-    def __init__(self, cell: str, level: int, gpu_names: tuple[str, ...]) -> None:
+    def __init__(self, cell: str, level: int, gpu_names: tuple[str, ...], *,
+                 use_cache: bool = True) -> None:
         self.family = family(cell)
         raw: list[tuple[str, dict[str, Any]]] = []
         for name in gpu_names:
@@ -70,12 +74,30 @@ class _Pool:
         self.raw = raw
         self.cursor = 0
         self.valid: list[tuple[str, tuple]] = []
+        self.valid_at: list[int] = []
         self.seen: set[tuple[str, Any]] = set()
+        if use_cache:
+            self._load(pool_cache_key(cell, level, gpu_names))
+
+    def _load(self, key: str) -> None:
+        entry = _pool_cache().get(key)
+        if entry is None or entry["raw"] != len(self.raw) or entry["print"] != _fingerprint(self.raw):
+            return
+        at = 0
+        for step in entry["valid"]:
+            at += step
+            name, params = self.raw[at]
+            frozen = (name, _freeze(params))
+            self.valid.append(frozen)
+            self.valid_at.append(at)
+            self.seen.add(frozen)
+        self.cursor = entry["scanned"]
 
     def _advance(self) -> bool:
         if self.cursor >= len(self.raw):
             return False
-        name, params = self.raw[self.cursor]
+        at = self.cursor
+        name, params = self.raw[at]
         self.cursor += 1
         key = _freeze(params)
         if (name, key) in self.seen:  # the same candidate twice in the space
@@ -84,7 +106,12 @@ class _Pool:
         gpu = resolve_named_gpu(name)
         if self.family.in_cell(params, gpu, self.family.solve(params, gpu, explain=False)):
             self.valid.append((name, key))
+            self.valid_at.append(at)
         return True
+
+    def fill(self, count: int) -> None:
+        while len(self.valid) < count and self._advance():
+            pass
 
     def __getitem__(self, index: int) -> tuple[str, str]:
         while len(self.valid) <= index and self._advance():
@@ -99,6 +126,60 @@ class _Pool:
         while self._advance():
             pass
         return len(self.valid)
+
+
+#: How many on-target candidates of each default pool the shipped cache lists.
+POOL_PREFIX = 720
+POOL_CACHE = Path(__file__).resolve().parent.parent / "data" / "pools.json"
+
+
+def pool_cache_key(cell: str, level: int, gpu_names: tuple[str, ...]) -> str:
+    return f"{cell}|{level}|{','.join(gpu_names)}"
+
+
+def _fingerprint(raw: list) -> int:
+    import json
+    import zlib
+
+    picks = [raw[i] for i in sorted({0, len(raw) // 3, len(raw) // 2, len(raw) - 1}) if 0 <= i < len(raw)]
+    return zlib.crc32(json.dumps(picks, sort_keys=True).encode())
+
+
+@cache
+def _pool_cache() -> dict[str, Any]:
+    import json
+
+    try:
+        return json.loads(POOL_CACHE.read_text(encoding="utf-8"))["pools"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def pool_cache_entries() -> dict[str, Any]:
+    """The cache's contents computed afresh (what `write_pool_cache` stores; tests compare)."""
+    out = {}
+    for cell, fam in families().items():
+        for level in LEVELS:
+            names = fam.gpu_choices(level)
+            pool = _Pool(cell, level, names, use_cache=False)
+            pool.fill(POOL_PREFIX)
+            steps, last = [], 0
+            for at in pool.valid_at:
+                steps.append(at - last)
+                last = at
+            out[pool_cache_key(cell, level, names)] = {
+                "raw": len(pool.raw), "print": _fingerprint(pool.raw), "valid": steps,
+                "scanned": pool.cursor}
+    return out
+
+
+def write_pool_cache(path: Path = POOL_CACHE) -> int:
+    import json
+
+    entries = pool_cache_entries()
+    path.write_text(json.dumps({"pools": entries}, sort_keys=True, separators=(",", ":")) + "\n",
+                    encoding="utf-8")
+    return len(entries)
 
 
 class _Frozen(tuple):
