@@ -50,6 +50,47 @@ def _generator(recipe):
         return occupancy_problem, "occupancy engine (tests/test_sheet.py)"
 
 
+def run(students: int, repeat: int) -> tuple[float, float, float, int, int, str]:
+    """(end to end, floor, planning, exam pages, key pages, problem source), best of `repeat`."""
+    recipe = parse_exam_recipe(RECIPE)
+    generate, source = _generator(recipe)
+    roster = [Student(f"Student {i:03d}", roll=f"R{i:04d}") for i in range(students)]
+    warnings.simplefilter("ignore")
+    plan_exam(recipe, roster[:2], None, generate=generate)  # warm-up: imports, fonts
+    work = Path(tempfile.mkdtemp(prefix="bench-sheet-"))
+    try:
+        ends, floors, plans = [], [], []
+        for i in range(repeat):
+            t0 = time.perf_counter()
+            result = build_exam(recipe, roster, None, work / f"run{i}", generate=generate)
+            ends.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            plan = plan_exam(recipe, roster, None, generate=generate)
+            plans.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            compile_typst(plan.exam_source, plan.exam_data, plan.font_paths)
+            compile_typst(plan.key_source, plan.key_data, plan.font_paths)
+            floors.append(time.perf_counter() - t0)
+        from pypdf import PdfReader
+
+        exam_pages = len(PdfReader(result.exam_pdf).pages)
+        key_pages = len(PdfReader(result.key_pdf).pages)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return min(ends), min(floors), min(plans), exam_pages, key_pages, source
+
+
+def measure(quick: bool = False) -> list:
+    """Rows for bench/run.py."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import Row
+
+    students = 60 if quick else 300
+    figure, floor, _, _, _, _ = run(students, 1 if quick else 2)
+    return [Row(f"exam: {students} students, exam + key + manifest", figure, "s",
+                "Typst alone compiling the same documents", floor, "≤ 1.5 × floor", figure <= 1.5 * floor)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=300)
