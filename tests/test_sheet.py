@@ -475,3 +475,15 @@ def test_shipped_recipe_with_the_real_generator(tmp_path):
         for question in student["questions"]:
             for name in question["asked"]:
                 assert f"Q{question['number']}.{name}" in key
+
+
+def test_key_carries_each_problems_figure():
+    from quizgen.export.sheet import _solution
+    from quizgen.problems import generate_one
+    from quizgen.render.figures import figure_for
+
+    problem = generate_one("OCC-3", level=1, seed=2, lang="en")
+    svg = _solution(problem)["figure"]
+    assert svg.lstrip().startswith("<svg") and svg == figure_for(problem)
+    concept = generate_one("L-6", level=1, seed=0, lang="en")
+    assert _solution(concept)["figure"] == ""

@@ -731,7 +731,27 @@ def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
 def _solution(problem: Problem) -> dict[str, Any]:
     sol = problem.solution
     return {"forecast": sol.forecast, "steps": [_step(step) for step in sol.steps],
-            "verify": list(sol.verify), "answer": sol.answer, "trap": sol.trap}
+            "verify": list(sol.verify), "answer": sol.answer, "trap": sol.trap,
+            "figure": _figure(problem)}
+
+
+_FIGURES: dict[str, str] = {}
+
+
+def _figure(problem: Problem) -> str:
+    """The problem's figure as SVG text ('' when it has none); each distinct figure drawn once."""
+    from quizgen.render.figures import draw_figure, figure_key, figure_spec
+
+    spec = figure_spec(problem)
+    if spec is None:
+        return ""
+    key = figure_key(spec)
+    svg = _FIGURES.get(key)
+    if svg is None:
+        if len(_FIGURES) > 4096:
+            _FIGURES.clear()
+        svg = _FIGURES[key] = draw_figure(spec)
+    return svg
 
 
 def _step(step) -> dict[str, str]:

@@ -194,8 +194,12 @@ _STYLE = ("@media (prefers-color-scheme:dark){.qz-fig{color:#e8e8e8}}"
           ".nightMode .qz-fig,.night_mode .qz-fig,.night-mode .qz-fig{color:#e8e8e8}")
 
 
+_ONE = re.compile(r"(?<![\d.,])1 (block|warp|wave|SM|lane|thread)s\b")
+
+
 def _label(lang: str, key: str, **values: Any) -> str:
-    return LABELS[lang][key].format(**values)
+    """A label in `lang`, with "1 blocks" read as "1 block"."""
+    return _ONE.sub(r"1 \1", LABELS[lang][key].format(**values))
 
 
 def _check_lang(lang: Any) -> str:
