@@ -96,39 +96,8 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-
-    recipe = parse_exam_recipe(RECIPE)
-    generate, source = _generator(recipe)
-    roster = [Student(f"Student {i:03d}", roll=f"R{i:04d}") for i in range(args.students)]
-    warnings.simplefilter("ignore")
-
-    # warm-up: imports, sympy formula templates, Typst's font scan
-    plan_exam(recipe, roster[:2], None, generate=generate)
-
-    work = Path(tempfile.mkdtemp(prefix="bench-sheet-"))
-    try:
-        ends, floors, plans = [], [], []
-        for i in range(args.repeat):
-            t0 = time.perf_counter()
-            result = build_exam(recipe, roster, None, work / f"run{i}", generate=generate)
-            ends.append(time.perf_counter() - t0)
-
-            t0 = time.perf_counter()
-            plan = plan_exam(recipe, roster, None, generate=generate)
-            plans.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            compile_typst(plan.exam_source, plan.exam_data, plan.font_paths)
-            compile_typst(plan.key_source, plan.key_data, plan.font_paths)
-            floors.append(time.perf_counter() - t0)
-        figure, floor, planning = min(ends), min(floors), min(plans)
-        from pypdf import PdfReader
-
-        exam_pages = len(PdfReader(result.exam_pdf).pages)
-        key_pages = len(PdfReader(result.key_pdf).pages)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-    print(f"exam sheet, {args.students} students × {len(recipe.questions)} questions "
+    figure, floor, planning, exam_pages, key_pages, source = run(args.students, args.repeat)
+    print(f"exam sheet, {args.students} students × {len(RECIPE['questions'])} questions "
           f"({exam_pages} exam pages, {key_pages} key pages); problems from {source}")
     print(f"  end to end (problems, manifest, CSV, both PDFs, atomic write): {figure:7.2f} s")
     print(f"  floor (Typst alone compiling the same exam and key):          {floor:7.2f} s")

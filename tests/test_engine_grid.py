@@ -3,43 +3,16 @@
 from __future__ import annotations
 
 import json
-import tomllib
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from jinja2 import Environment, StrictUndefined
 
 from quizgen.engine import grid
-from quizgen.engine.formulas import evaluate
 from quizgen.engine.grid import waves
 from quizgen.errors import QuizgenError
 
-PHRASES = Path(__file__).resolve().parent.parent / "templates" / "phrases"
-
-
-def check_steps(steps, formulas) -> None:
-    """Each formula agrees with sympy once; every step key, why and note has phrases in both files."""
-    seen: set[str] = set()
-    tables = [tomllib.loads((PHRASES / f"engine.{lang}.toml").read_text("utf-8"))
-              for lang in ("en", "hinglish")]
-    env = Environment(undefined=StrictUndefined)
-    for step in steps:
-        if step.formula in formulas and step.formula not in seen:
-            seen.add(step.formula)
-            assert float(evaluate(step.formula, step.values)) == pytest.approx(float(step.result)), step
-        for table in tables:
-            for section, key in (("step", step.key), ("why", step.why), ("note", step.note)):
-                if key is None:
-                    continue
-                variants = table[section][key]
-                assert 2 <= len(variants) <= 3, (section, key)
-                for text in variants:
-                    assert text.strip() and "\n" not in text
-                    env.from_string(text).render(**step.values)
-    assert seen == set(formulas), set(formulas) - seen
-
+from engine_checks import check_steps
 
 def test_seed000_ex7_small_grid():
     r = waves(40, 80, 8, explain=True)

@@ -6,7 +6,6 @@ import csv
 import hashlib
 import io
 import json
-import math
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -86,7 +85,6 @@ def styled(question: dict, key: str) -> str:
 
 def expression(question: dict, key: str) -> str:
     """The right answer as arithmetic: 16/64, floor(65536/(256*36)), 32*r."""
-    value = question["answers"][key]
     params, gpu = question["params"], question["gpu"]
     base = key.split("_t4")[0]
     if base == "occupancy":

@@ -7,7 +7,7 @@ fast; the sympy expression is built once, on first use, by whoever prints it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 Number = int | float

@@ -445,7 +445,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
 
     for example in formulas.values():
         text, extra = C.formula_cloze_html(example)
-        tags = [f"quizgen::kind::cloze", f"quizgen::lang::{tag_part(example.lang)}",
+        tags = ["quizgen::kind::cloze", f"quizgen::lang::{tag_part(example.lang)}",
                 f"quizgen::formula::{tag_part(example.name)}"]
         tags += [f"quizgen::cell::{tag_part(cell)}" for cell in example.cells]
         note = Note(model=note_model("cloze"),

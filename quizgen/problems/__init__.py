@@ -252,8 +252,6 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
 
     Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
     """
-    import json
-
     from quizgen.problems.choices import build_choices
     from quizgen.render.phrases import book
 

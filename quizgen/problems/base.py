@@ -15,8 +15,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
-from quizgen.gpus import GPU, get_gpu
-from quizgen.problems.model import Choice, Problem, Solution
+from quizgen.gpus import GPU
+from quizgen.problems.model import Choice, Solution
 
 LEVELS = (1, 2, 3)
 MAX_DRAWS = 400

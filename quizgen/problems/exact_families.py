@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
-from quizgen.gpus import GPU, get_gpu
+from quizgen.engine.occupancy import OccupancyResult, occupancy
+from quizgen.gpus import get_gpu
 from quizgen.problems import sampling
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.model import Solution
 from quizgen.problems.occupancy_families import (OCC_UNITS, OccupancyFamily, answers_of, shapes_for,
                                                  with_shape)
 from quizgen.problems.registry import register
-from quizgen.render.occupancy import occupancy_answer, occupancy_solution
+from quizgen.render.occupancy import occupancy_answer
 from quizgen.render.phrases import phrase, phrase_list
 from quizgen.render.solution import occupancy_verify, solution_steps
 

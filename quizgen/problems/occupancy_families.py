@@ -6,12 +6,11 @@ checks that the draw lands in its cell before it is used.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
-from quizgen.gpus import GPU, get_gpu
+from quizgen.gpus import GPU
 from quizgen.problems import sampling
 from quizgen.problems.base import Family, Misconception, Solved
 from quizgen.problems.model import Solution

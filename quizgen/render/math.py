@@ -192,7 +192,6 @@ class UnicodePrinter:
 
     def __init__(self, mul_dot: bool = True) -> None:
         base = _unicode_base()
-        outer = self
 
         class _Printer(base):  # type: ignore[misc, valid-type]
             def _print_floor(self, expr):
