@@ -6,7 +6,7 @@ options, the grader's "expected" line, `quizgen generate`'s Markdown.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 GPU_SUFFIXES = ("t4", "a100", "h100", "v100", "a10", "rtx4090", "h200", "b200")
@@ -32,8 +32,18 @@ def answer_name(key: str, lang: str) -> str:
 
 def answer_text(value: Any, unit: str, lang: str) -> str:
     """A value with its unit: 37.5%, 2×, 1 block, 4 blocks, (6, 0, 2), registers + shared memory."""
+    if isinstance(value, list):
+        return _answer_text(tuple(value), list, unit, lang)
+    # The type is part of the cache key: True, 1 and 1.0 are equal keys but print differently.
+    return _answer_text(value, type(value), unit, lang)
+
+
+@lru_cache(maxsize=65536)
+def _answer_text(value: Any, kind: type, unit: str, lang: str) -> str:
     from quizgen.render.solution import format_value, unit_text
 
+    if kind is list:
+        value = list(value)
     words = _table(lang, "answer_word")
     if value is None:
         return "—"

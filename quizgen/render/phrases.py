@@ -216,36 +216,57 @@ def pick(variants: Any, salt: str) -> str:
     return variants[zlib.crc32(salt.encode()) % len(variants)]
 
 
-def has(lang: str, section: str, key: str) -> bool:
-    return (section, key) in _entries(lang)
+class _Lazy:
+    """A phrase variant with placeholders, compiled on first use and rendered from a dict."""
+
+    __slots__ = ("text", "compiled")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.compiled = None
+
+    def render_map(self, context: dict[str, Any]) -> str:
+        compiled = self.compiled
+        if compiled is None:
+            compiled = self.compiled = _compiled(self.text)
+        return compiled.render(**context)
 
 
-@cache
+_ENTRIES: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
+_EMPTY: dict[str, Any] = {}
+
+
 def _entries(lang: str) -> dict[tuple[str, str], tuple[Any, ...]]:
-    """(section, key) → its variants, each a plain string or a compiled template."""
-    out = {}
-    for section, table in book(lang).items():
-        for key, value in table.items():
-            variants = [value] if isinstance(value, str) else list(value)
-            out[(section, key)] = tuple(variants)
-    return out
+    """(section, key) → its variants: plain strings, or templates compiled on first use."""
+    entries = _ENTRIES.get(lang)
+    if entries is None:
+        entries = {}
+        for section, table in book(lang).items():
+            for key, value in table.items():
+                variants = [value] if isinstance(value, str) else list(value)
+                entries[(section, key)] = tuple(v if "{" not in v else _Lazy(v) for v in variants)
+        _ENTRIES[lang] = entries
+    return entries
 
 
 def phrase(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
            *, salt: str = "") -> str:
     """Render phrase [section].key in `lang` with `context`."""
-    try:
-        variants = _entries(lang)[(section, key)]
-    except KeyError:
-        book(lang)  # an unknown language raises its own clear error
-        raise KeyError(f"no phrase [{section}] {key!r} in {lang}") from None
+    entries = _ENTRIES.get(lang) or _entries(lang)
+    variants = entries.get((section, key))
+    if variants is None:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
     if len(variants) == 1:
         chosen = variants[0]
     else:
         chosen = variants[zlib.crc32(f"{salt}|{section}|{key}".encode()) % len(variants)]
-    if "{" not in chosen:
+    if chosen.__class__ is str:
         return chosen
-    return _compiled(chosen).render(**(context or {}))
+    return chosen.render_map(context if context is not None else _EMPTY)
+
+
+def has(lang: str, section: str, key: str) -> bool:
+    return (section, key) in (_ENTRIES.get(lang) or _entries(lang))
 
 
 def phrase_list(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
