@@ -32,6 +32,7 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "w": "warps in the block", "P": "threads in the block"}),
     "tail_waste_fraction": ("(32 - t)/32", {"t": "active threads in the tail warp"}),
     "row_remainder": ("D_x - 32*floor(D_x/32)", {"D_x": "block width (threads along x)"}),
+    "slice_remainder": ("A - 32*floor(A/32)", {"A": "threads in one z-slice (D_x·D_y)"}),
     "linear_index": ("t_z*D_x*D_y + t_y*D_x + t_x", {
         "t_x": "thread x index", "t_y": "thread y index", "t_z": "thread z index",
         "D_x": "block width", "D_y": "block height"}),
@@ -247,7 +248,7 @@ def block_warps(block: Any, *, explain: bool = False) -> BlockWarps:
             steps.append(Step("rows_aligned", "row_remainder", {"D_x": dx}, dx % WARP_SIZE, "threads",
                               "row_alignment", "rows_aligned" if rows_aligned else "rows_cut"))
         if dz > 1:
-            steps.append(Step("slices_aligned", "row_remainder", {"D_x": dx * dy},
+            steps.append(Step("slices_aligned", "slice_remainder", {"A": dx * dy},
                               (dx * dy) % WARP_SIZE, "threads", "slice_alignment",
                               "slices_aligned" if slices_aligned else "slices_cut"))
         steps.append(Step("threads_check", "threads_check", {"q": q, "t": tail}, p, "threads",
