@@ -147,3 +147,15 @@ def test_every_given_number_is_in_the_question(lang):
                         if not forms & shown:
                             missing.append((cell, level, seed, key, n))
     assert not missing, missing[:10]
+
+
+def test_to_dict_is_the_whole_record():
+    import dataclasses
+
+    for cell in ALL:
+        p = generate_one(cell, level=2, seed=1, lang="en")
+        full = dataclasses.asdict(p)
+        if p.model is None:
+            full.pop("model")
+        assert p.to_dict() == full
+        assert Problem.from_dict(json.loads(json.dumps(p.to_dict()))).to_dict() == p.to_dict()

@@ -14,6 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, tuples as lists, scalars)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy(v) for v in value]
+    return value
+
+
 @dataclass(slots=True)
 class SolutionStep:
     """One numbered step of a worked solution."""
@@ -71,9 +80,30 @@ class Problem:
     figure: dict[str, Any] | None = None   # what a figure needs (kind + numbers), drawn later
 
     def to_dict(self) -> dict[str, Any]:
-        out = dataclasses.asdict(self)
-        if self.model is None:
-            out.pop("model")
+        """The record as plain JSON-safe data (what `quizgen generate --format json` writes)."""
+        sol = self.solution
+        out: dict[str, Any] = {
+            "id": self.id, "cell": self.cell, "level": self.level, "lang": self.lang,
+            "seed": self.seed, "gpu": _copy(self.gpu), "params": _copy(self.params),
+            "answers": _copy(self.answers), "question": self.question,
+            "solution": {
+                "forecast": sol.forecast,
+                "steps": [{"title": st.title, "formula": st.formula, "values": dict(st.values),
+                           "result": _copy(st.result), "unit": st.unit, "why": st.why,
+                           "note": st.note} for st in sol.steps],
+                "verify": list(sol.verify), "answer": sol.answer, "trap": sol.trap,
+            },
+            "title": self.title,
+        }
+        if self.model is not None:
+            out["model"] = self.model
+        out.update({
+            "units": dict(self.units), "tolerances": dict(self.tolerances),
+            "choices": [{"text": c.text, "value": _copy(c.value), "correct": c.correct, "why": c.why,
+                         "misconception": c.misconception} for c in self.choices],
+            "main_answer": self.main_answer, "topics": list(self.topics),
+            "figure": _copy(self.figure),
+        })
         return out
 
     @classmethod
