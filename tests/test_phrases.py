@@ -76,3 +76,17 @@ def test_generation_with_both_engines_agrees():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                             env={**__import__("os").environ, "QUIZGEN_CHECK_PHRASES": "1"})
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_solution_templates_compiled_and_jinja_agree():
+    from quizgen.problems import CELLS, generate_one
+    from quizgen.render import text
+
+    for lang in ("hinglish", "en"):
+        for cell in CELLS:
+            p = generate_one(cell, level=2, seed=3, lang=lang)
+            for fmt in ("txt", "md"):
+                kw = dict(title=p.title, question=p.question, solution=p.solution, lang=lang,
+                          steps=text.math_steps(p.solution, text.FORMATS[fmt]), labels=text.labels(lang))
+                jinja = text._env(fmt).get_template(f"solution.{fmt}.j2").render(**kw)
+                assert text._template(fmt)(**kw) == jinja, (cell, fmt)

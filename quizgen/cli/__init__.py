@@ -5,7 +5,6 @@ Heavy imports (sympy, genanki, typst) happen inside the commands, never at modul
 ``quizgen --help`` stays quick.
 """
 
-from __future__ import annotations
 
 import sys
 

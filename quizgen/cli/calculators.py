@@ -7,7 +7,6 @@ every optional part (a thread, a warp's members, a second block, η(N), Little's
 behind blocks per SM) is nested under its own key.
 """
 
-from __future__ import annotations
 
 import json
 import re

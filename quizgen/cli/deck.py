@@ -1,6 +1,5 @@
 """`quizgen deck`: build a spaced-repetition deck (Anki .apkg or Obsidian notes) from a recipe."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """`quizgen generate`: problems with worked solutions, as Markdown, HTML or JSON."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """`quizgen grade` (a class from its manifest and filled answer sheet) and `quizgen check` (one answer)."""
 
-from __future__ import annotations
 
 import json
 import sys

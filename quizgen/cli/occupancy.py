@@ -1,6 +1,5 @@
 """`quizgen occupancy`: the occupancy calculator that explains itself."""
 
-from __future__ import annotations
 
 import json
 import sys

@@ -1,6 +1,5 @@
 """Options shared by several commands, defined once (typer ``Annotated`` aliases)."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """`quizgen sheet`: printable exams, one version per student, with key, manifest and answer sheet."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

@@ -3,7 +3,8 @@
 Phrases are rendered tens of times per problem; Jinja's per-render context setup costs more than
 the text itself. Our phrase templates (our own files, never user input) use only ``{{ expr }}``
 with arithmetic, attribute access and the filters ``num, pct, size, kb, upper, join, format``,
-and ``{% if/elif/else %}`` and ``{% for x in y %}`` with ``loop.last`` / ``loop.index``. This
+and ``{% if/elif/else %}``, ``{% set x = … %}`` and ``{% for x in y %}`` with ``loop.last`` /
+``loop.index``. This
 module compiles exactly that subset; anything else raises `Unsupported` and the caller falls
 back to Jinja. Semantics follow Jinja's: attribute lookup tries ``getattr`` then the item, an
 undefined name is an error (like ``StrictUndefined``), ``x is none`` tests for None.
@@ -235,6 +236,13 @@ def compile_template(text: str, filters: dict[str, Callable[..., Any]]) -> Calla
                 depth += 1
                 local.append(set(names) | {"loop"})
                 stack.append("for")
+            elif word == "set":
+                name, eq, value = rest.partition("=")
+                name = name.strip()
+                if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name):
+                    raise Unsupported(f"set {rest!r}")
+                lines.append(f"{pad}{name} = {_expr(value, set().union(*local))}")
+                local[-1].add(name)
             elif word == "endfor":
                 if not stack or stack.pop() != "for":
                     raise Unsupported("endfor")

@@ -156,13 +156,12 @@ def _compiled(text: str):
         if ok:
             parts.append(text[pos:])
             return _FastTemplate([p for p in parts if p != ""])
-    jinja = _JinjaTemplate(_env().from_string(text))
     try:
         compiled = _CompiledTemplate(compile_template(text, _compiled_filters()))
     except Unsupported:
-        return jinja
+        return _JinjaTemplate(_env().from_string(text))
     if os.environ.get("QUIZGEN_CHECK_PHRASES"):
-        return _CheckedTemplate(compiled, jinja)
+        return _CheckedTemplate(compiled, _JinjaTemplate(_env().from_string(text)))
     return compiled
 
 
