@@ -465,3 +465,20 @@ def test_stored_notes_give_back_fields_tags_and_guid():
     assert (first.guid, second.guid) == ("g1", "g2") and first.model is model
     # a concept card needs its question: the second note has none, so it makes no card
     assert len(notes) == 2 and notes.cards == 1 == len(first.cards) + len(second.cards)
+
+
+def test_figures_only_on_the_answer_side(tmp_path):
+    """A figure marks the binding lid, the warp or the tail: it would give the answer away."""
+    out = tmp_path / "basics.apkg"
+    A.build_deck(FOCUSED, out, timestamp=T0)
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, out)
+        with_figure = 0
+        for cid in col.find_cards(""):
+            card = col.get_card(cid)
+            assert "<img" not in card.question(), card.note().fields[0][:80]
+            with_figure += "<img" in card.answer()
+        assert with_figure > 0
+    finally:
+        col.close()

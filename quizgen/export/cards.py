@@ -32,7 +32,8 @@ _LABELS = {
         "type": "Answer likho", "type_int": "poora number", "type_float": "decimal, 4 places tak",
         "type_list": "comma se alag, jaise 1,2,0", "type_text": "ek shabd",
         "in_unit": "unit", "symbols": "Symbols", "example": "Example",
-        "formula_prompt": "Formula likho",
+        "formula_prompt": "Formula likho", "choose": "Sahi option chuno",
+        "as_fraction": "0 aur 1 ke beech, jaise 0.375",
     },
     "en": {
         "forecast": "Forecast", "steps": "Steps", "why": "Why this step?", "note": "Note",
@@ -41,7 +42,8 @@ _LABELS = {
         "type": "Type", "type_int": "a whole number", "type_float": "a decimal, up to 4 places",
         "type_list": "a comma-separated list, like 1,2,0", "type_text": "one word",
         "in_unit": "unit", "symbols": "Symbols", "example": "Example",
-        "formula_prompt": "Write the formula",
+        "formula_prompt": "Write the formula", "choose": "Pick the right option",
+        "as_fraction": "between 0 and 1, like 0.375",
     },
 }
 
@@ -151,10 +153,16 @@ def answer_format(problem: Problem, lang: str) -> str:
         hint = words["type_list"]
     else:
         hint = words["type_text"]
+    from quizgen.render.answers import answer_name
+
     key = problem.main_answer or ""
     unit = problem.units.get(key, "")
-    text = f"{words['type']}: {key.replace('_', ' ')} ({hint}"
-    return text + (f"; {words['in_unit']}: {unit})" if unit else ")")
+    if unit == "fraction":
+        hint = words["as_fraction"]
+    text = f"{words['type']}: {answer_name(key, lang)} ({hint}"
+    if unit in ("", "fraction", "text", "limiter", "ratio"):
+        return text + ")"
+    return text + f"; {words['in_unit']}: {unit})"
 
 
 def note_kind(problem: Problem, kinds: tuple[str, ...] | list[str], slot: int) -> str | None:
@@ -245,10 +253,17 @@ def _letter(i: int) -> str:
 
 
 def options_html(problem: Problem) -> str:
-    """The options of a multiple-choice card, lettered A, B, C, …"""
+    """The options of a multiple-choice card, lettered A, B, C, …, under the quantity they answer."""
+    from quizgen.render.answers import answer_name
+
+    words = labels(problem.lang)
     items = "".join(f'<li><span class="qz-letter">{_letter(i)}</span> {esc(c.text)}</li>'
                     for i, c in enumerate(problem.choices))
-    return f'<ol class="qz-options">{items}</ol>'
+    asked = ""
+    if problem.main_answer:
+        asked = (f'<div class="qz-format">{esc(words["choose"])}: '
+                 f'{esc(answer_name(problem.main_answer, problem.lang))}</div>')
+    return f'{asked}<ol class="qz-options">{items}</ol>'
 
 
 def correct_html(problem: Problem) -> str:
