@@ -1,9 +1,9 @@
 """The family contract: one family per scenario cell, sampling on target, solving with the engine.
 
-A family draws parameters from a seeded `random.Random`, solves them with the engine (pure
-arithmetic plus the derivation), *checks* that the draw really lands in its cell (the cell's
-limiter binds, its trap is present) and redraws if not, then writes the question and the worked
-solution in the asked language. It also models the wrong methods students use
+A family lists the candidate parameters of each level (`space`), solves them with the engine
+(pure arithmetic plus the derivation), *checks* that a candidate really lands in its cell (the
+cell's limiter binds, its trap is present) so that only those are used, then writes the question
+and the worked solution in the asked language. It also models the wrong methods students use
 (`misconceptions`), which give multiple-choice distractors and the grader's diagnosis.
 """
 
@@ -19,7 +19,6 @@ from quizgen.gpus import GPU
 from quizgen.problems.model import Choice, Solution
 
 LEVELS = (1, 2, 3)
-MAX_DRAWS = 400
 
 
 @dataclass(slots=True)

@@ -9,7 +9,6 @@ HTML, Typst for PDFs, plain text for the terminal).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 

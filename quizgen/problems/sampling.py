@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 
 THREADS = {
     1: (64, 128, 256, 512, 1024),
@@ -20,31 +19,3 @@ SMEM_KB = {
     3: tuple(range(0, 49)),
 }
 
-
-def pick(rng: random.Random, options) -> int:
-    return options[rng.randrange(len(options))]
-
-
-def threads(rng: random.Random, level: int) -> int:
-    return pick(rng, THREADS[level])
-
-
-def regs(rng: random.Random, level: int) -> int:
-    return pick(rng, REGS[level])
-
-
-def smem_bytes(rng: random.Random, level: int) -> int:
-    """Shared memory per block: whole KB on levels 1–2, sometimes odd byte counts on level 3."""
-    kb = pick(rng, SMEM_KB[level])
-    if level == 3 and kb and rng.random() < 0.4:
-        return kb * 1024 - rng.choice((0, 256, 512, 1000))
-    return kb * 1024
-
-
-def block_dims(rng: random.Random, threads: int) -> list[int] | None:
-    """A 2D shape (x, y, 1) for `threads`, as kernels write it; None when only 1D is natural."""
-    shapes = [(x, threads // x) for x in (8, 16, 32, 64, 128, 256) if threads % x == 0 and threads // x > 1]
-    if not shapes:
-        return None
-    x, y = shapes[rng.randrange(len(shapes))]
-    return [x, y, 1]

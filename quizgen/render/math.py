@@ -169,14 +169,6 @@ def write_cache(path: Path = CACHE_FILE) -> int:
     return len(data["formulas"])
 
 
-def warm(names: list[str] | None = None, targets: tuple[str, ...] = ("latex", "unicode")) -> None:
-    """Build the templates up front (for long runs: decks, sheets, benchmarks)."""
-    for name in names or list(formulas.sources()):
-        for target in targets:
-            symbolic(name, target)
-            _template(name, target)
-
-
 # ---------------------------------------------------------------------------------------------
 # A small one-line Unicode printer: ⌊R_SM/(T·r)⌋, ⌈T/32⌉, min(B_R, B_S, B_W, B_max)
 

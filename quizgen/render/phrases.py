@@ -206,15 +206,6 @@ class _JinjaTemplate:
         return "".join(t.root_render_func(t.new_context(context, shared=True)))
 
 
-def pick(variants: Any, salt: str) -> str:
-    """One variant, chosen by a stable hash of `salt` (problem id + key)."""
-    if isinstance(variants, str):
-        return variants
-    if not variants:
-        raise KeyError("empty phrase list")
-    return variants[zlib.crc32(salt.encode()) % len(variants)]
-
-
 class _Lazy:
     """A phrase variant with placeholders, compiled on first use and rendered from a dict."""
 
