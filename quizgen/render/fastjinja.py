@@ -44,7 +44,17 @@ class _Loop:
         return self.index0 == self.length - 1
 
 
+_DICT_ATTRS = frozenset(dir(dict))
+
+
 def _get(obj: Any, name: str) -> Any:
+    # Jinja tries the attribute first, then the item; for a plain dict the attribute exists only
+    # for dict's own methods, so look the key up directly (much quicker than a failed getattr).
+    if type(obj) is dict and name not in _DICT_ATTRS:
+        try:
+            return obj[name]
+        except KeyError:
+            raise KeyError(f"{name!r} is undefined on dict") from None
     try:
         return getattr(obj, name)
     except AttributeError:
