@@ -570,7 +570,6 @@ class Prepared:
         return self._other_text(key, lang)
 
     def _other_text(self, key: str, lang: str) -> str:
-        from quizgen.problems.choices import format_answer
         from quizgen.render.solution import format_value
 
         value = self.answers[key]
@@ -578,14 +577,7 @@ class Prepared:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return ", ".join(v.replace("_", " ") for v in value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if unit == "fraction" or self.kind[key] == "fraction":
-                shown = format_answer(value, "fraction", lang)
-                plain = f"{float(value):.6f}".rstrip("0").rstrip(".")
-                return shown if plain in ("0", "1") else f"{plain} ({shown})"
-            try:
-                return format_answer(value, unit, lang)
-            except Exception:   # an unknown unit word: the number alone
-                return format_value(value)
+            return _number_text(value, unit, self.kind[key], lang)
         return format_value(value)
 
     # -- the family's view (only to explain)
