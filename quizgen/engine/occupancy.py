@@ -162,11 +162,10 @@ def launch_config(threads_per_block: Any = None, regs_per_thread: Any = 0, smem_
                             carveout, barriers, None)
     shape: tuple[int, int, int] | None = None
     if block is not None:
-        dims = list(block) if not isinstance(block, str) else block.replace("x", ",").split(",")
-        if not 1 <= len(dims) <= 3:
-            raise QuizgenError(f"got {block!r}; expected 1 to 3 dimensions like 32,8,1", field="block")
-        dims = [require_int("block", d, minimum=1) for d in dims] + [1] * (3 - len(dims))
-        shape = (dims[0], dims[1], dims[2])
+        from quizgen.engine.warps import block_shape
+
+        shape = block_shape(block)
+        dims = list(shape)
         product = dims[0] * dims[1] * dims[2]
         if threads_per_block is None:
             threads_per_block = product
