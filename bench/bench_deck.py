@@ -69,10 +69,7 @@ def child_build(recipe_json: str, out: str) -> None:
 
     from quizgen.export import anki as A
     from quizgen.recipes import recipe_from_dict
-    from quizgen.render.math import warm
-
     recipe = recipe_from_dict(json.loads(recipe_json))
-    warm()   # formula printers are built once per process, whatever the deck's size
     summary, seconds = clock(A.build_deck, recipe, out, timestamp=STAMP)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KB on Linux
     print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "notes": summary.notes,
@@ -116,7 +113,6 @@ def run(notes: int, out: Path | None = None) -> dict:
     """Every figure of the deck benchmark, measured in one run."""
     from quizgen.export import anki as A
     from quizgen.recipes import recipe_from_dict
-    from quizgen.render.math import warm
 
     data = bench_recipe(notes)
     recipe = recipe_from_dict(data)
@@ -124,7 +120,6 @@ def run(notes: int, out: Path | None = None) -> dict:
         folder = Path(out or tmp)
         folder.mkdir(parents=True, exist_ok=True)
         built = end_to_end(data, folder / "deck.apkg")
-        warm()
         items, t_generate = clock(A.deck_items, recipe)
         package, t_notes = clock(A.build_package, recipe, items)
         del items

@@ -105,9 +105,18 @@ class GPU:
         return gpu_from_dict(data)
 
 
-@cache
+_GPU_DICTS: dict[int, tuple[GPU, dict[str, Any]]] = {}
+
+
 def _gpu_dict(gpu: GPU) -> dict[str, Any]:
-    return {f.name: getattr(gpu, f.name) for f in dataclasses.fields(GPU)}
+    # Keyed by identity: hashing a GPU hashes all its fields, which costs more than the copy.
+    # The entry keeps its GPU alive, so the id cannot be reused while it is cached.
+    entry = _GPU_DICTS.get(id(gpu))
+    if entry is None or entry[0] is not gpu:
+        if len(_GPU_DICTS) > 256:
+            _GPU_DICTS.clear()
+        entry = _GPU_DICTS[id(gpu)] = (gpu, {f.name: getattr(gpu, f.name) for f in dataclasses.fields(GPU)})
+    return entry[1]
 
 
 def gpu_from_dict(data: Mapping[str, Any], *, name: str | None = None) -> GPU:

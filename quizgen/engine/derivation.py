@@ -13,7 +13,7 @@ from typing import Any
 Number = int | float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Step:
     """One step of a worked solution.
 

@@ -312,9 +312,11 @@ def _check_steps(at_answer: OccupancyResult | None, at_next: OccupancyResult | N
 def _solve_regs(gpu: GPU, config: LaunchConfig, target: int, occ: float | None, model: str,
                 question: str, steps: list[Step]) -> InverseAnswer:
     top = gpu.max_regs_per_thread
+    c = config
 
     def with_value(r: int) -> LaunchConfig:
-        return dataclasses.replace(config, regs_per_thread=r)
+        return LaunchConfig(c.threads_per_block, r, c.smem_per_block, c.dyn_smem, c.optin,
+                            c.carveout, c.barriers, c.block)
 
     r, at_answer, at_next = _search(gpu, model, with_value, 0, top, target)
     first = _probe_full(gpu, model, with_value(0))

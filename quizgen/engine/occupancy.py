@@ -101,7 +101,7 @@ class LaunchConfig:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OccupancyResult:
     """The answer for one launch on one GPU, under one model."""
 

@@ -39,8 +39,14 @@ def families() -> dict[str, Any]:
     return {cell: FAMILIES[cell] for cell in CELLS if cell in FAMILIES}
 
 
+#: Families by their exact cell name, filled on first use (a quick path for `generate_one`).
+_FAMILIES: dict[str, Any] = {}
+
+
 def family(cell: str):
     fams = families()
+    if not _FAMILIES:
+        _FAMILIES.update(fams)
     key = cell.strip().upper()
     if key not in fams:
         known = ", ".join(fams)
@@ -253,13 +259,15 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
     Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
     """
     from quizgen.problems.choices import build_choices
-    from quizgen.render.phrases import book
+    from quizgen.render.phrases import LANGS, book
 
-    fam = family(cell)
-    level = check_level(level)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    fam = _FAMILIES.get(cell) or family(cell)
+    if level.__class__ is not int or level not in LEVELS:
+        check_level(level)
+    if seed.__class__ is not int or seed < 0:
         raise QuizgenError(f"got {seed!r}; expected a whole number ≥ 0", field="seed")
-    book(lang)  # validates the language
+    if lang not in LANGS:
+        book(lang)  # raises the one-line error
     names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
     pool = _pool(fam.cell, level, names)
     try:
@@ -270,20 +278,19 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
     the_gpu = resolve_named_gpu(gpu_name)
     params = _thaw(key)
     solved = fam.solve(params, the_gpu, explain=True)
+    answers = solved.answers
     pid = problem_id(fam.cell, params, the_gpu, seed, level)
     title, question, solution = fam.render(params, the_gpu, solved, lang, pid)
     miscs = fam.misconceptions(params, the_gpu, solved)
     choices: list[Choice] = (build_choices(fam, solved, miscs, lang, pid) if fam.main_answer
                              else (fam.choices(params, the_gpu, solved, lang, pid) or []))
     return Problem(
-        id=pid, cell=fam.cell, level=level, lang=lang, seed=seed, gpu=the_gpu.to_dict(),
-        params=params, answers=solved.answers, question=question, solution=solution, title=title,
-        model=fam.model_for(the_gpu) if fam.uses_model else None,
-        units={k: v for k, v in fam.units.items() if k in solved.answers},
-        tolerances={k: v for k, v in fam.tolerances.items() if k in solved.answers},
-        choices=choices, main_answer=fam.main_answer or None,
-        topics=[solved.data.get("topic", fam.topic)],
-        figure=fam.figure(params, the_gpu, solved),
+        pid, fam.cell, level, lang, seed, the_gpu.to_dict(), params, answers, question, solution,
+        title, fam.model_for(the_gpu) if fam.uses_model else None,
+        {k: v for k, v in fam.units.items() if k in answers},
+        {k: v for k, v in fam.tolerances.items() if k in answers} if fam.tolerances else {},
+        choices, fam.main_answer or None, [solved.data.get("topic", fam.topic)],
+        fam.figure(params, the_gpu, solved),
     )
 
 

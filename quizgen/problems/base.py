@@ -90,10 +90,12 @@ class Family:
         return gpu.default_model if self.uses_model else None
 
 
+_ID_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+
+
 def problem_id(cell: str, params: dict[str, Any], gpu: GPU, seed: int, level: int) -> str:
     """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine)."""
-    key = json.dumps({"cell": cell, "params": params, "gpu": gpu.name, "seed": seed, "level": level},
-                     sort_keys=True, separators=(",", ":"))
+    key = _ID_JSON({"cell": cell, "params": params, "gpu": gpu.name, "seed": seed, "level": level})
     return f"{cell}-{hashlib.blake2b(key.encode(), digest_size=5).hexdigest()}"
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
+from hashlib import blake2b
 from typing import Any
 
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
 from quizgen.problems.model import Choice
+from quizgen.render.answers import answer_text
 from quizgen.render.phrases import has, phrase
 
 MAX_WRONG = 3
@@ -14,39 +15,38 @@ MAX_WRONG = 3
 
 def format_answer(value: Any, unit: str, lang: str) -> str:
     """How an answer is shown on a card: 37.5%, 4 blocks, 2×, (6, 0, 2)."""
-    from quizgen.render.answers import answer_text
-
     return answer_text(value, unit, lang)
 
 
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
                   salt: str) -> list[Choice]:
     key = fam.main_answer
-    if key not in solved.answers:
+    answers = solved.answers
+    if key not in answers:
         return []
-    correct = solved.answers[key]
+    correct = answers[key]
     unit = fam.units.get(key, "")
     wrong = distinct_wrong(correct, miscs, key)
     if not wrong:
         return []
-    choices = [Choice(text=format_answer(correct, unit, lang), value=correct, correct=True,
-                      why=phrase(lang, "misconception", "correct", salt=salt))]
-    shown = {choices[0].text}
+    text = answer_text(correct, unit, lang)
+    choices = [Choice(text, correct, True, phrase(lang, "misconception", "correct", salt=salt))]
+    shown = {text}
     for m in wrong:
-        text = format_answer(m.answers[key], unit, lang)
+        value = m.answers[key]
+        text = answer_text(value, unit, lang)
         if text in shown:
             continue
         shown.add(text)
         why = phrase(lang, "misconception", m.key, salt=salt) if has(lang, "misconception", m.key) else m.key
-        choices.append(Choice(text=text, value=m.answers[key], correct=False, why=why,
-                              misconception=m.key))
+        choices.append(Choice(text, value, False, why, m.key))
         if len(choices) > MAX_WRONG:
             break
     if len(choices) == 1:
         return []
     # A stable order that does not always put the right answer first.
     def order(c: Choice) -> bytes:
-        return hashlib.blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest()
+        return blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest()
 
     choices.sort(key=order)
     return choices

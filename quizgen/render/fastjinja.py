@@ -65,13 +65,6 @@ def _get(obj: Any, name: str) -> Any:
         raise KeyError(f"{name!r} is undefined on {type(obj).__name__}") from None
 
 
-def _var(context: dict[str, Any], name: str) -> Any:
-    try:
-        return context[name]
-    except KeyError:
-        raise KeyError(f"{name!r} is undefined") from None
-
-
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
@@ -155,8 +148,8 @@ class _Names(ast.NodeTransformer):
             return node
         if node.id in ("true", "false", "none"):
             return ast.copy_location(ast.Constant({"true": True, "false": False, "none": None}[node.id]), node)
-        return ast.copy_location(ast.Call(ast.Name("_var", ast.Load()),
-                                          [ast.Name("_c", ast.Load()), ast.Constant(node.id)], []), node)
+        return ast.copy_location(ast.Subscript(ast.Name("_c", ast.Load()), ast.Constant(node.id),
+                                               ast.Load()), node)
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         value = self.visit(node.value)
@@ -189,24 +182,57 @@ def _targets(source: str) -> list[str]:
     return names
 
 
-def compile_template(text: str, filters: dict[str, Callable[..., Any]]) -> Callable[..., str]:
-    """Compile `text` to a function render(**context) -> str, or raise `Unsupported`."""
+def _hole(code: str) -> str:
+    """Source of an f-string printing the value of `code` as str() does (quicker than a call)."""
+    if "\\" not in code and "{" not in code and "}" not in code:
+        for quote in ("'", '"', "'''", '"""'):
+            if quote not in code:
+                return f"f{quote}{{({code})!s}}{quote}"
+    return f"_text({code})"
+
+
+def compile_function(text: str, filters: dict[str, Callable[..., Any]]) -> Callable[[dict[str, Any]], str]:
+    """Compile `text` to a function render(context_dict) -> str, or raise `Unsupported`.
+
+    A template without tags becomes one string expression (literal pieces and f-string holes);
+    one with tags becomes a function that appends pieces to a list.
+    """
+    parts = [p for p in _TOKENS.split(text) if p and not p.startswith("{#")]
+    if not any(p.startswith("{%") for p in parts):
+        pieces = []
+        for part in parts:
+            if part.startswith("{{"):
+                inner = part[2:-2]
+                if inner.startswith("-") or inner.endswith("-"):
+                    raise Unsupported("whitespace control")
+                pieces.append(_hole(_expr(inner, set())))
+            else:
+                pieces.append(repr(part))
+        lines = ["def _render(_c):", f" return {' '.join(pieces) or repr('')}"]
+    else:
+        lines = _statements(parts)
+    namespace: dict[str, Any] = {"_get": _get, "_Loop": _Loop, "_text": _text}
+    namespace.update({f"_f_{name}": fn for name, fn in filters.items()})
+    try:
+        exec(compile("\n".join(lines), "<phrase>", "exec"), namespace)  # our own templates only
+    except SyntaxError as exc:
+        raise Unsupported(str(exc)) from None
+    return namespace["_render"]
+
+
+def _statements(parts: list[str]) -> list[str]:
     lines = ["def _render(_c):", " _o = []", " _a = _o.append"]
     depth = 1
     local: list[set[str]] = [set()]
     stack: list[str] = []
     counter = 0
-    for part in _TOKENS.split(text):
-        if not part:
-            continue
+    for part in parts:
         pad = " " * depth
-        if part.startswith("{#"):
-            continue
         if part.startswith("{{"):
             inner = part[2:-2]
             if inner.startswith("-") or inner.endswith("-"):
                 raise Unsupported("whitespace control")
-            lines.append(f"{pad}_a(_text({_expr(inner, set().union(*local))}))")
+            lines.append(f"{pad}_a({_hole(_expr(inner, set().union(*local)))})")
         elif part.startswith("{%"):
             inner = part[2:-2].strip()
             if inner.startswith("-") or inner.endswith("-"):
@@ -265,13 +291,12 @@ def compile_template(text: str, filters: dict[str, Callable[..., Any]]) -> Calla
     if stack:
         raise Unsupported("unclosed block")
     lines.append(" return ''.join(_o)")
-    namespace: dict[str, Any] = {"_get": _get, "_var": _var, "_text": _text, "_Loop": _Loop}
-    namespace.update({f"_f_{name}": fn for name, fn in filters.items()})
-    try:
-        exec(compile("\n".join(lines), "<phrase>", "exec"), namespace)  # our own templates only
-    except SyntaxError as exc:
-        raise Unsupported(str(exc)) from None
-    fn = namespace["_render"]
+    return lines
+
+
+def compile_template(text: str, filters: dict[str, Callable[..., Any]]) -> Callable[..., str]:
+    """Compile `text` to a function render(**context) -> str, or raise `Unsupported`."""
+    fn = compile_function(text, filters)
 
     def render(**context: Any) -> str:
         return fn(context)

@@ -14,13 +14,12 @@ an empty gap in a student's solution.
 from __future__ import annotations
 
 import os
-import re
 import zlib
 import tomllib
 from functools import cache
 from typing import Any
 
-from quizgen.render.fastjinja import Unsupported, compile_template, default_filters
+from quizgen.render.fastjinja import Unsupported, compile_function, default_filters
 from quizgen.resources import data_dir
 
 LANGS = ("hinglish", "en")
@@ -95,74 +94,17 @@ def book(lang: str) -> dict[str, dict[str, Any]]:
     return merged
 
 
-_SIMPLE = re.compile(r"\{\{\s*(.+?)\s*\}\}")
-_PATH = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\s*\|\s*(num|pct|kb|size|upper))?$")
-_FILTERS = {"num": None, "pct": None, "kb": None, "size": None, "upper": str.upper}
-
-
-class _FastTemplate:
-    """A phrase whose placeholders are plain names (``{{ gpu.regs_per_sm|num }}``), rendered
-    without Jinja's per-call overhead; anything richer goes to Jinja."""
-
-    __slots__ = ("parts",)
-
-    def __init__(self, parts):
-        self.parts = parts
-
-    def render(self, **context: Any) -> str:
-        out = []
-        for part in self.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            path, flt = part
-            value: Any = context
-            for i, name in enumerate(path):
-                if isinstance(value, dict):
-                    if name not in value:
-                        raise KeyError(f"phrase placeholder {'.'.join(path)!r} is undefined")
-                    value = value[name]
-                else:
-                    value = getattr(value, name)
-            if flt == "num":
-                out.append(_num(value))
-            elif flt == "pct":
-                out.append(_pct(value))
-            elif flt == "kb":
-                out.append(_kb(value))
-            elif flt == "size":
-                out.append(_size(value))
-            elif flt == "upper":
-                out.append(str(value).upper())
-            else:
-                out.append(str(value))
-        return "".join(out)
-
-
 @cache
 def _compiled(text: str):
-    if "{%" not in text and "{#" not in text:
-        parts: list[Any] = []
-        pos = 0
-        ok = True
-        for match in _SIMPLE.finditer(text):
-            path = _PATH.match(match.group(1))
-            if path is None:
-                ok = False
-                break
-            parts.append(text[pos:match.start()])
-            parts.append((tuple(path.group(1).split(".")), path.group(2)))
-            pos = match.end()
-        if ok:
-            parts.append(text[pos:])
-            return _FastTemplate([p for p in parts if p != ""])
+    """`text` as a function of one context dict: compiled to Python, or Jinja for what the
+    compiler does not cover. With QUIZGEN_CHECK_PHRASES set, both run and must agree."""
     try:
-        compiled = _CompiledTemplate(compile_template(text, _compiled_filters()))
+        fast = compile_function(text, _compiled_filters())
     except Unsupported:
-        return _JinjaTemplate(_env().from_string(text))
+        return _jinja(text)
     if os.environ.get("QUIZGEN_CHECK_PHRASES"):
-        return _CheckedTemplate(compiled, _JinjaTemplate(_env().from_string(text)))
-    return compiled
+        return _checked(fast, _jinja(text))
+    return fast
 
 
 @cache
@@ -170,40 +112,25 @@ def _compiled_filters():
     return default_filters(_num, _pct, _size, _kb)
 
 
-class _CompiledTemplate:
-    __slots__ = ("render",)
-
-    def __init__(self, render) -> None:
-        self.render = render
-
-
-class _CheckedTemplate:
-    """Renders with both engines and insists they agree (tests set QUIZGEN_CHECK_PHRASES=1)."""
-
-    __slots__ = ("fast", "jinja")
-
-    def __init__(self, fast, jinja) -> None:
-        self.fast, self.jinja = fast, jinja
-
-    def render(self, **context: Any) -> str:
-        expected = self.jinja.render(**context)
-        got = self.fast.render(**context)
+def _checked(fast, jinja):
+    def render(context: dict[str, Any]) -> str:
+        expected = jinja(context)
+        got = fast(context)
         if got != expected:
             raise AssertionError(f"compiled phrase differs from Jinja: {got!r} != {expected!r}")
         return got
 
+    return render
 
-class _JinjaTemplate:
-    """A Jinja template rendered with a shared context (no globals merge per call)."""
 
-    __slots__ = ("template",)
+def _jinja(text: str):
+    """A Jinja template rendered from a dict with a shared context (no globals merge per call)."""
+    template = _env().from_string(text)
 
-    def __init__(self, template) -> None:
-        self.template = template
+    def render(context: dict[str, Any]) -> str:
+        return "".join(template.root_render_func(template.new_context(context, shared=True)))
 
-    def render(self, **context: Any) -> str:
-        t = self.template
-        return "".join(t.root_render_func(t.new_context(context, shared=True)))
+    return render
 
 
 class _Lazy:
@@ -219,37 +146,59 @@ class _Lazy:
         compiled = self.compiled
         if compiled is None:
             compiled = self.compiled = _compiled(self.text)
-        return compiled.render(**context)
+        return compiled(context)
 
 
-_ENTRIES: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
+_ENTRIES: dict[str, dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]] = {}
 _EMPTY: dict[str, Any] = {}
+_LAST_SALT: tuple[str, int] = ("", 0)
 
 
-def _entries(lang: str) -> dict[tuple[str, str], tuple[Any, ...]]:
-    """(section, key) → its variants: plain strings, or templates compiled on first use."""
+def _entries(lang: str) -> dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]:
+    """(section, key) → (its variants, the key's bytes for the variant hash). A variant is a plain
+    string, or a template compiled on first use."""
     entries = _ENTRIES.get(lang)
     if entries is None:
         entries = {}
         for section, table in book(lang).items():
             for key, value in table.items():
                 variants = [value] if isinstance(value, str) else list(value)
-                entries[(section, key)] = tuple(v if "{" not in v else _Lazy(v) for v in variants)
+                entries[(section, key)] = (tuple(v if "{" not in v else _Lazy(v) for v in variants),
+                                           f"|{section}|{key}".encode())
         _ENTRIES[lang] = entries
     return entries
 
 
+def pick(lang: str, section: str, key: str, salt: str = ""):
+    """The variant of phrase [section].key this salt reads: a plain string, or a template to
+    fill with `fill`. Of several variants, the one at crc32("salt|section|key") mod their
+    number is used."""
+    global _LAST_SALT
+    entry = (_ENTRIES.get(lang) or _entries(lang)).get((section, key))
+    if entry is None:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
+    variants = entry[0]
+    if len(variants) == 1:
+        return variants[0]
+    # crc32(salt + rest) == crc32(rest, crc32(salt)); a problem's phrases share one salt.
+    last = _LAST_SALT
+    if last[0] == salt:
+        start = last[1]
+    else:
+        start = zlib.crc32(salt.encode())
+        _LAST_SALT = (salt, start)
+    return variants[zlib.crc32(entry[1], start) % len(variants)]
+
+
+def fill(variant, context: dict[str, Any]) -> str:
+    """A variant from `pick` with its placeholders filled from `context`."""
+    return variant if variant.__class__ is str else variant.render_map(context)
+
+
 def phrase(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
            *, salt: str = "") -> str:
-    """Render phrase [section].key in `lang` with `context`."""
-    entries = _ENTRIES.get(lang) or _entries(lang)
-    variants = entries.get((section, key))
-    if variants is None:
-        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
-    if len(variants) == 1:
-        chosen = variants[0]
-    else:
-        chosen = variants[zlib.crc32(f"{salt}|{section}|{key}".encode()) % len(variants)]
+    """Render phrase [section].key in `lang` with `context` (the variant `pick` chooses)."""
+    chosen = pick(lang, section, key, salt)
     if chosen.__class__ is str:
         return chosen
     return chosen.render_map(context if context is not None else _EMPTY)
@@ -259,20 +208,25 @@ def has(lang: str, section: str, key: str) -> bool:
     return (section, key) in (_ENTRIES.get(lang) or _entries(lang))
 
 
+@cache
+def _lines(lang: str, section: str, key: str) -> tuple[Any, ...]:
+    table = book(lang).get(section)
+    if table is None or key not in table:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
+    value = table[key]
+    return tuple(line if "{" not in line else _Lazy(line)
+                 for line in ([value] if isinstance(value, str) else value))
+
+
 def phrase_list(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
                 *, salt: str = "") -> list[str]:
     """A phrase whose value is a list of lines rendered in full (e.g. several Verify lines).
 
     Lines that render empty (a Jinja condition that was false) are dropped.
     """
-    table = book(lang).get(section)
-    if table is None or key not in table:
-        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
-    value = table[key]
-    lines = [value] if isinstance(value, str) else list(value)
     out = []
-    for line in lines:
-        rendered = _compiled(line).render(**(context or {})).strip() if "{" in line else line
+    for line in _lines(lang, section, key):
+        rendered = line if line.__class__ is str else line.render_map(context or _EMPTY).strip()
         if rendered:
             out.append(rendered)
     return out

@@ -13,7 +13,7 @@ from typing import Any
 
 from quizgen.engine.derivation import Step
 from quizgen.problems.model import SolutionStep
-from quizgen.render.phrases import has, phrase
+from quizgen.render.phrases import fill, has, phrase, pick
 
 
 def format_value(value: Any) -> str:
@@ -59,21 +59,26 @@ def step_context(step: Step, gpu: dict[str, Any] | None) -> dict[str, Any]:
 def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
                    gpu: dict[str, Any] | None = None) -> list[SolutionStep]:
     out = []
+    many, one = _units(lang)
     for step in steps:
-        ctx = step_context(step, gpu)
-        title = phrase(lang, "step", step.key, ctx, salt=salt)
-        why = phrase(lang, "why", step.why, ctx, salt=salt)
-        note = phrase(lang, "note", step.note, ctx, salt=salt) if step.note else ""
-        unit = unit_text(step.unit, step.result, lang)
+        title = pick(lang, "step", step.key, salt)
+        why = pick(lang, "why", step.why, salt)
+        note = pick(lang, "note", step.note, salt) if step.note else ""
+        if title.__class__ is not str or why.__class__ is not str or note.__class__ is not str:
+            ctx = step_context(step, gpu)   # only phrases with placeholders need it
+            title, why, note = fill(title, ctx), fill(why, ctx), fill(note, ctx)
         result = step.result
-        if isinstance(result, (tuple, list)):
+        unit = step.unit
+        if unit:
+            unit = one[unit] if result == 1 and unit in one else many.get(unit, unit)
+        if result.__class__ is tuple or result.__class__ is list:
             result = list(result)
-        elif step.key == "occupancy" and isinstance(result, float):
+        elif result is None:
+            result = "∞"
+        elif step.key == "occupancy" and result.__class__ is float:
             pct = f"{result * 100:.3f}".rstrip("0").rstrip(".")
             result = f"{format_value(result)} = {pct}%"
-        out.append(SolutionStep(title=title, formula=step.formula, values=dict(step.values),
-                                result=result if result is not None else "∞", unit=unit,
-                                why=why, note=note))
+        out.append(SolutionStep(title, step.formula, dict(step.values), result, unit, why, note))
     return out
 
 
