@@ -91,11 +91,30 @@ class Family:
 
 
 _ID_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+_JSON_STR = json.encoder.encode_basestring_ascii
+
+
+def canonical_json(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"))``, written directly for the
+    plain ints, strings, lists and dicts that parameters hold (anything else goes to json)."""
+    cls = value.__class__
+    if cls is int:
+        return int.__repr__(value)
+    if cls is str:
+        return _JSON_STR(value)
+    if cls is list:
+        return "[" + ",".join([canonical_json(v) for v in value]) + "]"
+    if cls is dict and all(k.__class__ is str for k in value):
+        return "{" + ",".join([_JSON_STR(k) + ":" + canonical_json(value[k])
+                               for k in sorted(value)]) + "}"
+    return _ID_JSON(value)
 
 
 def problem_id(cell: str, params: dict[str, Any], gpu: GPU, seed: int, level: int) -> str:
-    """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine)."""
-    key = _ID_JSON({"cell": cell, "params": params, "gpu": gpu.name, "seed": seed, "level": level})
+    """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine):
+    a hash of the canonical JSON of {cell, gpu, level, params, seed}."""
+    key = (f'{{"cell":{_JSON_STR(cell)},"gpu":{_JSON_STR(gpu.name)},"level":{canonical_json(level)},'
+           f'"params":{canonical_json(params)},"seed":{canonical_json(seed)}}}')
     return f"{cell}-{hashlib.blake2b(key.encode(), digest_size=5).hexdigest()}"
 
 
@@ -109,9 +128,14 @@ def distinct_wrong(correct: Any, candidates: list[Misconception], key: str) -> l
     seen = {_norm(correct)}
     out = []
     for m in candidates:
-        if key not in m.answers:
+        answers = m.answers
+        if key not in answers:
             continue
-        value = _norm(m.answers[key])
+        value = answers[key]
+        if value.__class__ is float:
+            value = round(value, 6)
+        elif value.__class__ is not int:
+            value = _norm(value)
         if value in seen:
             continue
         seen.add(value)

@@ -36,28 +36,37 @@ def answers_of(res: OccupancyResult) -> dict[str, Any]:
 def lids(gpu: GPU, T: int, r: int, s: int, *, floor: bool = True, warps_from_threads: bool = False,
          use_smem: bool = True, use_bmax: bool = True, use_warps: bool = True,
          use_regs: bool = True, kb: int = 1024) -> tuple[float, int]:
-    """The textbook lids with one rule bent: the small solver behind each misconception."""
+    """The textbook lids with one rule bent: the small solver behind each misconception.
+
+    Returns (the lowest lid, warps per block); of equal lids the first in the order registers,
+    shared memory, warps, block cap is returned (an int and a float can tie).
+    """
     w = -(-T // 32)
-    values: list[float] = []
-    div = (lambda a, b: a // b) if floor else (lambda a, b: a / b)
+    best: Any = None
     if use_regs and r:
-        values.append(div(gpu.regs_per_sm, T * r))
+        best = gpu.regs_per_sm // (T * r) if floor else gpu.regs_per_sm / (T * r)
     if use_smem and s:
         s_bytes = s if kb == 1024 else (s // 1024) * kb + s % 1024
-        values.append(div(gpu.smem_per_sm, s_bytes))
+        v = gpu.smem_per_sm // s_bytes if floor else gpu.smem_per_sm / s_bytes
+        if best is None or v < best:
+            best = v
     if use_warps:
-        values.append(gpu.max_threads_per_sm // T if warps_from_threads else div(gpu.max_warps_per_sm, w))
+        v = (gpu.max_warps_per_sm * gpu.warp_size // T if warps_from_threads
+             else gpu.max_warps_per_sm // w if floor else gpu.max_warps_per_sm / w)
+        if best is None or v < best:
+            best = v
     if use_bmax:
-        values.append(gpu.max_blocks_per_sm)
-    blocks = min(values) if values else 0
-    return blocks, w
+        v = gpu.max_blocks_per_sm
+        if best is None or v < best:
+            best = v
+    return (0 if best is None else best), w
 
 
 def occ_misconception(key: str, gpu: GPU, T: int, r: int, s: int, **bend) -> Misconception:
     blocks, w = lids(gpu, T, r, s, **bend)
     warps = blocks * w
     occ = min(1.0, warps / gpu.max_warps_per_sm)
-    if isinstance(blocks, float) and not blocks.is_integer():
+    if blocks.__class__ is float and not blocks.is_integer():
         blocks = round(blocks, 3)
         warps = round(warps, 3)
     else:

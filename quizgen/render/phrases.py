@@ -190,6 +190,23 @@ def pick(lang: str, section: str, key: str, salt: str = ""):
     return variants[zlib.crc32(entry[1], start) % len(variants)]
 
 
+def chooser(lang: str, section: str, key: str):
+    """(variants, the key's bytes for the hash) of phrase [section].key: what `pick` reads, for
+    callers that choose many variants in a loop (`choose`)."""
+    entry = (_ENTRIES.get(lang) or _entries(lang)).get((section, key))
+    if entry is None:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
+    return entry
+
+
+def choose(entry, salt_crc: int):
+    """The variant of a `chooser` entry for a salt whose crc32 is `salt_crc` (as `pick` does)."""
+    variants = entry[0]
+    if len(variants) == 1:
+        return variants[0]
+    return variants[zlib.crc32(entry[1], salt_crc) % len(variants)]
+
+
 def fill(variant, context: dict[str, Any]) -> str:
     """A variant from `pick` with its placeholders filled from `context`."""
     return variant if variant.__class__ is str else variant.render_map(context)

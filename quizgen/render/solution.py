@@ -8,12 +8,14 @@ multiply back the binding limit and show that one more block breaks it.
 
 from __future__ import annotations
 
+import zlib
 from functools import cache
+from zlib import crc32
 from typing import Any
 
 from quizgen.engine.derivation import Step
 from quizgen.problems.model import SolutionStep
-from quizgen.render.phrases import fill, has, phrase, pick
+from quizgen.render.phrases import chooser, fill, has, phrase
 
 
 def format_value(value: Any) -> str:
@@ -56,14 +58,25 @@ def step_context(step: Step, gpu: dict[str, Any] | None) -> dict[str, Any]:
     return ctx
 
 
+#: lang → (step key, why key, note key) → the three phrases' entries.
+_STEP_ENTRIES: dict[str, dict[tuple[str, str, str | None], tuple[Any, Any, Any]]] = {}
+
+
 def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
                    gpu: dict[str, Any] | None = None) -> list[SolutionStep]:
     out = []
     many, one = _units(lang)
+    crc = zlib.crc32(salt.encode())
+    entries = _STEP_ENTRIES.get(lang)
+    if entries is None:
+        entries = _STEP_ENTRIES[lang] = {}
     for step in steps:
-        title = pick(lang, "step", step.key, salt)
-        why = pick(lang, "why", step.why, salt)
-        note = pick(lang, "note", step.note, salt) if step.note else ""
+        triple = entries.get((step.key, step.why, step.note))
+        if triple is None:
+            triple = entries[(step.key, step.why, step.note)] = (
+                chooser(lang, "step", step.key), chooser(lang, "why", step.why),
+                chooser(lang, "note", step.note) if step.note else (("",), b""))
+        title, why, note = [v[0] if len(v) == 1 else v[crc32(b, crc) % len(v)] for v, b in triple]
         if title.__class__ is not str or why.__class__ is not str or note.__class__ is not str:
             ctx = step_context(step, gpu)   # only phrases with placeholders need it
             title, why, note = fill(title, ctx), fill(why, ctx), fill(note, ctx)
