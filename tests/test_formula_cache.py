@@ -33,3 +33,17 @@ def test_help_does_not_import_heavy_libraries():
             "assert not heavy, heavy\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_building_a_deck_with_formula_cards_does_not_import_sympy(tmp_path):
+    code = (
+        "import sys\n"
+        "from quizgen.export.anki import build_deck\n"
+        "from quizgen.recipes import recipe_from_dict\n"
+        "recipe = recipe_from_dict({'name': 'x', 'cells': ['OCC-1', 'W-C'], 'per_cell': 2, 'levels': [1],\n"
+        "                           'kinds': ['numeric', 'cloze']})\n"
+        f"summary = build_deck(recipe, {str(tmp_path / 'd.apkg')!r}, timestamp=1800000000)\n"
+        "assert summary.notes > 4, summary\n"
+        "assert 'sympy' not in sys.modules, 'sympy was imported'\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr

@@ -394,13 +394,11 @@ class FormulaExample:
 
 @cache
 def _symbol_latex(formula: str) -> tuple[tuple[str, str, str], ...]:
-    import sympy
-
     from quizgen.engine import formulas
+    from quizgen.render.math import symbol_latex
 
     meanings = formulas.meaning(formula)
-    syms = formulas.symbols_of(formula)
-    return tuple((name, sympy.latex(syms[name]), meanings[name]) for name in meanings)
+    return tuple((name, tex, meanings[name]) for name, tex in zip(meanings, symbol_latex(formula)))
 
 
 def formula_symbols(formula: str) -> list[tuple[str, str, str]]:

@@ -148,6 +148,22 @@ def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str
     return text
 
 
+@cache
+def symbol_latex(name: str) -> tuple[str, ...]:
+    """Each symbol of formula `name` as LaTeX (R_SM → ``R_{SM}``), in the registry's order."""
+    entry = _printed_cache().get(name)
+    if entry is not None and "symbol_latex" in entry:
+        return tuple(entry["symbol_latex"])
+    return _symbol_latex_sympy(name)
+
+
+def _symbol_latex_sympy(name: str) -> tuple[str, ...]:
+    import sympy
+
+    syms = formulas.symbols_of(name)
+    return tuple(sympy.latex(syms[sym]) for sym in formulas.meaning(name))
+
+
 def printed_formulas() -> dict[str, Any]:
     """Every formula printed by sympy in every target (what `write_cache` stores)."""
     out = {}
@@ -157,7 +173,8 @@ def printed_formulas() -> dict[str, Any]:
             template, pairs = _template_sympy(name, target)
             targets[target] = {"symbolic": _symbolic_sympy(name, target), "template": template,
                                "pairs": [list(p) for p in pairs]}
-        out[name] = {"source": source, "symbols": list(meanings), "targets": targets}
+        out[name] = {"source": source, "symbols": list(meanings), "targets": targets,
+                     "symbol_latex": list(_symbol_latex_sympy(name))}
     return {"formulas": out}
 
 
