@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -208,8 +208,23 @@ def resolve_gpu(spec: "str | Mapping[str, Any] | GPU", *, extra: Mapping[str, GP
             return extra[spec.lower()]
         return get_gpu(spec)
     if isinstance(spec, Mapping):
-        data = dict(spec)
-        if "base" in data and "name" not in data:
-            data["name"] = f"{str(data['base']).lower()}*"
-        return gpu_from_dict(data)
+        try:
+            key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in spec.items()))
+            return _gpu_from_items(key)
+        except TypeError:       # unhashable values: build it without the cache
+            pass
+        return _gpu_from_mapping(spec)
     raise QuizgenError(f"expected a preset name or a table of fields, got {spec!r}", field="gpu")
+
+
+def _gpu_from_mapping(spec: Mapping[str, Any]) -> GPU:
+    data = dict(spec)
+    if "base" in data and "name" not in data:
+        data["name"] = f"{str(data['base']).lower()}*"
+    return gpu_from_dict(data)
+
+
+@lru_cache(maxsize=256)
+def _gpu_from_items(items: tuple[tuple[str, Any], ...]) -> GPU:
+    """`resolve_gpu` of a dict, remembered: figures and problems carry their GPU as a dict."""
+    return _gpu_from_mapping({k: list(v) if isinstance(v, tuple) else v for k, v in items})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from quizgen import problems
 from quizgen.problems import LEVELS, POOL_CACHE, _Pool, families, pool_cache_entries
 
 
@@ -15,14 +14,28 @@ def test_shipped_pool_cache_is_current():
     assert not stale, f"run `python -m quizgen.problems` to refresh: {stale[:5]}"
 
 
-def test_cached_and_live_pools_agree_beyond_the_prefix():
+def test_cached_and_live_pools_agree():
     for cell in ("OCC-2", "W-C", "X-1", "L-6"):
         fam = families()[cell]
         for level in LEVELS:
             names = fam.gpu_choices(level)
             cached = _Pool(cell, level, names)
             live = _Pool(cell, level, names, use_cache=False)
-            want = problems.POOL_PREFIX + 40
-            cached.fill(want)
-            live.fill(want)
+            assert cached.cursor == len(cached.raw)      # the shipped cache covers the whole pool
+            assert len(cached) == len(live) > 0
             assert cached.valid == live.valid
+            for seed in (0, 1, len(live) - 1, len(live), 7919):
+                assert cached.params(seed) == live.params(seed)
+
+
+def test_a_pool_scanned_past_its_cache_skips_repeated_candidates():
+    fam = families()["OCC-2"]
+    names = fam.gpu_choices(1)
+    pool = _Pool("OCC-2", 1, names)
+    first = pool.valid_at[:5]
+    pool.valid_at[:] = first            # as if the cache listed only these five
+    pool.cursor = first[-1] + 1
+    pool.raw.append(pool.raw[first[0]])   # a repeat of a candidate already on target
+    live = _Pool("OCC-2", 1, names, use_cache=False)
+    assert len(pool) == len(live)
+    assert pool.valid == live.valid

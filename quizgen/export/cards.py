@@ -96,7 +96,7 @@ def result_tex(result: Any) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StepMath:
     """The math of one solution step, ready to print: LaTeX pieces plus text leftovers."""
 
@@ -201,7 +201,14 @@ def _label(text: str) -> str:
     return f'<span class="qz-label">{esc(text)}</span> '
 
 
-def step_html(step: SolutionStep, words: dict[str, str]) -> str:
+@cache
+def _label_html(lang: str) -> dict[str, str]:
+    """Each label of `lang` as the HTML `_label` makes of it (the same few, on every step)."""
+    return {key: _label(text) for key, text in labels(lang).items()}
+
+
+def step_html(step: SolutionStep, label_html: dict[str, str]) -> str:
+    """One numbered step; `label_html` is `_label_html(lang)`."""
     math = step_math(step)
     parts = [f'<div class="qz-step-title">{esc(step.title)}</div>']
     if math.symbolic is not None:
@@ -221,9 +228,9 @@ def step_html(step: SolutionStep, words: dict[str, str]) -> str:
         unit = f' <span class="qz-unit">{esc(step.unit)}</span>' if step.unit else ""
         parts.append(f'<div class="qz-math">{value}{unit}</div>')
     if step.why:
-        parts.append(f'<div class="qz-why">{_label(words["why"])}{esc(step.why)}</div>')
+        parts.append(f'<div class="qz-why">{label_html["why"]}{esc(step.why)}</div>')
     if step.note:
-        parts.append(f'<div class="qz-note">{_label(words["note"])}{esc(step.note)}</div>')
+        parts.append(f'<div class="qz-note">{label_html["note"]}{esc(step.note)}</div>')
     return "<li>" + "".join(parts) + "</li>"
 
 
@@ -236,7 +243,8 @@ def solution_html(problem: Problem) -> str:
     if sol.forecast:
         out.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
     if sol.steps:
-        out.append('<ol class="qz-steps">' + "".join(step_html(s, words) for s in sol.steps)
+        html_words = _label_html(problem.lang)
+        out.append('<ol class="qz-steps">' + "".join([step_html(s, html_words) for s in sol.steps])
                    + "</ol>")
     if sol.verify:
         items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)

@@ -65,8 +65,8 @@ class _Pool:
 
     Seed i gets the i-th candidate (in shuffled order) that lands in the cell, so seeds 0…N−1 are
     N distinct problems; only as many candidates are solved as the seeds asked for need. For the
-    default GPUs, which candidates of the first few hundred land in the cell is shipped with the
-    package (``quizgen/data/pools.json``, checked by a test), so a fresh process skips those checks.
+    default GPUs, which candidates land in the cell is shipped with the package
+    (``quizgen/data/pools.json``, checked by a test), so a fresh process solves none of them.
     """
 
     def __init__(self, cell: str, level: int, gpu_names: tuple[str, ...], *,
@@ -79,9 +79,8 @@ class _Pool:
         rng_for(cell, level, 0).shuffle(raw)
         self.raw = raw
         self.cursor = 0
-        self.valid: list[tuple[str, tuple]] = []
-        self.valid_at: list[int] = []
-        self.seen: set[tuple[str, Any]] = set()
+        self.valid_at: list[int] = []           # positions in `raw` of the on-target candidates
+        self._seen: set[tuple[str, Any]] | None = None
         if use_cache:
             self._load(pool_cache_key(cell, level, gpu_names))
 
@@ -90,52 +89,65 @@ class _Pool:
         if entry is None or entry["raw"] != len(self.raw) or entry["print"] != _fingerprint(self.raw):
             return
         at = 0
+        valid_at = self.valid_at
         for step in entry["valid"]:
             at += step
-            name, params = self.raw[at]
-            frozen = (name, _freeze(params))
-            self.valid.append(frozen)
-            self.valid_at.append(at)
-            self.seen.add(frozen)
+            valid_at.append(at)
         self.cursor = entry["scanned"]
 
     def _advance(self) -> bool:
         if self.cursor >= len(self.raw):
             return False
+        seen = self._seen
+        if seen is None:
+            # Candidates found so far (a candidate off target twice is off target twice).
+            seen = self._seen = {(self.raw[i][0], _freeze(self.raw[i][1])) for i in self.valid_at}
         at = self.cursor
         name, params = self.raw[at]
         self.cursor += 1
-        key = _freeze(params)
-        if (name, key) in self.seen:  # the same candidate twice in the space
+        key = (name, _freeze(params))
+        if key in seen:  # the same candidate twice in the space
             return True
-        self.seen.add((name, key))
+        seen.add(key)
         gpu = resolve_named_gpu(name)
         if self.family.in_cell(params, gpu, self.family.solve(params, gpu, explain=False)):
-            self.valid.append((name, key))
             self.valid_at.append(at)
         return True
 
     def fill(self, count: int) -> None:
-        while len(self.valid) < count and self._advance():
+        while len(self.valid_at) < count and self._advance():
             pass
 
-    def __getitem__(self, index: int) -> tuple[str, str]:
-        while len(self.valid) <= index and self._advance():
+    def position(self, index: int) -> int:
+        """Where in `raw` seed `index` lands (seeds past the end wrap around)."""
+        valid_at = self.valid_at
+        while len(valid_at) <= index and self._advance():
             pass
-        if not self.valid:
+        if not valid_at:
             raise IndexError("empty pool")
-        if index < len(self.valid):
-            return self.valid[index]
-        return self.valid[index % len(self.valid)]
+        return valid_at[index] if index < len(valid_at) else valid_at[index % len(valid_at)]
+
+    def params(self, index: int) -> tuple[str, dict[str, Any]]:
+        """(GPU name, a fresh copy of the parameters) of seed `index`."""
+        name, params = self.raw[self.position(index)]
+        return name, _sorted_copy(params)
+
+    def __getitem__(self, index: int) -> tuple[str, Any]:
+        name, params = self.raw[self.position(index)]
+        return name, _freeze(params)
+
+    @property
+    def valid(self) -> list[tuple[str, Any]]:
+        return [(self.raw[i][0], _freeze(self.raw[i][1])) for i in self.valid_at]
 
     def __len__(self) -> int:
         while self._advance():
             pass
-        return len(self.valid)
+        return len(self.valid_at)
 
 
-#: How many on-target candidates of each default pool the shipped cache lists.
-POOL_PREFIX = 720
+#: How many on-target candidates of each default pool the shipped cache lists (None: all).
+POOL_PREFIX: int | None = None
 POOL_CACHE = Path(__file__).resolve().parent.parent / "data" / "pools.json"
 
 
@@ -168,7 +180,7 @@ def pool_cache_entries() -> dict[str, Any]:
         for level in LEVELS:
             names = fam.gpu_choices(level)
             pool = _Pool(cell, level, names, use_cache=False)
-            pool.fill(POOL_PREFIX)
+            pool.fill(len(pool.raw) if POOL_PREFIX is None else POOL_PREFIX)
             steps, last = [], 0
             for at in pool.valid_at:
                 steps.append(at - last)
@@ -204,6 +216,20 @@ def _freeze(value: Any) -> Any:
         return _FrozenDict(sorted((k, _freeze(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return _Frozen(_freeze(v) for v in value)
+    return value
+
+
+def _sorted_copy(value: Any) -> Any:
+    """A copy of JSON-like data with every dict's keys sorted (what `_thaw(_freeze(v))` gives)."""
+    cls = value.__class__
+    if cls is dict:
+        return {k: _sorted_copy(value[k]) for k in sorted(value)}
+    if cls is list or cls is tuple:
+        return [_sorted_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _sorted_copy(value[k]) for k in sorted(value)}
+    if isinstance(value, (list, tuple)):
+        return [_sorted_copy(v) for v in value]
     return value
 
 
@@ -244,12 +270,11 @@ def draw(cell: str, *, level: int = 1, seed: int = 0, gpu: str | None = None) ->
     level = check_level(level)
     names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
     try:
-        gpu_name, key = _pool(fam.cell, level, names)[seed]
+        gpu_name, params = _pool(fam.cell, level, names).params(seed)
     except IndexError:
         raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
                            f"{', '.join(names)}; try another GPU or level", field="gpu") from None
-    the_gpu = resolve_named_gpu(gpu_name)
-    return the_gpu, _thaw(key)
+    return resolve_named_gpu(gpu_name), params
 
 
 def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hinglish",
@@ -271,12 +296,11 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
     names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
     pool = _pool(fam.cell, level, names)
     try:
-        gpu_name, key = pool[seed]
+        gpu_name, params = pool.params(seed)
     except IndexError:
         raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
                            f"{', '.join(names)}; try another GPU or level", field="gpu") from None
     the_gpu = resolve_named_gpu(gpu_name)
-    params = _thaw(key)
     solved = fam.solve(params, the_gpu, explain=True)
     answers = solved.answers
     pid = problem_id(fam.cell, params, the_gpu, seed, level)

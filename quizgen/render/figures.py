@@ -457,6 +457,16 @@ def occupancy_lids(result: OccupancyResult, lang: str = "hinglish") -> str:
 SWEEPS = ("threads", "regs", "smem")
 
 
+def _with(config: LaunchConfig, **changes: Any) -> LaunchConfig:
+    """`dataclasses.replace` for a launch, without its field introspection (a sweep makes hundreds)."""
+    fields = {"threads_per_block": config.threads_per_block, "regs_per_thread": config.regs_per_thread,
+              "smem_per_block": config.smem_per_block, "dyn_smem": config.dyn_smem,
+              "optin": config.optin, "carveout": config.carveout, "barriers": config.barriers,
+              "block": config.block}
+    fields.update(changes)
+    return LaunchConfig(**fields)
+
+
 def sweep_points(gpu: GPU, config: LaunchConfig, vary: str,
                  model: str | None = None) -> tuple[list[int], list[float], int]:
     """(x values, occupancy at each, the launch's own x) for one sweep."""
@@ -465,13 +475,13 @@ def sweep_points(gpu: GPU, config: LaunchConfig, vary: str,
         own = config.threads_per_block
 
         def cfg(x: int) -> LaunchConfig:
-            return dataclasses.replace(config, threads_per_block=x, block=None)
+            return _with(config, threads_per_block=x, block=None)
     elif vary == "regs":
         xs = list(range(0, gpu.max_regs_per_thread + 1))
         own = config.regs_per_thread
 
         def cfg(x: int) -> LaunchConfig:
-            return dataclasses.replace(config, regs_per_thread=x)
+            return _with(config, regs_per_thread=x)
     elif vary == "smem":
         # The total a block asks for; the dynamic part varies when the launch has one.
         own = config.smem_per_block + config.dyn_smem
@@ -479,11 +489,11 @@ def sweep_points(gpu: GPU, config: LaunchConfig, vary: str,
         xs = list(range(0, top + 1, 1024))
         if config.dyn_smem:
             def cfg(x: int) -> LaunchConfig:
-                return dataclasses.replace(config, dyn_smem=max(x - config.smem_per_block, 0))
+                return _with(config, dyn_smem=max(x - config.smem_per_block, 0))
             xs = [x for x in xs if x >= config.smem_per_block] or [config.smem_per_block]
         else:
             def cfg(x: int) -> LaunchConfig:
-                return dataclasses.replace(config, smem_per_block=x)
+                return _with(config, smem_per_block=x)
     else:
         raise QuizgenError(f"got {vary!r}; expected one of: {', '.join(SWEEPS)}", field="vary")
     if own not in xs:
