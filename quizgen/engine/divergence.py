@@ -140,6 +140,10 @@ class Divergence:
         return out
 
 
+def _same(value: int) -> int:
+    return value
+
+
 def _exact(value: int | float) -> Fraction:
     return Fraction(value) if isinstance(value, int) else Fraction(repr(value))
 
@@ -151,12 +155,14 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
     parsed = parse_branches(branches, active_lanes=n_act)
     steps: list[Step] = []
 
-    serial = Fraction(0)
+    # Whole costs add up exactly as ints (much quicker than Fractions); other costs as Fractions.
+    exact = _same if all(b.cost.__class__ is int for b in parsed) else _exact
+    serial: int | Fraction = 0
     taken = [b for b in parsed if b.lanes > 0]
     for index, b in enumerate(parsed):
         before = serial
         if b.lanes > 0:
-            serial += _exact(b.cost)
+            serial += exact(b.cost)
         if explain:
             last = index == len(parsed) - 1
             note = ("empty_branch_free" if b.lanes == 0
@@ -165,17 +171,17 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
                               {"S_prev": plain(before), "T_b": b.cost, "n_b": b.lanes}, plain(serial),
                               "cycles", "pass_per_branch", note))
 
-    useful = Fraction(0)
+    useful: int | Fraction = 0
     for b in taken:
         before = useful
-        useful += b.lanes * _exact(b.cost)
+        useful += b.lanes * exact(b.cost)
         if explain:
             steps.append(Step("useful_lane_cycles", "lane_work",
                               {"U_prev": plain(before), "n_b": b.lanes, "T_b": b.cost}, plain(useful),
                               "lane-cycles", "count_useful_work"))
 
     if baseline is None:
-        base = useful / n_act
+        base = Fraction(useful) / n_act
         rule = "lane_weighted"
         if base == 0:
             raise QuizgenError("every taken branch costs 0 cycles; there is no time to compare",
@@ -193,7 +199,7 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
                               "cycles", "baseline_given"))
 
     slowdown = float(serial / base)
-    util = float(useful / (n_act * serial)) if serial else 0.0
+    util = float(Fraction(useful) / (n_act * serial)) if serial else 0.0
     if explain:
         equal = len({b.cost for b in taken}) == 1
         note = ("no_divergence" if len(taken) == 1

@@ -165,23 +165,28 @@ def max_threads_for_blocks(gpu: GPU, config: LaunchConfig, target_blocks: Any,
     target = require_int("target_blocks", target_blocks, minimum=1)
     step_size = 32 if whole_warps else 1
     top = gpu.max_threads_per_block // step_size
+    c = config
     if top < 1:
         raise QuizgenError(f"{gpu.name} allows {gpu.max_threads_per_block} threads per block, "
                            "less than one warp", field="whole_warps")
 
     def with_value(k: int) -> LaunchConfig:
-        return dataclasses.replace(config, threads_per_block=k * step_size, block=None)
+        return LaunchConfig(k * step_size, c.regs_per_thread, c.smem_per_block, c.dyn_smem, c.optin,
+                            c.carveout, c.barriers, None)
 
-    k, at_answer, at_next = _search(gpu, model, with_value, 1, top, target)
-    answer = None if k is None else k * step_size
     steps: list[Step] = []
     first = _probe_full(gpu, model, with_value(1))
     steps.append(_blocks_step("blocks_at_smallest", first, model))
+    guess = None
     if _blocks(first) >= target:
-        steps += _threads_closed_form(gpu, config, target, model, whole_warps)
+        closed = _threads_closed_form(gpu, config, target, model, whole_warps)
+        steps += closed
+        guess = closed[-1].result // step_size
     else:
         steps.append(Step("answer", "inv_largest", {"x_lid": 0, "x_max": gpu.max_threads_per_block},
                           None, "threads", "target_unreachable", "unreachable"))
+    k, at_answer, at_next = _search(gpu, model, with_value, 1, top, target, guess)
+    answer = None if k is None else k * step_size
     steps += _check_steps(at_answer, at_next, model)
     return InverseAnswer("max_threads_for_blocks", "threads_per_block", model, gpu.name, config,
                          target, None, answer, top * step_size,
@@ -260,8 +265,21 @@ def _blocks(result: OccupancyResult | None) -> int:
 
 
 def _search(gpu: GPU, model: str, with_value: Callable[[int], LaunchConfig], lo: int, hi: int,
-            target: int) -> tuple[int | None, OccupancyResult | None, OccupancyResult | None]:
-    """Largest v in [lo, hi] whose launch keeps ≥ target blocks (blocks fall as v grows)."""
+            target: int, guess: int | None = None
+            ) -> tuple[int | None, OccupancyResult | None, OccupancyResult | None]:
+    """Largest v in [lo, hi] whose launch keeps ≥ target blocks (blocks fall as v grows).
+
+    A `guess` (the closed form's answer) is tried first: if it keeps the target and one more
+    does not, it is the answer (blocks fall as v grows) and the bisection is skipped.
+    """
+    if guess is not None and lo <= guess <= hi:
+        at_guess = _probe_full(gpu, model, with_value(guess))
+        if _blocks(at_guess) >= target:
+            if guess == hi:
+                return hi, at_guess, None
+            at_next = _probe_full(gpu, model, with_value(guess + 1))
+            if _blocks(at_next) < target:
+                return guess, at_guess, at_next
     first = _probe_full(gpu, model, with_value(lo))
     if _blocks(first) < target:
         return None, None, None
@@ -318,15 +336,18 @@ def _solve_regs(gpu: GPU, config: LaunchConfig, target: int, occ: float | None, 
         return LaunchConfig(c.threads_per_block, r, c.smem_per_block, c.dyn_smem, c.optin,
                             c.carveout, c.barriers, c.block)
 
-    r, at_answer, at_next = _search(gpu, model, with_value, 0, top, target)
     first = _probe_full(gpu, model, with_value(0))
     steps = list(steps)
     steps.append(_blocks_step("blocks_at_smallest", first, model))
+    guess = None
     if _blocks(first) >= target:
-        steps += _regs_closed_form(gpu, config, target, model)
+        closed = _regs_closed_form(gpu, config, target, model)
+        steps += closed
+        guess = closed[-1].result
     else:
         steps.append(Step("answer", "inv_largest", {"x_lid": 0, "x_max": top}, None, "registers",
                           "target_unreachable", "unreachable"))
+    r, at_answer, at_next = _search(gpu, model, with_value, 0, top, target, guess)
     steps += _check_steps(at_answer, at_next, model)
     return InverseAnswer(question, "regs_per_thread", model, gpu.name, config, target, occ, r, top,
                          _probe(at_answer, "regs_per_thread"), _probe(at_next, "regs_per_thread"),

@@ -53,6 +53,8 @@ def require_number(field_name: str, value: Any, *, positive: bool = True) -> Fra
 
     Floats go through their decimal text so that 0.1 stays one tenth.
     """
+    if value.__class__ is int and (value > 0 or (value == 0 and not positive)):
+        return Fraction(value)      # the common case, without Fraction comparisons
     allowed = "a number > 0" if positive else "a number ≥ 0"
     if isinstance(value, bool) or value is None:
         raise QuizgenError(f"got {value!r}; expected {allowed}", field=field_name)
