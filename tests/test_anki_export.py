@@ -482,3 +482,22 @@ def test_figures_only_on_the_answer_side(tmp_path):
         assert with_figure > 0
     finally:
         col.close()
+
+
+def test_repeat_check_key_before_generating_is_the_problems_own_key():
+    """A deck asks which problem a seed gives before generating it; that key must be the one the
+    generated problem has, or a repeat could slip through."""
+    from quizgen.problems import CELLS, generate_one
+    from quizgen.recipes import Slot
+
+    cheap = A._cheap_key(generate_one)
+    for cell in CELLS:
+        for level in (1, 2, 3):
+            for seed in (0, 5, 700):
+                for gpu in (None, "a100") if cell.startswith("X") else (None,):
+                    slot = Slot(cell, level, 0, "en", gpu, seed)
+                    try:
+                        problem = generate_one(cell, level=level, seed=seed, lang="en", gpu=gpu)
+                    except QuizgenError:
+                        continue
+                    assert cheap(slot, seed) == A._same_problem_key(problem), (cell, level, seed, gpu)

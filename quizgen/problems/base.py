@@ -105,8 +105,11 @@ def canonical_json(value: Any) -> str:
     if cls is list:
         return "[" + ",".join([canonical_json(v) for v in value]) + "]"
     if cls is dict and all(k.__class__ is str for k in value):
-        return "{" + ",".join([_JSON_STR(k) + ":" + canonical_json(value[k])
-                               for k in sorted(value)]) + "}"
+        parts = []
+        for k in sorted(value):
+            v = value[k]
+            parts.append(_JSON_STR(k) + ":" + (int.__repr__(v) if v.__class__ is int else canonical_json(v)))
+        return "{" + ",".join(parts) + "}"
     return _ID_JSON(value)
 
 

@@ -199,7 +199,8 @@ _ONE = re.compile(r"(?<![\d.,])1 (block|warp|wave|SM|lane|thread)s\b")
 
 def _label(lang: str, key: str, **values: Any) -> str:
     """A label in `lang`, with "1 blocks" read as "1 block"."""
-    return _ONE.sub(r"1 \1", LABELS[lang][key].format(**values))
+    text = LABELS[lang][key].format(**values)
+    return _ONE.sub(r"1 \1", text) if "1 " in text else text
 
 
 def _check_lang(lang: Any) -> str:
@@ -276,6 +277,9 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+_ATTR_TEXT: dict[tuple[tuple[str, Any], ...], str] = {}
+
+
 class _Canvas:
     """An SVG document under construction: elements in drawing order, attributes in given order."""
 
@@ -286,6 +290,21 @@ class _Canvas:
 
     @staticmethod
     def _attrs(attrs: dict[str, Any]) -> str:
+        # Elements repeat the same few attribute sets (a label's class, fill and anchor). Values
+        # are str, int or float (never bool: True would share 1's cache entry).
+        try:
+            key = tuple(attrs.items())
+            text = _ATTR_TEXT.get(key)
+        except TypeError:       # an unhashable value: format it without the cache
+            return _Canvas._format_attrs(attrs)
+        if text is None:
+            text = _Canvas._format_attrs(attrs)
+            if len(_ATTR_TEXT) < 1 << 14:
+                _ATTR_TEXT[key] = text
+        return text
+
+    @staticmethod
+    def _format_attrs(attrs: dict[str, Any]) -> str:
         out = []
         for key, value in attrs.items():
             if value is None:
