@@ -1,3 +1,3 @@
-from quizgen.cli import main
+from quizgen.launch import main
 
 main()

@@ -47,7 +47,7 @@ def fail(message: str) -> "typer.Exit":
 def main() -> None:
     """Console-script entry point: user errors become one line and exit code 2."""
     try:
-        app()
+        app(prog_name="quizgen")     # also under `python -m quizgen`
     except QuizgenError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

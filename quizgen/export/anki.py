@@ -33,7 +33,7 @@ import warnings
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -205,7 +205,14 @@ def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
 
 def tag_part(text: Any) -> str:
     """One component of a hierarchical tag: no spaces, no ``::`` inside."""
-    cleaned = "".join(ch if (ch.isalnum() or ch in "-_.+") else "_" for ch in str(text).strip())
+    if text.__class__ is str:
+        return _tag_part(text)
+    return _tag_part(str(text))
+
+
+@lru_cache(maxsize=4096)   # a deck has few distinct cells, GPUs, topics
+def _tag_part(text: str) -> str:
+    cleaned = "".join(ch if (ch.isalnum() or ch in "-_.+") else "_" for ch in text.strip())
     return cleaned.strip("_") or "none"
 
 

@@ -1,0 +1,60 @@
+"""The `quizgen` command's entry point.
+
+``quizgen --help`` prints a copy of the top-level help shipped with the package
+(``quizgen/data/help.txt``, written by ``python -m quizgen.launch`` and checked by a test against
+what the CLI prints), so the commonest first command starts without building the whole CLI.
+Everything else goes to `quizgen.cli.main`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+HELP_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "help.txt")
+#: The help is wrapped to min(terminal columns, 80) − 2; the shipped copy is the 80-column one.
+HELP_COLUMNS = 80
+
+
+def main() -> None:
+    if sys.argv[1:] in (["--help"], ["-h"]) and _shipped_help():
+        return
+    from quizgen.cli import main as cli_main
+
+    cli_main()
+
+
+def _shipped_help() -> bool:
+    import shutil
+
+    if shutil.get_terminal_size().columns < HELP_COLUMNS:
+        return False
+    try:
+        with open(HELP_FILE, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError:
+        return False
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return True
+
+
+def live_help() -> str:
+    """The top-level help as the CLI prints it in an 80-column terminal."""
+    import subprocess
+
+    env = {**os.environ, "COLUMNS": str(HELP_COLUMNS)}
+    env.pop("LINES", None)
+    done = subprocess.run([sys.executable, "-c", "from quizgen.cli import main; main()", "--help"],
+                          capture_output=True, text=True, env=env, check=True)
+    return done.stdout
+
+
+def write_help(path: str = HELP_FILE) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(live_help())
+
+
+if __name__ == "__main__":
+    write_help()
+    print(f"top-level help → {HELP_FILE}")
