@@ -43,3 +43,18 @@ def test_batch_lines_match_single_calls():
     solved, errors = run_batch(lines, out)
     assert (solved, errors) == (300, 0)
     assert [json.loads(line) for line in out.getvalue().splitlines()] == expected
+
+
+def test_lines_read_as_json_loads_reads_them():
+    good = '{"gpu": "a100", "threads_per_block": 256, "regs_per_thread": 32}'
+    lines = [good + "\n", "  " + good + "\n", good + "  \n", good + "\r\n", good,
+             good + ' {"x": 1}\n', good[:-1] + "\n", good + "}\n", "[1]\n", "\n"]
+    out = io.StringIO()
+    solved, errors = run_batch(lines, out)
+    got = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert (solved, errors) == (5, 4)
+    assert all(g == got[0] for g in got[:5]) and got[0]["blocks_per_sm"] >= 1
+    assert [g["line"] for g in got[5:]] == [6, 7, 8, 9]
+    assert "not valid JSON (Extra data" in got[5]["error"]
+    assert "not valid JSON" in got[6]["error"] and "Extra data" in got[7]["error"]
+    assert "JSON object" in got[8]["error"]
