@@ -7,11 +7,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Row, command_time, print_table, python  # noqa: E402
+from common import Row, command_time, pick, print_table, python  # noqa: E402
 
 
-def measure(quick: bool = False) -> list[Row]:
-    repeat = 3 if quick else 9
+def measure(size: str = "full") -> list[Row]:
+    repeat = pick(size, 9, 3, 1)
     floor = command_time([python(), "-c", "pass"], repeat)
     helps = command_time([python(), "-m", "quizgen", "--help"], repeat)
     occ = command_time([python(), "-m", "quizgen", "occupancy", "--gpu", "a100", "--threads", "256",
@@ -24,4 +24,4 @@ def measure(quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    print_table(measure("--quick" in sys.argv))
+    print_table(measure("quick" if "--quick" in sys.argv else "full"))

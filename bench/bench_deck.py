@@ -146,9 +146,11 @@ def rows(result: dict) -> list:
     ]
 
 
-def measure(quick: bool = False) -> list:
+def measure(size: str = "full") -> list:
     """Rows for bench/run.py."""
-    return rows(run(2_000 if quick else 10_000))
+    from common import pick
+
+    return rows(run(pick(size, 10_000, 2_000, 200)))
 
 
 def report(result: dict) -> None:

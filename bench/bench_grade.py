@@ -205,9 +205,12 @@ def rows(m: dict) -> list[Row]:
     ]
 
 
-def measure(quick: bool = False) -> list[Row]:
-    """Rows for bench/run.py (the grading target is about 100,000 answers either way)."""
-    return rows(run(100_000, 2_000 if quick else 10_000, 1 if quick else 3))
+def measure(size: str = "full") -> list[Row]:
+    """Rows for bench/run.py (the grading target is about 100,000 answers, full or quick)."""
+    from common import pick
+
+    return rows(run(pick(size, 100_000, 100_000, 3_000), pick(size, 10_000, 2_000, 300),
+                    pick(size, 3, 1, 1)))
 
 
 def main() -> None:

@@ -105,16 +105,16 @@ def best_rate(fn, cases, repeat: int) -> tuple[float, int]:
     return len(cases) / best, check
 
 
-def measure(quick: bool = False) -> list:
+def measure(size: str = "full") -> list:
     """Rows for bench/run.py: the numeric path, and the whole JSON Lines batch path."""
     import io
     import json
 
-    from common import Row
+    from common import Row, pick
 
     from quizgen.engine.batch import run_batch
 
-    n = 20_000 if quick else 50_000
+    n = pick(size, 50_000, 20_000, 1_000)
     cases = random_launches(n)
     engine_rate, engine_sum = best_rate(run_engine, cases, 3)
     floor_rate, floor_sum = best_rate(run_floor, cases, 3)

@@ -80,13 +80,13 @@ def run(students: int, repeat: int) -> tuple[float, float, float, int, int, str]
     return min(ends), min(floors), min(plans), exam_pages, key_pages, source
 
 
-def measure(quick: bool = False) -> list:
+def measure(size: str = "full") -> list:
     """Rows for bench/run.py."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import Row
+    from common import Row, pick
 
-    students = 60 if quick else 300
-    figure, floor, _, _, _, _ = run(students, 1 if quick else 2)
+    students = pick(size, 300, 60, 3)
+    figure, floor, _, _, _, _ = run(students, pick(size, 2, 1, 1))
     return [Row(f"exam: {students} students, exam + key + manifest", figure, "s",
                 "Typst alone compiling the same documents", floor, "≤ 1.5 × floor", figure <= 1.5 * floor)]
 

@@ -1,6 +1,6 @@
 """Shared helpers for the benchmarks: timing, and one table for every figure.
 
-Each benchmark module has ``measure(quick: bool) -> list[Row]``; ``bench/run.py`` runs them all
+Each benchmark module has ``measure(size: str) -> list[Row]`` (size: full, quick or smoke); ``bench/run.py`` runs them all
 and prints one table. A row is a figure, the floor it is compared with (measured in the same
 run), their ratio and the target.
 """
@@ -33,6 +33,15 @@ class Row:
         if self.unit.endswith("/s"):
             return self.floor_value / self.value
         return self.value / self.floor_value
+
+
+SIZES = ("full", "quick", "smoke")
+
+
+def pick(size: str, full, quick, smoke):
+    """The value of a benchmark parameter at `size`: full (the targets' sizes), quick (smaller,
+    same table), smoke (tiny: proves the benchmark runs, its figures mean nothing)."""
+    return {"full": full, "quick": quick, "smoke": smoke}[size]
 
 
 def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
