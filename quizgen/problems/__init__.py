@@ -223,7 +223,12 @@ def _sorted_copy(value: Any) -> Any:
     """A copy of JSON-like data with every dict's keys sorted (what `_thaw(_freeze(v))` gives)."""
     cls = value.__class__
     if cls is dict:
-        return {k: _sorted_copy(value[k]) for k in sorted(value)}
+        out = {}
+        for k in sorted(value):
+            v = value[k]
+            c = v.__class__
+            out[k] = v if c is int or c is str or c is float or v is None else _sorted_copy(v)
+        return out
     if cls is list or cls is tuple:
         return [_sorted_copy(v) for v in value]
     if isinstance(value, dict):

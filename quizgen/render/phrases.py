@@ -169,53 +169,41 @@ def _entries(lang: str) -> dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]:
     return entries
 
 
-def pick(lang: str, section: str, key: str, salt: str = ""):
-    """The variant of phrase [section].key this salt reads: a plain string, or a template to
-    fill with `fill`. Of several variants, the one at crc32("salt|section|key") mod their
-    number is used."""
-    global _LAST_SALT
-    entry = (_ENTRIES.get(lang) or _entries(lang)).get((section, key))
-    if entry is None:
-        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
-    variants = entry[0]
-    if len(variants) == 1:
-        return variants[0]
-    # crc32(salt + rest) == crc32(rest, crc32(salt)); a problem's phrases share one salt.
-    last = _LAST_SALT
-    if last[0] == salt:
-        start = last[1]
-    else:
-        start = zlib.crc32(salt.encode())
-        _LAST_SALT = (salt, start)
-    return variants[zlib.crc32(entry[1], start) % len(variants)]
-
-
 def chooser(lang: str, section: str, key: str):
-    """(variants, the key's bytes for the hash) of phrase [section].key: what `pick` reads, for
-    callers that choose many variants in a loop (`choose`)."""
+    """(variants, the key's bytes for the hash) of phrase [section].key, for callers that choose
+    many variants in a loop: variant crc32(bytes, crc32(salt)) mod count, as `phrase` does."""
     entry = (_ENTRIES.get(lang) or _entries(lang)).get((section, key))
     if entry is None:
         raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
     return entry
 
 
-def choose(entry, salt_crc: int):
-    """The variant of a `chooser` entry for a salt whose crc32 is `salt_crc` (as `pick` does)."""
-    variants = entry[0]
-    if len(variants) == 1:
-        return variants[0]
-    return variants[zlib.crc32(entry[1], salt_crc) % len(variants)]
-
-
 def fill(variant, context: dict[str, Any]) -> str:
-    """A variant from `pick` with its placeholders filled from `context`."""
+    """A variant (from a `chooser` entry) with its placeholders filled from `context`."""
     return variant if variant.__class__ is str else variant.render_map(context)
 
 
 def phrase(lang: str, section: str, key: str, context: dict[str, Any] | None = None,
            *, salt: str = "") -> str:
-    """Render phrase [section].key in `lang` with `context` (the variant `pick` chooses)."""
-    chosen = pick(lang, section, key, salt)
+    """Render phrase [section].key in `lang` with `context`.
+
+    Of several variants, the one at crc32("salt|section|key") mod their number is used.
+    """
+    global _LAST_SALT
+    entry = (_ENTRIES.get(lang) or _entries(lang)).get((section, key))
+    if entry is None:
+        raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
+    variants = entry[0]
+    if len(variants) == 1:
+        chosen = variants[0]
+    else:
+        last = _LAST_SALT
+        if last[0] == salt:
+            start = last[1]
+        else:
+            start = zlib.crc32(salt.encode())
+            _LAST_SALT = (salt, start)
+        chosen = variants[zlib.crc32(entry[1], start) % len(variants)]
     if chosen.__class__ is str:
         return chosen
     return chosen.render_map(context if context is not None else _EMPTY)
