@@ -76,7 +76,10 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
             triple = entries[(step.key, step.why, step.note)] = (
                 chooser(lang, "step", step.key), chooser(lang, "why", step.why),
                 chooser(lang, "note", step.note) if step.note else (("",), b""))
-        title, why, note = [v[0] if len(v) == 1 else v[crc32(b, crc) % len(v)] for v, b in triple]
+        (tv, tb), (wv, wb), (nv, nb) = triple
+        title = tv[0] if len(tv) == 1 else tv[crc32(tb, crc) % len(tv)]
+        why = wv[0] if len(wv) == 1 else wv[crc32(wb, crc) % len(wv)]
+        note = nv[0] if len(nv) == 1 else nv[crc32(nb, crc) % len(nv)]
         if title.__class__ is not str or why.__class__ is not str or note.__class__ is not str:
             ctx = step_context(step, gpu)   # only phrases with placeholders need it
             title, why, note = fill(title, ctx), fill(why, ctx), fill(note, ctx)
