@@ -209,7 +209,9 @@ def resolve_gpu(spec: "str | Mapping[str, Any] | GPU", *, extra: Mapping[str, GP
         return get_gpu(spec)
     if isinstance(spec, Mapping):
         try:
-            key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in spec.items()))
+            # the type is part of the key: True and 1 are equal keys, but only 1 is a valid count
+            key = tuple(sorted((k, type(v).__name__, tuple(v) if isinstance(v, list) else v)
+                               for k, v in spec.items()))
             return _gpu_from_items(key)
         except TypeError:       # unhashable values: build it without the cache
             pass
@@ -225,6 +227,6 @@ def _gpu_from_mapping(spec: Mapping[str, Any]) -> GPU:
 
 
 @lru_cache(maxsize=256)
-def _gpu_from_items(items: tuple[tuple[str, Any], ...]) -> GPU:
+def _gpu_from_items(items: tuple[tuple[str, str, Any], ...]) -> GPU:
     """`resolve_gpu` of a dict, remembered: figures and problems carry their GPU as a dict."""
-    return _gpu_from_mapping({k: list(v) if isinstance(v, tuple) else v for k, v in items})
+    return _gpu_from_mapping({k: list(v) if isinstance(v, tuple) else v for k, _, v in items})
