@@ -146,8 +146,6 @@ class _Pool:
         return len(self.valid_at)
 
 
-#: How many on-target candidates of each default pool the shipped cache lists (None: all).
-POOL_PREFIX: int | None = None
 POOL_CACHE = Path(__file__).resolve().parent.parent / "data" / "pools.json"
 
 
@@ -180,7 +178,7 @@ def pool_cache_entries() -> dict[str, Any]:
         for level in LEVELS:
             names = fam.gpu_choices(level)
             pool = _Pool(cell, level, names, use_cache=False)
-            pool.fill(len(pool.raw) if POOL_PREFIX is None else POOL_PREFIX)
+            pool.fill(len(pool.raw))   # the whole pool
             steps, last = [], 0
             for at in pool.valid_at:
                 steps.append(at - last)
@@ -220,7 +218,7 @@ def _freeze(value: Any) -> Any:
 
 
 def _sorted_copy(value: Any) -> Any:
-    """A copy of JSON-like data with every dict's keys sorted (what `_thaw(_freeze(v))` gives)."""
+    """A copy of JSON-like data with every dict's keys sorted, tuples as lists (the JSON form)."""
     cls = value.__class__
     if cls is dict:
         out = {}
@@ -235,14 +233,6 @@ def _sorted_copy(value: Any) -> Any:
         return {k: _sorted_copy(value[k]) for k in sorted(value)}
     if isinstance(value, (list, tuple)):
         return [_sorted_copy(v) for v in value]
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, _Frozen):
-        if value.is_dict:
-            return {k: _thaw(v) for k, v in value}
-        return [_thaw(v) for v in value]
     return value
 
 
