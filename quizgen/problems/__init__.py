@@ -13,8 +13,10 @@ from typing import Any, Iterable
 
 from quizgen.errors import QuizgenError
 from quizgen.problems.base import LEVELS, problem_id, rng_for
+from quizgen.problems.choices import build_choices
 from quizgen.problems.model import Choice, Problem
 from quizgen.problems.registry import CELLS, FAMILIES
+from quizgen.render.phrases import LANGS, book
 
 #: Modules that define families (each registers its own on import).
 FAMILY_MODULES = (
@@ -278,9 +280,6 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
 
     Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
     """
-    from quizgen.problems.choices import build_choices
-    from quizgen.render.phrases import LANGS, book
-
     fam = _FAMILIES.get(cell) or family(cell)
     if level.__class__ is not int or level not in LEVELS:
         check_level(level)

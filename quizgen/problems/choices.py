@@ -44,9 +44,7 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
             break
     if len(choices) == 1:
         return []
-    # A stable order that does not always put the right answer first.
-    def order(c: Choice) -> bytes:
-        return blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest()
-
-    choices.sort(key=order)
-    return choices
+    # A stable order that does not always put the right answer first (texts are distinct).
+    keyed = sorted((blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest(), i)
+                   for i, c in enumerate(choices))
+    return [choices[i] for _, i in keyed]

@@ -16,7 +16,7 @@ from quizgen.problems.base import Family, Misconception, Solved
 from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
 from quizgen.render.occupancy import occupancy_solution
-from quizgen.render.phrases import phrase, phrase_list
+from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
 
 OCC_UNITS = {"regs_per_block": "registers", "warps": "warps", "blocks_per_sm": "blocks",
@@ -137,11 +137,11 @@ class OccupancyFamily(Family):
         res: OccupancyResult = solved.data["result"]
         title = phrase(lang, self.cell, "title", ctx, salt=salt)
         question = (phrase(lang, self.cell, "question", ctx, salt=salt)
-                    if _has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
+                    if has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
         forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
         trap = phrase(lang, self.cell, "trap", ctx, salt=salt)
         solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
-        extra = phrase_list(lang, self.cell, "verify", ctx, salt=salt) if _has(lang, self.cell, "verify") else []
+        extra = phrase_list(lang, self.cell, "verify", ctx, salt=salt) if has(lang, self.cell, "verify") else []
         solution.verify.extend(extra)
         return title, question, solution
 
@@ -152,12 +152,6 @@ class OccupancyFamily(Family):
         launch = ("threads_per_block", "block", "regs_per_thread", "smem_per_block", "dyn_smem",
                   "optin", "carveout", "barriers")
         return {"kind": "occupancy_lids", **{k: params[k] for k in launch if k in params}}
-
-
-def _has(lang: str, section: str, key: str) -> bool:
-    from quizgen.render.phrases import has
-
-    return has(lang, section, key)
 
 
 def shapes_for(T: int, level: int) -> list[list[int] | None]:

@@ -13,7 +13,7 @@ from functools import cache
 from zlib import crc32
 from typing import Any
 
-from quizgen.engine.derivation import Step
+from quizgen.engine.derivation import Step, find_step
 from quizgen.problems.model import SolutionStep
 from quizgen.render.phrases import chooser, fill, has, phrase
 
@@ -100,8 +100,6 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
 
 def occupancy_verify(result, gpu, lang: str, *, salt: str = "") -> list[str]:
     """Independent checks of an occupancy result: multiply back, then test one more block."""
-    from quizgen.engine.derivation import find_step
-
     B, w = result.blocks_per_sm, result.warps_per_block
     cfg = result.config
     lines: list[str] = []
