@@ -40,6 +40,8 @@ def _env():
 
 def _num(value: Any) -> str:
     """65536 → 65,536 (group digits above 9,999); floats trimmed."""
+    if value.__class__ is int:
+        return str(value) if -10000 < value < 10000 else f"{value:,}"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
