@@ -39,7 +39,7 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KernelBound:
     """One thread's memory traffic, arithmetic intensity, critical path and the verdict."""
 

@@ -88,7 +88,7 @@ def parse_branches(branches: Any, *, active_lanes: int = WARP_SIZE) -> list[Bran
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Divergence:
     """One divergent region of one warp."""
 
@@ -214,7 +214,7 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
                       plain(useful), steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OccupancyTwist:
     """Seed 000 Ex 8: kernels X (convergent) and Y (divergent) at the same occupancy."""
 

@@ -39,7 +39,7 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Waves:
     """How a grid of blocks runs on the whole GPU."""
 

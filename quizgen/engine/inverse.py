@@ -87,7 +87,7 @@ class Probe:
                 "limiter": list(self.limiter), "failure": self.failure}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InverseAnswer:
     """The largest value of one launch parameter that keeps a target, with its proof."""
 

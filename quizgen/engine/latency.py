@@ -89,7 +89,7 @@ def _ceil(value: Fraction) -> int:
     return -(-value.numerator // value.denominator)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WarpsNeeded:
     """⌈L/W⌉ warps to hide an L-cycle stall, against the SM's warp cap."""
 
@@ -143,7 +143,7 @@ def warps_needed(latency: Any, work_per_warp: Any, *, max_warps: Any = 64,
     return WarpsNeeded(L, W, cap, n, deficit, steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SchedulerDemand:
     """Seed 001 Ex 10: the instruction slots of one stall, in warps, against the warp cap."""
 
@@ -213,7 +213,7 @@ def scheduler_demand(schedulers: Any, latency: Any, issue_interval: Any, work_pe
                            with_ilp, steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Efficiency:
     """η(N) = min(N, L)/L: the share of issue cycles that N resident warps keep busy."""
 
@@ -260,7 +260,7 @@ def efficiency(resident_warps: Any, latency: Any, *, explain: bool = False) -> E
     return Efficiency(n, L, eta, steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LittlesLaw:
     """Concurrency = L × throughput, and the warps that supply it with ILP and several schedulers."""
 

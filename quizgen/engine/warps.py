@@ -169,7 +169,7 @@ def warp_members(block: Any, warp_id: Any) -> list[Segment]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BlockWarps:
     """How the threads of one block fill warps.
 
@@ -258,7 +258,7 @@ def block_warps(block: Any, *, explain: bool = False) -> BlockWarps:
                       slices_aligned, p < WARP_SIZE, steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ThreadLocation:
     """One thread: its linear index, (x, y, z), warp and lane."""
 
@@ -345,7 +345,7 @@ def locate_thread(block: Any, *, linear: Any = None, coords: Any = None,
     return ThreadLocation(shape, p, i, (tx, ty, tz), k, lane, area, offset, steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BlockComparison:
     """Two candidate block shapes side by side (seed 001 Ex 9) and the better one.
 
