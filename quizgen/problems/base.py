@@ -103,6 +103,8 @@ def canonical_json(value: Any) -> str:
     if cls is str:
         return _JSON_STR(value)
     if cls is list:
+        if all(v.__class__ is int for v in value):      # a block shape, a list of counts
+            return "[" + ",".join(map(int.__repr__, value)) + "]"
         return "[" + ",".join([canonical_json(v) for v in value]) + "]"
     if cls is dict and all(k.__class__ is str for k in value):
         parts = []
