@@ -114,3 +114,21 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
         steps += divergence(br, baseline=30, explain=True).steps
     steps += equal_occupancy_twist([(16, 1), (16, 1)], explain=True).steps
     check_steps(steps, divergence_module.FORMULAS)
+
+
+@given(st.lists(st.tuples(st.integers(0, 32), st.integers(0, 10**6)), min_size=1, max_size=5))
+def test_whole_costs_give_the_exact_ratios_correctly_rounded(pairs):
+    from fractions import Fraction
+
+    lanes = [n for n, _ in pairs]
+    assume(0 < sum(lanes) <= 32)
+    assume(any(n and c for n, c in pairs))
+    r = divergence([{"lanes": n, "cost": c} for n, c in pairs], active_lanes=sum(lanes))
+    serial = sum(c for n, c in pairs if n)
+    useful = sum(n * c for n, c in pairs if n)
+    n_act = sum(lanes)
+    assert r.serialised == serial and r.useful_lane_cycles == useful
+    assert r.slowdown == float(Fraction(serial * n_act, useful))
+    assert r.lane_utilisation == float(Fraction(useful, n_act * serial))
+    base = Fraction(useful, n_act)
+    assert r.baseline == (int(base) if base.denominator == 1 else float(base))

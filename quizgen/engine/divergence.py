@@ -197,20 +197,23 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
         if explain:
             steps.append(Step("baseline", "given_baseline", {"T_conv": plain(base)}, plain(base),
                               "cycles", "baseline_given"))
+    plain_base = plain(base)
 
     slowdown = float(serial / base)
-    util = float(Fraction(useful) / (n_act * serial)) if serial else 0.0
+    # int / int is correctly rounded, as float(Fraction) is
+    util = (useful / (n_act * serial) if useful.__class__ is int and serial.__class__ is int
+            else float(Fraction(useful) / (n_act * serial))) if serial else 0.0
     if explain:
         equal = len({b.cost for b in taken}) == 1
         note = ("no_divergence" if len(taken) == 1
                 else "split_ratio_irrelevant" if equal else "split_ratio_matters")
         steps.append(Step("slowdown", "divergence_slowdown",
-                          {"T_div": plain(serial), "T_conv": plain(base)}, slowdown, "×",
+                          {"T_div": plain(serial), "T_conv": plain_base}, slowdown, "×",
                           "compare_to_convergent", note))
         steps.append(Step("lane_utilisation", "lane_utilisation",
                           {"U": plain(useful), "n_act": n_act, "T_div": plain(serial)}, util, "",
                           "useful_lane_share"))
-    return Divergence(tuple(parsed), n_act, plain(serial), plain(base), rule, slowdown, util,
+    return Divergence(tuple(parsed), n_act, plain(serial), plain_base, rule, slowdown, util,
                       plain(useful), steps)
 
 

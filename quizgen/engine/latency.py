@@ -80,6 +80,8 @@ def require_number(field_name: str, value: Any, *, positive: bool = True) -> Fra
 
 def plain(value: Fraction | int | float) -> int | float:
     """An int when whole, else a float: the JSON-safe form of an exact number."""
+    if value.__class__ is int:
+        return value
     if isinstance(value, Fraction):
         return int(value) if value.denominator == 1 else float(value)
     return value

@@ -33,39 +33,16 @@ def answers_of(res: OccupancyResult) -> dict[str, Any]:
     return out
 
 
-def lids(gpu: GPU, T: int, r: int, s: int, *, floor: bool = True, warps_from_threads: bool = False,
-         use_smem: bool = True, use_bmax: bool = True, use_warps: bool = True,
-         use_regs: bool = True, kb: int = 1024) -> tuple[float, int]:
-    """The textbook lids with one rule bent: the small solver behind each misconception.
+def _bent(key: str, lids: list[Any], w: int, max_warps: int) -> Misconception:
+    """A misconception's answers from the lids its wrong method keeps (None: a lid it drops).
 
-    Returns (the lowest lid, warps per block); of equal lids the first in the order registers,
-    shared memory, warps, block cap is returned (an int and a float can tie).
+    The lowest lid is the blocks per SM; of equal lids the first (in the order registers, shared
+    memory, warps, block cap) is kept, as `min` does, since an int and a float can tie.
     """
-    w = -(-T // 32)
-    best: Any = None
-    if use_regs and r:
-        best = gpu.regs_per_sm // (T * r) if floor else gpu.regs_per_sm / (T * r)
-    if use_smem and s:
-        s_bytes = s if kb == 1024 else (s // 1024) * kb + s % 1024
-        v = gpu.smem_per_sm // s_bytes if floor else gpu.smem_per_sm / s_bytes
-        if best is None or v < best:
-            best = v
-    if use_warps:
-        v = (gpu.max_warps_per_sm * gpu.warp_size // T if warps_from_threads
-             else gpu.max_warps_per_sm // w if floor else gpu.max_warps_per_sm / w)
-        if best is None or v < best:
-            best = v
-    if use_bmax:
-        v = gpu.max_blocks_per_sm
-        if best is None or v < best:
-            best = v
-    return (0 if best is None else best), w
-
-
-def occ_misconception(key: str, gpu: GPU, T: int, r: int, s: int, **bend) -> Misconception:
-    blocks, w = lids(gpu, T, r, s, **bend)
+    kept = [v for v in lids if v is not None]
+    blocks = min(kept) if kept else 0
     warps = blocks * w
-    occ = min(1.0, warps / gpu.max_warps_per_sm)
+    occ = min(1.0, warps / max_warps)
     if blocks.__class__ is float and not blocks.is_integer():
         blocks = round(blocks, 3)
         warps = round(warps, 3)
@@ -75,16 +52,26 @@ def occ_misconception(key: str, gpu: GPU, T: int, r: int, s: int, **bend) -> Mis
 
 
 def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconception]:
+    """The textbook lids with one rule bent at a time: the wrong methods students use."""
     cfg = res.config
     T, r, s = cfg.threads_per_block, cfg.regs_per_thread, cfg.smem_per_block + cfg.dyn_smem
+    w = -(-T // 32)
+    regs_sm, smem_sm, w_max, b_max = (gpu.regs_per_sm, gpu.smem_per_sm, gpu.max_warps_per_sm,
+                                      gpu.max_blocks_per_sm)
+    by_regs = regs_sm // (T * r) if r else None
+    by_smem = smem_sm // s if s else None
+    by_warps = w_max // w
     out = [
-        occ_misconception("no_floor", gpu, T, r, s, floor=False),
-        occ_misconception("ignore_smem", gpu, T, r, s, use_smem=False),
-        occ_misconception("ignore_bmax", gpu, T, r, s, use_bmax=False),
-        occ_misconception("ignore_warp_cap", gpu, T, r, s, use_warps=False),
-        occ_misconception("threads_not_warps", gpu, T, r, s, warps_from_threads=True),
-        occ_misconception("ignore_regs", gpu, T, r, s, use_regs=False),
-        occ_misconception("kb_as_1000", gpu, T, r, s, kb=1000),
+        _bent("no_floor", [regs_sm / (T * r) if r else None, smem_sm / s if s else None,
+                           w_max / w, b_max], w, w_max),
+        _bent("ignore_smem", [by_regs, by_warps, b_max], w, w_max),
+        _bent("ignore_bmax", [by_regs, by_smem, by_warps], w, w_max),
+        _bent("ignore_warp_cap", [by_regs, by_smem, b_max], w, w_max),
+        _bent("threads_not_warps", [by_regs, by_smem, w_max * gpu.warp_size // T, b_max], w, w_max),
+        _bent("ignore_regs", [by_smem, by_warps, b_max], w, w_max),
+        # 48 KB read as 48,000 B: the shared-memory lid in "kilobytes of 1000 bytes"
+        _bent("kb_as_1000", [by_regs, smem_sm // ((s // 1024) * 1000 + s % 1024) if s else None,
+                             by_warps, b_max], w, w_max),
     ]
     # Occupancy from blocks instead of warps: blocks / B_max.
     out.append(Misconception("occupancy_from_blocks", {
