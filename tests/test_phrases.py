@@ -90,3 +90,12 @@ def test_solution_templates_compiled_and_jinja_agree():
                           steps=text.math_steps(p.solution, text.FORMATS[fmt]), labels=text.labels(lang))
                 jinja = text._env(fmt).get_template(f"solution.{fmt}.j2").render(**kw)
                 assert text._template(fmt)(**kw) == jinja, (cell, fmt)
+
+
+def test_a_missing_value_names_the_phrase():
+    from quizgen.render.phrases import _Lazy
+
+    with pytest.raises(KeyError, match=r"'B' is undefined in phrase 'Blocks = \{\{ B \}\}'"):
+        _Lazy("Blocks = {{ B }}").render_map({})
+    with pytest.raises(KeyError, match="'nope' is undefined on dict in phrase"):
+        _Lazy("{{ gpu.nope }}").render_map({"gpu": {}})

@@ -148,7 +148,12 @@ class _Lazy:
         compiled = self.compiled
         if compiled is None:
             compiled = self.compiled = _compiled(self.text)
-        return compiled(context)
+        try:
+            return compiled(context)
+        except KeyError as exc:   # name the phrase: someone editing a phrasebook needs to find it
+            what = exc.args[0] if exc.args else "?"
+            what = what if isinstance(what, str) and "undefined" in what else f"{what!r} is undefined"
+            raise KeyError(f"{what} in phrase {self.text[:80]!r}") from None
 
 
 _ENTRIES: dict[str, dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]] = {}
