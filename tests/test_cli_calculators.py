@@ -302,7 +302,7 @@ def test_bad_input_one_line_exit_2(args, field, monkeypatch, capsys):
     ["waves", "--grid", "0", "--blocks-per-sm", "8"],
 ])
 def test_bad_input_through_the_console_script(args):
-    proc = subprocess.run(["quizgen", *args], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "quizgen", *args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("error: ")

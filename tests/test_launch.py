@@ -27,7 +27,8 @@ def test_help_reads_the_same_from_every_entry_point():
     for flag in ("--help", "-h"):
         done = run([sys.executable, "-m", "quizgen", flag])
         assert done.returncode == 0 and done.stdout == live, flag
-    script = shutil.which("quizgen")
+    # the console script installed beside this interpreter (never whatever is first on PATH)
+    script = shutil.which("quizgen", path=os.path.dirname(sys.executable))
     if script:
         done = run([script, "--help"])
         assert done.returncode == 0 and done.stdout == live
