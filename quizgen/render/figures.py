@@ -2,10 +2,12 @@
 
 Each function returns an SVG document as a string: the same input gives the same bytes (no
 timestamps, no random ids), a ``viewBox`` 360 units wide (a phone's width, so 12-unit text is 12 px
-there) with ``width="100%"``, and a transparent background. Text and lines use ``currentColor``;
-a small style sheet turns it light in night mode (``prefers-color-scheme: dark`` for a standalone
-image, Anki's ``nightMode`` class for an inline one). Coloured fills are mid-tones that read on both
-white and near-black, and text drawn on a fill has a fixed dark colour.
+there) with ``width="100%"``, and a transparent background. A figure has one look whatever the theme: text and lines use
+``currentColor``, fixed to a dark ink (`INK`) on the root, and nothing inside follows the system's
+colour scheme. Dark themes are the page's job: the card style sheet inverts a figure in Anki's
+night mode (an ``<img>`` cannot see the card's classes, and the system's scheme is not Anki's).
+Coloured fills are mid-tones that read before and after that inversion, and text drawn on a fill
+has a fixed dark colour.
 
 Labels come from `LABELS`, in the card's language (``"hinglish"`` or ``"en"``).
 
@@ -190,8 +192,8 @@ LABELS: dict[str, dict[str, str]] = {
     },
 }
 
-_STYLE = ("@media (prefers-color-scheme:dark){.qz-fig{color:#e8e8e8}}"
-          ".nightMode .qz-fig,.night_mode .qz-fig,.night-mode .qz-fig{color:#e8e8e8}")
+#: The ink of text and lines (``currentColor``): the same in every theme.
+INK = "#1d1d1f"
 
 
 _ONE = re.compile(r"(?<![\d.,])1 (block|warp|wave|SM|lane|thread)s\b")
@@ -353,9 +355,8 @@ class _Canvas:
     def render(self, height: float) -> str:
         h = _num(math.ceil(height))
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="qz-fig" viewBox="0 0 {self.width} {h}" '
-                f'width="100%" role="img" fill="currentColor" font-family="DejaVu Sans, Verdana, '
-                f'Arial, sans-serif" font-size="{FONT}"><title>{escape(self.title)}</title>'
-                f"<style>{_STYLE}</style>")
+                f'width="100%" role="img" color="{INK}" fill="currentColor" font-family="DejaVu Sans, Verdana, '
+                f'Arial, sans-serif" font-size="{FONT}"><title>{escape(self.title)}</title>')
         return head + "".join(self.parts) + "</svg>\n"
 
 
