@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quizgen.errors import QuizgenError
-from quizgen.grade.compare import KINDS, Verdict, answer_kind, compare
+from quizgen.grade.compare import KINDS, Verdict, compare
 from quizgen.grade.parse import parse_answer
 
 # text, expected, kind, status, value_used, words in the note (None: no note)
@@ -192,32 +192,6 @@ def test_malformed_grading_data_is_a_one_line_error(kwargs, field):
     with pytest.raises(QuizgenError) as info:
         compare(parse_answer("8"), expected, **kwargs)
     assert info.value.field == field and "\n" not in str(info.value)
-
-
-@pytest.mark.parametrize("key, kind", [
-    ("blocks_per_sm", "count"), ("active_warps", "count"), ("occupancy", "fraction"),
-    ("warps", "count"), ("wasted_lanes", "count"), ("warps_needed", "count"),
-    ("waves", "count"), ("tail_blocks", "count"), ("slowdown", "ratio"),
-    ("linear_index", "count"), ("warp_id", "count"), ("regs_per_block", "count"),
-    ("smem_per_block", "bytes"), ("latency", "cycles"), ("issue_interval", "cycles"),
-    ("threads_per_block", "count"), ("regs_per_thread", "count"),
-    ("Occupancy", "fraction"), (" slowdown ", "ratio"),
-    ("occupancy_percent", "percent"), ("idle_pct", "percent"),
-    ("smem_per_block_allocated", "bytes"), ("reserved_bytes", "bytes"),
-    ("stall_cycles", "cycles"), ("memory_latency", "cycles"),
-    ("lane_utilisation", "fraction"), ("waste_fraction", "fraction"),
-    ("tail_sms", "count"), ("num_blocks", "count"), ("sms_with_blocks", "count"),
-    ("branch_speedup", "ratio"), ("largest_block", "count"),
-    ("arithmetic_intensity", "real"), ("something_new", "real"),
-])
-def test_answer_kind(key, kind):
-    assert answer_kind(key) == kind
-
-
-def test_every_kind_is_reachable_from_a_key():
-    keys = ["blocks_per_sm", "occupancy", "occupancy_percent", "slowdown", "smem_per_block",
-            "latency", "arithmetic_intensity"]
-    assert {answer_kind(k) for k in keys} == set(KINDS)
 
 
 @given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=10_000))

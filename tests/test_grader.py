@@ -16,7 +16,7 @@ from quizgen.errors import QuizgenError
 from quizgen.export.sheet import Student, build_exam, parse_exam_recipe
 from quizgen.gpus import get_gpu, gpu_from_dict
 from quizgen.grade import check_answer, grade_class
-from quizgen.grade.grader import CARRIES, Carry, add_carry, read_answer_sheet
+from quizgen.grade.grader import read_answer_sheet
 from quizgen.problems import families, family, generate_one
 from quizgen.render.phrases import phrase
 
@@ -246,7 +246,7 @@ def test_carried_errors_earn_their_points(graded, exam):
     lost = sum(b.max_points for b in student.boxes if b.column in wrong)
     assert student.score == student.max_score - lost
     page = (graded.out_dir / "feedback" / "R03.md").read_text(encoding="utf-8")
-    assert page.count("Right for your own numbers") >= 3
+    assert page.count("Carried from (") >= 3
     assert "right for your own earlier answer" in page
 
 
@@ -503,23 +503,19 @@ def test_limiter_answers():
     assert check_answer(problem, "limiter", "the moon").status == "invalid"
 
 
-def test_carry_table_can_be_extended():
+def test_carry_follows_the_declared_dependencies():
+    """A dependent answer is recomputed by its spec's compute from the student's own value."""
     problem, T, r, blocks = occ1()
     data = problem.to_dict()
-    data["answers"] = dict(data["answers"], threads_resident=blocks * T)
-    carry = Carry("threads_resident", ("blocks_per_sm",),
-                  lambda v, changed, ctx: v["blocks_per_sm"] * ctx.params["threads_per_block"],
-                  "generic")
     slip = blocks + 1
-    before = check_answer(data, "threads_resident", str(slip * T), given={"blocks_per_sm": str(slip)})
-    assert before.status == "wrong"
-    add_carry(carry)
-    try:
-        after = check_answer(data, "threads_resident", str(slip * T),
-                             given={"blocks_per_sm": str(slip)})
-    finally:
-        CARRIES.remove(carry)
-    assert after.status == "carried" and str(slip * T) in after.carried
+    w = data["answers"]["warps"]
+    result = check_answer(data, "active_warps", str(slip * w), given={"blocks_per_sm": str(slip)})
+    assert result.status == "carried" and str(slip * w) in result.carried
+    assert "(a)" in result.carried or "(b)" in result.carried or "(c)" in result.carried
+    # A record saved under another meaning (other inputs) is graded without carrying.
+    data["answer_specs"]["active_warps"]["depends_on"] = ["threads_per_block"]
+    stale = check_answer(data, "active_warps", str(slip * w), given={"blocks_per_sm": str(slip)})
+    assert stale.status == "wrong"
 
 
 def test_points_may_be_given_per_answer(exam):

@@ -152,7 +152,7 @@ def test_generate_one_every_level(cell, lang):
         assert p.cell == cell and p.lang == lang
         assert p.main_answer == fam.main_answer and p.main_answer in p.answers
         assert set(p.units) <= set(p.answers)
-        assert p.units[p.main_answer]
+        assert p.answer_specs[p.main_answer]["kind"]
         gpu = resolve_named_gpu(p.gpu["name"])
         assert fam.in_cell(p.params, gpu, fam.solve(p.params, gpu, explain=False))
 

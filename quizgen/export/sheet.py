@@ -56,7 +56,8 @@ LEVELS = (1, 2, 3)
 LANGS = ("hinglish", "en")
 PAPERS = ("a4", "us-letter")
 MANIFEST_FORMAT = "quizgen-exam-manifest"
-MANIFEST_VERSION = 1
+#: 2: every question carries its answers' specs (``answer_specs``); the grader still reads 1.
+MANIFEST_VERSION = 2
 
 # Families of fonts that cover Devanagari (Debian packages: fonts-noto-core, fonts-lohit-deva,
 # fonts-gargi, fonts-nakula, fonts-sahadeva, fonts-samyak-deva, fonts-sil-annapurna; macOS and

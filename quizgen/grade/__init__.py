@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from quizgen.grade.compare import Verdict, answer_kind, compare
+from quizgen.grade.compare import Verdict, compare
 from quizgen.grade.grader import CheckResult, GradeSummary, check_answer, grade_class
 from quizgen.grade.parse import Parsed, parse_answer
 
-__all__ = ["parse_answer", "Parsed", "compare", "Verdict", "answer_kind", "grade_class",
+__all__ = ["parse_answer", "Parsed", "compare", "Verdict", "grade_class",
            "check_answer", "CheckResult", "GradeSummary"]

@@ -81,55 +81,6 @@ class Verdict:
     note: str | None = None         # how it was interpreted, why it is wrong, or the read error
 
 
-# Canonical answer keys (CELLS.md and the engine's own names) to their kind.
-_KEY_KINDS: dict[str, str] = {
-    "blocks_per_sm": "count", "active_warps": "count", "occupancy": "fraction",
-    "warps": "count", "wasted_lanes": "count", "warps_needed": "count", "waves": "count",
-    "tail_blocks": "count", "slowdown": "ratio", "linear_index": "count", "warp_id": "count",
-    "regs_per_block": "count", "smem_per_block": "bytes", "threads_per_block": "count",
-    "regs_per_thread": "count", "grid_blocks": "count", "num_sms": "count",
-    "latency": "cycles", "work_per_warp": "count", "schedulers": "count",
-    "issue_interval": "cycles", "max_warps": "count", "max_blocks": "count",
-    "warps_per_block": "count", "blocks_by_regs": "count", "blocks_by_smem": "count",
-    "blocks_by_warps": "count", "regs_per_warp": "count", "idle_sms": "count",
-    "sms_used": "count", "lanes": "count", "threads": "count", "efficiency": "fraction",
-    "eta": "fraction", "idle_fraction": "fraction", "utilization": "fraction",
-    "occupancy_percent": "percent", "divergent_cycles": "cycles", "convergent_cycles": "cycles",
-    "arithmetic_intensity": "real", "concurrency": "real", "largest_block": "count",
-    "max_regs_per_thread": "count", "regs_per_block_allocated": "count",
-    "warps_with_ilp": "count", "full_waves": "count", "full_warps": "count",
-    "speed_ratio": "ratio", "waste_fraction": "fraction",
-}
-_SUFFIX_KINDS: tuple[tuple[str, str], ...] = (
-    ("_percent", "percent"), ("_pct", "percent"),
-    ("_fraction", "fraction"), ("_occupancy", "fraction"), ("_efficiency", "fraction"),
-    ("_utilisation", "fraction"), ("_utilization", "fraction"),
-    ("_bytes", "bytes"), ("_smem", "bytes"),
-    ("_cycles", "cycles"), ("_latency", "cycles"), ("_time", "cycles"),
-    ("_slowdown", "ratio"), ("_ratio", "ratio"), ("_speedup", "ratio"),
-    ("_blocks", "count"), ("_warps", "count"), ("_threads", "count"), ("_lanes", "count"),
-    ("_regs", "count"), ("_registers", "count"), ("_sms", "count"), ("_waves", "count"),
-    ("_count", "count"), ("_index", "count"), ("_id", "count"),
-)
-
-
-def answer_kind(key: str) -> str:
-    """The kind of an answer key: known keys by table, others by suffix (``*_percent`` →
-    ``percent``, ``smem_*``/``*_bytes`` → ``bytes``, ``*_blocks`` → ``count``, …), else ``real``.
-    """
-    name = key.strip().lower()
-    if name in _KEY_KINDS:
-        return _KEY_KINDS[name]
-    if name.startswith("smem"):
-        return "bytes"
-    if name.startswith(("num_", "n_")):
-        return "count"
-    for suffix, kind in _SUFFIX_KINDS:
-        if name.endswith(suffix):
-            return kind
-    return "real"
-
-
 def _exact(value: object, field: str) -> Fraction:
     """An expected value or tolerance as an exact Fraction (floats by their shortest decimal)."""
     if type(value) is Fraction:

@@ -11,7 +11,7 @@ One answer box goes through four stages:
 2. **compare** with the expected value by the key's kind and the problem's tolerance;
 3. **carry**: a wrong later answer of a multi-step question that is right *given the student's
    own earlier answers* (their blocks per SM × warps per block, …) is *carried* and earns its
-   points. The dependencies are data, `CARRIES`, which families extend with `add_carry`;
+   points. Each answer's spec names what it is computed from and how (`quizgen.grade.carry`);
 4. **diagnose**: a wrong answer equal to what a misconception model gives names that
    misconception; otherwise the first worked-solution step where the student's numbers part from
    the solution is pointed at.
@@ -40,12 +40,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quizgen.errors import QuizgenError
-from quizgen.grade.compare import DEFAULT_TOLERANCE, answer_kind, compare
+from quizgen.grade.carry import carried_values, computes, record_specs
+from quizgen.grade.compare import DEFAULT_TOLERANCE, compare
 from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
+from quizgen.problems.specs import NUMERIC_KINDS, AnswerSpec
 
 __all__ = [
     "CheckResult", "BoxResult", "QuestionResult", "StudentResult", "FileIssue", "GradeSummary",
-    "AnswerSheet", "SheetRow", "Carry", "CARRIES", "add_carry", "check_answer", "grade_question",
+    "AnswerSheet", "SheetRow", "check_answer", "grade_question",
     "grade_class", "read_answer_sheet", "question_points", "prepare", "clear_caches",
 ]
 
@@ -193,137 +195,6 @@ class GradeSummary:
         return [(s, b) for s in self.students for b in s.boxes if not b.counted]
 
 
-# ---------------------------------------------------------------------------------------------
-# Carried errors: later answers recomputed from the student's own earlier ones
-
-
-@dataclass(frozen=True, slots=True)
-class CarryContext:
-    """What a carry rule may look at: the problem and the GPU its answer key belongs to."""
-
-    params: Mapping[str, Any]
-    gpu: Any                              # quizgen.gpus.GPU
-    model: str | None
-    limits: Mapping[str, int | None] | None   # the engine's lids for this GPU, if an occupancy problem
-
-
-@dataclass(frozen=True, slots=True)
-class Carry:
-    """`key` recomputed from earlier answers `uses` (the student's where they wrote one).
-
-    `rule(values, changed, ctx)` gets every key of `uses` (the student's value, else the
-    expected one), the set of those keys where the student's value differs from the expected,
-    and the context; it returns the carried value, or None where the rule does not apply.
-    `how` names the phrase ``[grade_carry] <how>`` that explains it to the student.
-    """
-
-    key: str
-    uses: tuple[str, ...]
-    rule: Callable[[Mapping[str, Fraction], frozenset[str], CarryContext], Fraction | None]
-    how: str
-
-
-def _threads(params: Mapping[str, Any]) -> int | None:
-    T = params.get("threads_per_block")
-    if isinstance(T, int) and not isinstance(T, bool):
-        return T
-    block = params.get("block")
-    if isinstance(block, list) and block and all(isinstance(v, int) for v in block):
-        return math.prod(block)
-    return None
-
-
-def _blocks_from_lids(v: Mapping[str, Fraction], changed: frozenset[str],
-                      ctx: CarryContext) -> Fraction | None:
-    # Seed 000: blocks per SM = the lowest lid. The student's own registers per block and warps
-    # per block replace the register and warp lids; the others come from the engine.
-    if ctx.limits is None:
-        return None
-    lids = {name: value for name, value in ctx.limits.items() if value is not None}
-    if "regs_per_block" in changed:
-        rpb = v["regs_per_block"]
-        if rpb <= 0:
-            return None
-        lids["registers"] = math.floor(Fraction(ctx.gpu.regs_per_sm) / rpb)
-    if "warps" in changed:
-        w = v["warps"]
-        if w <= 0:
-            return None
-        lids["warps"] = math.floor(Fraction(ctx.gpu.max_warps_per_sm) / w)
-    if not lids:
-        return None
-    return Fraction(min(lids.values()))
-
-
-def _active_from_blocks(v, changed, ctx) -> Fraction | None:
-    return v["blocks_per_sm"] * v["warps"]
-
-
-def _active_from_regs_per_warp(v, changed, ctx) -> Fraction | None:
-    rpw = v["regs_per_warp"]
-    if rpw <= 0:
-        return None
-    return Fraction(min(ctx.gpu.max_warps_per_sm, math.floor(Fraction(ctx.gpu.regs_per_sm) / rpw)))
-
-
-def _occupancy_from_active(v, changed, ctx) -> Fraction | None:
-    return min(Fraction(1), v["active_warps"] / ctx.gpu.max_warps_per_sm)
-
-
-def _occupancy_from_blocks(v, changed, ctx) -> Fraction | None:
-    return min(Fraction(1), v["blocks_per_sm"] * v["warps"] / ctx.gpu.max_warps_per_sm)
-
-
-def _wasted_lanes(v, changed, ctx) -> Fraction | None:
-    T = _threads(ctx.params)
-    return None if T is None else v["warps"] * 32 - T
-
-
-def _grid_sms(ctx: CarryContext) -> tuple[int, int] | None:
-    grid = ctx.params.get("grid_blocks")
-    sms = ctx.params.get("num_sms", getattr(ctx.gpu, "num_sms", None))
-    if isinstance(grid, int) and isinstance(sms, int) and sms > 0:
-        return grid, sms
-    return None
-
-
-def _waves(v, changed, ctx) -> Fraction | None:
-    gs = _grid_sms(ctx)
-    per_wave = v["blocks_per_sm"] * (gs[1] if gs else 0)
-    if gs is None or per_wave <= 0 or per_wave.denominator != 1:
-        return None
-    return Fraction(-(-gs[0] // int(per_wave)))
-
-
-def _tail_blocks(v, changed, ctx) -> Fraction | None:
-    gs = _grid_sms(ctx)
-    per_wave = v["blocks_per_sm"] * (gs[1] if gs else 0)
-    if gs is None or per_wave <= 0 or per_wave.denominator != 1:
-        return None
-    return Fraction(gs[0] % int(per_wave))
-
-
-#: The dependencies between answers, in the order they are tried. A family whose answers chain
-#: differently adds its own with `add_carry`.
-CARRIES: list[Carry] = [
-    Carry("blocks_per_sm", ("regs_per_block", "warps"), _blocks_from_lids, "blocks_per_sm"),
-    Carry("active_warps", ("blocks_per_sm", "warps"), _active_from_blocks, "active_warps"),
-    Carry("active_warps", ("regs_per_warp",), _active_from_regs_per_warp, "active_warps_regs"),
-    Carry("occupancy", ("active_warps",), _occupancy_from_active, "occupancy"),
-    Carry("occupancy", ("blocks_per_sm", "warps"), _occupancy_from_blocks, "occupancy_blocks"),
-    Carry("wasted_lanes", ("warps",), _wasted_lanes, "wasted_lanes"),
-    Carry("waves", ("blocks_per_sm",), _waves, "waves"),
-    Carry("tail_blocks", ("blocks_per_sm",), _tail_blocks, "tail_blocks"),
-]
-
-
-def add_carry(carry: Carry) -> None:
-    """Register one more dependency (a family whose later answers build on earlier ones)."""
-    if not isinstance(carry, Carry):
-        raise TypeError("add_carry expects a Carry")
-    CARRIES.append(carry)
-
-
 # Worked-solution step formulas that compute an answer key under another name.
 _STEP_KEYS = {"warps_per_block": "warps", "regs_per_block_allocated": "regs_per_block",
               "blocks_per_sm_exact": "blocks_per_sm", "warps_by_regs": "active_warps"}
@@ -461,22 +332,6 @@ def _quote(text: str) -> str:
     return f"'{text}'"
 
 
-_UNIT_KINDS = {"fraction": "fraction", "ratio": "ratio", "bytes": "bytes", "cycles": "cycles",
-               "blocks": "count", "warps": "count", "threads": "count", "registers": "count",
-               "lanes": "count", "instructions": "count", "sms": "count", "waves": "count"}
-
-
-@lru_cache(maxsize=4096)
-def _kind_of(key: str, unit: str) -> str:
-    kind = answer_kind(key)
-    base, sep, suffix = key.rpartition("_")
-    if kind == "real" and sep and base and suffix in _gpu_names():
-        kind = answer_kind(base)
-    if kind == "real" and unit in _UNIT_KINDS:
-        kind = _UNIT_KINDS[unit]
-    return kind
-
-
 class Prepared:
     """One problem of a manifest (or a problem JSON) made ready for grading many answers.
 
@@ -502,21 +357,21 @@ class Prepared:
         self.lang = str(problem.get("lang") or "en")
         self.answers: Mapping[str, Any] = problem["answers"]
         self.params: Mapping[str, Any] = problem.get("params") or {}
-        self.units: Mapping[str, str] = problem.get("units") or {}
+        self.specs: dict[str, AnswerSpec] = record_specs(problem)
+        self.units: Mapping[str, str] = {k: spec.unit for k, spec in self.specs.items()}
         keys = list(asked) if asked is not None else list(self.answers)
         unknown = [k for k in keys if k not in self.answers]
         if unknown:
             raise QuizgenError(f"{unknown[0]!r} is not an answer of problem {self.id or self.cell}",
                                field="asked")
         self.asked = keys
-        own = problem.get("tolerances") or {}
         given = tolerances or {}
         self.tolerance: dict[str, Fraction | None] = {}
         for key in keys:
-            # A manifest writes 0 for "no tolerance given"; then the kind's default applies.
-            tol = given.get(key) or own.get(key)
+            # A manifest writes 0 for "no tolerance given"; then the spec's applies.
+            tol = given.get(key) or self.specs[key].tolerance
             self.tolerance[key] = _exact(tol) if tol else None
-        self.kind = {key: self._kind(key) for key in keys}
+        self.kind = {key: self.specs[key].kind for key in keys}
         self.unit = {key: self._unit_word(key) for key in keys}
         self._texts: dict[tuple[str, str], str] = {}
         self.expected = {key: _exact(self.answers[key]) for key in keys}
@@ -530,25 +385,12 @@ class Prepared:
         self._results: dict[tuple[str, str | None, str], CheckResult] = {}
         self._diagnosed: dict[tuple[str, str | None, str], tuple[tuple[str, ...], str | None]] = {}
         self._parts: dict[tuple[str, str | None], int | None] = {}
-        self._carried: dict[tuple[Any, ...], str | None] = {}
-        self._carry_uses: dict[tuple[str, int], tuple[str, ...]] = {}
-        self._expected_values: dict[tuple[str, str], Fraction | None] = {}
-        self._contexts: dict[str, CarryContext] = {}
-        self._carry_values: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        self._carried: dict[tuple[Any, ...], dict[str, str]] = {}
+        self._computes: dict[str, Any] | None = None
         self._wrong_results: dict[tuple[Any, ...], CheckResult] = {}
         self._boxes: dict[tuple[int, str], tuple[CheckResult, BoxResult]] = {}
 
     # -- kinds, units, display
-
-    def _kind(self, key: str) -> str:
-        return _kind_of(key, str(self.units.get(key, "")).lower())
-
-    def split(self, key: str) -> tuple[str, str | None]:
-        """``occupancy_t4`` → (``occupancy``, ``t4``) when the suffix names a GPU preset."""
-        base, sep, suffix = key.rpartition("_")
-        if sep and base and suffix in _gpu_names():
-            return base, suffix
-        return key, None
 
     def _unit_word(self, key: str) -> str | None:
         unit = self.units.get(key)
@@ -566,7 +408,7 @@ class Prepared:
     def _expected_text(self, key: str, lang: str) -> str:
         value = self.answers[key]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return _number_text(value, str(self.units.get(key, "")), self.kind[key], lang)
+            return _number_text(value, self.specs[key].unit, self.specs[key].format, lang)
         return self._other_text(key, lang)
 
     def _other_text(self, key: str, lang: str) -> str:
@@ -577,7 +419,7 @@ class Prepared:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return ", ".join(v.replace("_", " ") for v in value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return _number_text(value, unit, self.kind[key], lang)
+            return _number_text(value, unit, self.specs[key].format, lang)
         return format_value(value)
 
     # -- the family's view (only to explain)
@@ -588,26 +430,11 @@ class Prepared:
             self._derived = _derive(self.problem)
         return self._derived
 
-    def gpu_for(self, key: str):
-        _, suffix = self.split(key)
-        derived = self.derived()
-        if suffix and suffix in _gpu_names():
-            from quizgen.gpus import get_gpu
-
-            return get_gpu(suffix)
-        return derived.get("gpu")
-
-    def limits_for(self, key: str) -> Mapping[str, int | None] | None:
-        _, suffix = self.split(key)
-        solved = self.derived().get("solved")
-        if solved is None:
-            return None
-        data = getattr(solved, "data", {}) or {}
-        result = (data.get("results") or {}).get(suffix) if suffix else data.get("result")
-        if result is None and suffix is None:
-            return None
-        limits = getattr(result, "limits", None)
-        return dict(limits) if limits is not None else None
+    def computes(self) -> dict[str, Any]:
+        """The compute function of each answer that depends on others (carried credit)."""
+        if self._computes is None:
+            self._computes = computes(self.problem, self.specs)
+        return self._computes
 
     def misconceptions(self) -> list[tuple[str, Mapping[str, Any]]]:
         return self.derived().get("misconceptions", [])
@@ -621,11 +448,11 @@ class Prepared:
 
 
 @lru_cache(maxsize=1 << 14)
-def _number_text(value: int | float, unit: str, kind: str, lang: str) -> str:
+def _number_text(value: int | float, unit: str, fmt: str, lang: str) -> str:
     from quizgen.problems.choices import format_answer
     from quizgen.render.solution import format_value
 
-    if unit == "fraction" or kind == "fraction":
+    if fmt == "percent":
         shown = format_answer(value, "fraction", lang)
         plain = f"{float(value):.6f}".rstrip("0").rstrip(".")
         return shown if plain in ("0", "1") else f"{plain} ({shown})"
@@ -633,13 +460,6 @@ def _number_text(value: int | float, unit: str, kind: str, lang: str) -> str:
         return format_answer(value, unit, lang)
     except Exception:   # an unknown unit word: the number alone
         return format_value(value)
-
-
-@lru_cache(maxsize=1)
-def _gpu_names() -> frozenset[str]:
-    from quizgen.gpus import preset_names
-
-    return frozenset(preset_names())
 
 
 def _frozen(value: Any) -> Any:
@@ -812,7 +632,10 @@ def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
         return _Box(key, text, "blank")
     expected = q.answers[key]
     exact = q.expected[key]
-    if exact is not None:
+    kind = q.kind[key]
+    if kind in NUMERIC_KINDS:
+        if exact is None:
+            return _Box(key, text, "invalid", note="this answer cannot be graded automatically")
         parsed = _parse_any(text)
         verdict = _compared(parsed, exact, kind=q.kind[key], tolerance=q.tolerance[key],
                           unit=q.unit_word(key))
@@ -820,13 +643,13 @@ def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
         if verdict.status == "correct" and verdict.value_used != exact:
             _nearer_trap(q, box, exact)
         return box
-    if isinstance(expected, bool):
+    if kind == "yes_no" and isinstance(expected, bool):
         got = _read_bool(text)
         if got is None:
             return _Box(key, text, "invalid", note=f"could not read {_quote(_shorten(text, 30))} "
                                                    "as yes or no")
         return _Box(key, text, "correct" if got == expected else "wrong", text_value=got)
-    if isinstance(expected, list) and expected and all(isinstance(v, str) for v in expected):
+    if kind == "limits" and isinstance(expected, list) and all(isinstance(v, str) for v in expected):
         names, error = _read_limits(text)
         if names is None:
             return _Box(key, text, "invalid", note=error)
@@ -841,7 +664,8 @@ def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
         elif extra:
             note = "does not bind: " + ", ".join(m.replace("_", " ") for m in extra)
         return _Box(key, text, "wrong", note=note, text_value=names)
-    if isinstance(expected, list) and all(_exact(v) is not None for v in expected):
+    if kind == "coords" and isinstance(expected, list) and all(_exact(v) is not None
+                                                                for v in expected):
         values, error = _read_tuple(text, len(expected))
         if values is None:
             return _Box(key, text, "invalid", note=error)
@@ -849,7 +673,7 @@ def _judge(q: Prepared, key: str, raw: str | None) -> _Box:
         tol = q.tolerance[key] or DEFAULT_TOLERANCE["count"]
         ok = all(abs(a - b) <= tol for a, b in zip(values, want_t))
         return _Box(key, text, "correct" if ok else "wrong", text_value=values)
-    if isinstance(expected, str):
+    if kind == "choice" and isinstance(expected, str):
         return _judge_text(q, key, text, expected)
     return _Box(key, text, "invalid", note="this answer cannot be graded automatically")
 
@@ -950,133 +774,98 @@ def _carry(q: Prepared, boxes: Mapping[str, _Box], lang: str) -> dict[str, str]:
 
     Returns, per answer key that is carried, the sentence explaining why it earns its points.
     """
-    # Only answers marked wrong feed a carry; a right one is taken at its exact expected value.
-    own = {k: b.value for k, b in boxes.items() if b.status == "wrong" and b.value is not None}
-    out: dict[str, str] = {}
+    fns = q.computes()
+    if not fns:
+        return {}
+    # Every answer the student wrote readably feeds what follows (a right one at the record's
+    # value); an unreadable or blank box leaves the record's value in place.
+    own = {}
     for key, box in boxes.items():
-        if box.status != "wrong" or box.parsed is None or key not in q.expected:
-            continue
-        # The outcome depends on this box's text and on the student's own values of the
-        # quantities its carries use; none of those written (wrong) means nothing carries.
-        inputs = tuple([own.get(full) for full in _carry_uses(q, key)])
-        if inputs.count(None) == len(inputs):
-            continue
-        memo = (box.memo, lang, len(CARRIES), inputs) if box.memo is not None else None
-        if memo is not None and memo in q._carried:
-            text = q._carried[memo]
-        else:
-            text = _carry_one(q, key, box, own, inputs, lang)
-            if memo is not None:
-                q._carried[memo] = text
-        if text is not None:
-            out[key] = text
+        if box.status == "wrong":
+            value = box.value if box.parsed is not None else box.text_value
+            if value is not None:
+                own[key] = value
+        elif box.status == "correct":
+            own[key] = q.answers[key]
+    if len(own) == sum(1 for b in boxes.values() if b.status == "correct"):
+        return {}
+    try:
+        memo: tuple[Any, ...] | None = (lang, tuple(sorted((k, _frozen(v)) for k, v in own.items())),
+                                        tuple((k, b.memo) for k, b in boxes.items()
+                                              if b.status == "wrong"))
+        hash(memo)
+    except TypeError:
+        memo = None
+    if memo is not None and memo in q._carried:
+        return q._carried[memo]
+    gpu = q.derived().get("gpu")
+    out: dict[str, str] = {}
+    if gpu is not None:
+        carried = carried_values(q.specs, fns, q.answers, q.params, gpu, own)
+        for key, box in boxes.items():
+            if box.status != "wrong" or key not in carried:
+                continue
+            value, sources = carried[key]
+            if _carried_equal(q, box, value):
+                out[key] = _carry_text(q, lang, sources, value, key, own)
+    if memo is not None:
+        q._carried[memo] = out
     return out
 
 
-def _carry_uses(q: Prepared, key: str) -> tuple[str, ...]:
-    """Every earlier answer key the carries of `key` may use (with its GPU suffix)."""
-    found = q._carry_uses.get((key, len(CARRIES)))
-    if found is None:
-        memo = (key, len(CARRIES))
-        base, suffix = q.split(key)
-        found = q._carry_uses[memo] = tuple(
-            f"{use}_{suffix}" if suffix else use
-            for carry in CARRIES if carry.key == base for use in carry.uses)
-    return found
+def _carried_equal(q: Prepared, box: _Box, value: Any) -> bool:
+    if isinstance(value, Fraction):
+        return box.parsed is not None and _same_number(q, box, value)
+    return _same(q, box, value)
 
 
-def _carry_one(q: Prepared, key: str, box: _Box, own: Mapping[str, Fraction],
-               inputs: tuple[Fraction | None, ...], lang: str) -> str | None:
-    """Why a wrong box earns its points by the student's own earlier values (None: it does not)."""
-    for carry, values, changed, carried, ctx in _carry_values(q, key, own, inputs):
-        verdict = _compared(box.parsed, carried, kind=q.kind[key], tolerance=q.tolerance[key],
-                          unit=q.unit_word(key))
-        if verdict.status == "correct":
-            return _carry_text(lang, carry, values, changed, carried, ctx)
-    return None
+def _carry_text(q: Prepared, lang: str, sources: frozenset[str], value: Any, key: str,
+                own: Mapping[str, Any]) -> str:
+    """ "Carried from (b): with your blocks per SM = 9, the right method gives 72 warps …" """
+    from quizgen.render.answers import answer_name
+    from quizgen.render.phrases import phrase
 
+    letters = {k: _box_letter(i) for i, k in enumerate(q.asked)}
+    named = [k for k in q.asked if k in sources]
+    boxes = ", ".join(f"({letters[k]})" for k in named)
+    uses = ", ".join(f"{answer_name(k, lang)} = {_shown(own[k])}" for k in named)
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        shown = _number_text(_plain(value), q.specs[key].unit, q.specs[key].format, lang)
+    else:
+        from quizgen.render.answers import answer_text
 
-def _carry_values(q: Prepared, key: str, own: Mapping[str, Fraction],
-                  inputs: tuple[Fraction | None, ...]) -> list[tuple[Any, ...]]:
-    """What each carry of `key` gives from the student's own values, in the order tried:
-    (carry, values used, keys changed, carried value, context); remembered per own values."""
-    memo = (key, len(CARRIES), inputs)
-    found = q._carry_values.get(memo)
-    if found is not None:
-        return found
-    found = []
-    base, suffix = q.split(key)
-    for carry in CARRIES:
-        if carry.key != base:
-            continue
-        values: dict[str, Fraction] = {}
-        changed: set[str] = set()
-        usable = True
-        for use in carry.uses:
-            full = f"{use}_{suffix}" if suffix else use
-            if (full, use) not in q._expected_values:
-                q._expected_values[full, use] = _expected_value(q, full, use)
-            expected = q._expected_values[full, use]
-            if full in own:
-                values[use] = own[full]
-                if expected is None or own[full] != expected:
-                    changed.add(use)
-            elif expected is not None:
-                values[use] = expected
-            else:
-                usable = False
-                break
-        if not usable or not changed:
-            continue
-        ctx = q._contexts.get(key)
-        if ctx is None:
-            ctx = q._contexts[key] = CarryContext(q.params, q.gpu_for(key),
-                                                  q.problem.get("model"), q.limits_for(key))
-        if ctx.gpu is None:
-            continue
-        try:
-            carried = carry.rule(values, frozenset(changed), ctx)
-        except (ArithmeticError, KeyError, TypeError, ValueError):
-            carried = None
-        if carried is None or carried == q.expected[key]:
-            continue
-        found.append((carry, values, changed, carried, ctx))
-    q._carry_values[memo] = found
-    return found
-
-
-def _expected_value(q: Prepared, full: str, base: str) -> Fraction | None:
-    """The right value of an earlier quantity: an answer, else a given of the problem."""
-    if full in q.answers:
-        return _exact(q.answers[full])
-    if base == "warps":
-        T = _threads(q.params)
-        return Fraction(-(-T // 32)) if T else None
-    for step in q.steps():
-        if step.get("formula") in (base, *[k for k, v in _STEP_KEYS.items() if v == base]):
-            return _exact(step.get("result"))
-    return None
-
-
-def _carry_text(lang: str, carry: Carry, values: Mapping[str, Fraction], changed: set[str],
-                carried: Fraction, ctx: CarryContext) -> str:
-    from quizgen.render.phrases import has, phrase
-
-    context = {name: _fmt(v) for name, v in values.items()}
-    context.update(value=_fmt(carried), changed=", ".join(humanize(c) for c in sorted(changed)),
-                   max_warps=ctx.gpu.max_warps_per_sm, regs_per_sm=ctx.gpu.regs_per_sm,
-                   pct=f"{float(carried) * 100:.4g}%")
-    key = carry.how if has(lang, "grade_carry", carry.how) else "generic"
-    memo = (lang, key, tuple(context.items()))
-    try:
-        text = _CARRY_TEXTS.get(memo)
-    except TypeError:                     # a value that cannot be remembered: say it afresh
-        return phrase(lang, "grade_carry", key, context)
+        shown = answer_text(value, q.specs[key].unit, lang)
+    memo = (lang, boxes, uses, shown)
+    text = _CARRY_TEXTS.get(memo)
     if text is None:
         if len(_CARRY_TEXTS) >= 4096:
             _CARRY_TEXTS.clear()
-        text = _CARRY_TEXTS[memo] = phrase(lang, "grade_carry", key, context)
+        text = _CARRY_TEXTS[memo] = phrase(lang, "grade_carry", "carried",
+                                           {"boxes": boxes, "uses": uses, "value": shown})
     return text
+
+
+def _box_letter(index: int) -> str:
+    """The letter a sheet prints before a question's box (a, b, …)."""
+    return chr(ord("a") + index) if index < 26 else str(index + 1)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return _fmt(value)
+    if isinstance(value, (frozenset, set)):
+        return " + ".join(sorted(str(v).replace("_", " ") for v in value))
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_shown(v) for v in value) + ")"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else float(value)
+    return value
 
 
 _CARRY_TEXTS: dict[tuple[Any, ...], str] = {}
@@ -1148,14 +937,13 @@ def _parts_at(q: Prepared, box: _Box) -> int:
     if not box.parsed:
         return 0
     key = box.key
-    kbase, suffix = q.split(key)
+    if q.kind[key] not in NUMERIC_KINDS:
+        return 0
     for index, step in enumerate(q.steps(), start=1):
         formula = step.get("formula")
         if not formula:
             continue
-        if _STEP_KEYS.get(str(formula), str(formula)) != kbase:
-            continue
-        if suffix and not str(step.get("title", "")).startswith(f"[{suffix.upper()}]"):
+        if _STEP_KEYS.get(str(formula), str(formula)) != key:
             continue
         result = _exact(step.get("result"))
         if result is None:
@@ -1441,10 +1229,19 @@ def _load_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise QuizgenError(f"{path} is not an exam manifest (expected a JSON object)",
                            field="manifest")
+    version = data.get("format_version", 1)
+    if isinstance(version, int) and version > MANIFEST_VERSION:
+        raise QuizgenError(f"{path} was written by a newer quizgen (manifest format {version}; "
+                           f"this one reads up to {MANIFEST_VERSION})", field="manifest")
     students = data.get("students")
     if not isinstance(students, list) or not students:
         raise QuizgenError(f"{path} lists no students", field="manifest")
     return data
+
+
+#: The newest exam manifest format the grader reads (1: no answer specs, taken from the families;
+#: 2: each question carries ``answer_specs``).
+MANIFEST_VERSION = 2
 
 
 def _entries(manifest: Mapping[str, Any]) -> list[_Entry]:

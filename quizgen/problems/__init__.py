@@ -309,7 +309,19 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
         {k: v for k, v in fam.tolerances.items() if k in answers} if fam.tolerances else {},
         choices, fam.main_answer or None, [solved.data.get("topic", fam.topic)],
         fam.figure(params, the_gpu, solved),
+        {k: specs[k] for k in answers if k in specs} if (specs := spec_dicts(fam)) else {},
     )
+
+
+def spec_dicts(fam) -> dict[str, dict[str, Any]]:
+    """A family's answer specs as the record writes them (made once per family)."""
+    found = _SPEC_DICTS.get(fam.cell)
+    if found is None:
+        found = _SPEC_DICTS[fam.cell] = {k: s.to_dict() for k, s in fam.answer_specs.items()}
+    return found
+
+
+_SPEC_DICTS: dict[str, dict[str, dict[str, Any]]] = {}
 
 
 def generate(cells: Iterable[str] | None = None, count: int = 1, seed: int = 0,

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Iterable
 
 from quizgen.gpus import GPU
 from quizgen.problems.model import Choice, Solution
+from quizgen.problems.specs import AnswerSpec
 
 LEVELS = (1, 2, 3)
 
@@ -43,12 +44,25 @@ class Family:
     cell: ClassVar[str]
     topic: ClassVar[str]
     main_answer: ClassVar[str]
-    #: answer key → unit key (phrases [unit]) — the grader uses it to pick a comparison rule.
+    #: answer key → what it means (kind, unit, format, tolerance, what it is computed from);
+    #: every answer `solve` can return has one. The record, the cards and the grader read these.
+    answer_specs: ClassVar[dict[str, AnswerSpec]] = {}
+    #: answer key → unit key and → tolerance, read from `answer_specs` (never written by hand).
     units: ClassVar[dict[str, str]] = {}
-    #: answer key → absolute tolerance (fractions and real numbers).
     tolerances: ClassVar[dict[str, float]] = {}
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "answer_specs" in cls.__dict__:
+            cls.units = {k: s.unit for k, s in cls.answer_specs.items()}
+            cls.tolerances = {k: s.tolerance for k, s in cls.answer_specs.items() if s.tolerance}
+
+    def specs_for(self, answers: dict[str, Any]) -> dict[str, AnswerSpec]:
+        """The specs of the answers one problem has (some answers exist only on some draws)."""
+        specs = self.answer_specs
+        return {k: specs[k] for k in answers if k in specs}
 
     def space(self, level: int, gpu: GPU) -> Iterable[dict[str, Any]]:
         """Every candidate parameter set of this level on `gpu` (filtered by `in_cell` later).

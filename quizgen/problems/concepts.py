@@ -29,6 +29,7 @@ from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
 from quizgen.problems.base import LEVELS, Family, Misconception, Solved
 from quizgen.problems.model import Choice, Solution, SolutionStep
+from quizgen.problems import specs as sp
 from quizgen.problems.registry import register
 
 #: The topics a card may belong to (section [topics] of each file names them per language).
@@ -199,6 +200,7 @@ class ConceptCards(Family):
     cell = "L-6"
     topic = "concepts"
     main_answer = ""   # no number to type: `generate_one` builds no numeric options
+    answer_specs = {"concept": sp.choice()}
 
     def space(self, level: int, gpu: GPU) -> Iterator[dict[str, Any]]:
         """Every card of `level`; the generator shuffles them once, so seeds 0…N−1 give all N."""

@@ -9,8 +9,10 @@ from quizgen.gpus import get_gpu
 from quizgen.problems import sampling
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.model import Solution
-from quizgen.problems.occupancy_families import (OCC_UNITS, OccupancyFamily, answers_of, shapes_for,
-                                                 with_shape)
+from quizgen.problems import relations as rel
+from quizgen.problems import specs as sp
+from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, answers_of,
+                                                 shapes_for, with_shape)
 from quizgen.problems.registry import register
 from quizgen.render.occupancy import occupancy_answer
 from quizgen.render.phrases import phrase, phrase_list
@@ -22,9 +24,15 @@ def _model_miscs(key: str, res: OccupancyResult) -> Misconception:
                                "occupancy": res.occupancy})
 
 
+#: Under NVIDIA's rules a lid is not the pool over one block's request (allocation units,
+#: reserved memory): blocks per SM follow from the launch, not from the earlier answers.
+EXACT_SPECS = {**OCC_SPECS, "blocks_per_sm": sp.count("blocks", *LAUNCH)}
+
+
 class ExactFamily(OccupancyFamily):
     topic = "exact-rules"
     model = "exact"
+    answer_specs = EXACT_SPECS
 
     def solve(self, params, gpu, explain=True):
         cfg = self.config(params)
@@ -109,7 +117,7 @@ class DynamicSmemOptIn(ExactFamily):
     """X-3: dynamic shared memory above 48 KB needs opt-in; the carveout can limit blocks."""
 
     cell = "X-3"
-    units = {**OCC_UNITS, "blocks_without_optin": "blocks"}
+    answer_specs = {**EXACT_SPECS, "blocks_without_optin": sp.count("blocks", *LAUNCH, "dyn_smem")}
 
     def gpu_choices(self, level):
         return {1: ("a100", "h100"), 2: ("a100", "h100", "b200"), 3: ("a100", "h100", "b200", "a10", "rtx4090")}[level]
@@ -160,9 +168,12 @@ class SameKernelManyGpus(ExactFamily):
 
     cell = "X-5"
     main_answer = "occupancy_t4"
-    units = {f"{k}_{g}": u for g in X5_GPUS for k, u in
-             (("blocks_per_sm", "blocks"), ("active_warps", "warps"), ("occupancy", "fraction"))}
-    tolerances = {f"occupancy_{g}": 0.0005 for g in X5_GPUS}
+    answer_specs = {key: spec for g in X5_GPUS for key, spec in (
+        (f"blocks_per_sm_{g}", sp.count("blocks", *LAUNCH)),
+        (f"active_warps_{g}", sp.count("warps", f"blocks_per_sm_{g}", "threads_per_block",
+                                       compute=rel.active_warps_on(g))),
+        (f"occupancy_{g}", sp.fraction(f"active_warps_{g}", compute=rel.occupancy_on(g))),
+        (f"limiter_{g}", sp.limits(*LAUNCH)))}
 
     def gpu_choices(self, level):
         return ("a100",)
@@ -238,7 +249,11 @@ class InverseRegisters(ExactFamily):
 
     cell = "X-4"
     main_answer = "regs_per_thread"
-    units = {"regs_per_thread": "registers", "blocks_per_sm": "blocks", "target_blocks": "blocks"}
+    answer_specs = {
+        "target_blocks": sp.count("blocks", "target_occupancy", "threads_per_block"),
+        "regs_per_thread": sp.count("registers", "target_blocks", "threads_per_block", "smem_per_block"),
+        "blocks_per_sm": sp.count("blocks", "regs_per_thread", "threads_per_block", "smem_per_block"),
+    }
 
     def gpu_choices(self, level):
         return {1: ("textbook", "a100", "h100"), 2: ("a100", "h100", "v100"),

@@ -17,6 +17,8 @@ from quizgen.engine import grid as grid_engine
 from quizgen.engine import latency as lat_engine
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import launch_config, occupancy
+from quizgen.problems import relations as rel
+from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.registry import register
 from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, splits
@@ -29,9 +31,12 @@ class EfficiencyPlateau(EngineFamily):
     cell = "OCC-6"
     topic = "latency-hiding"
     main_answer = "efficiency"
-    units = {"efficiency": "fraction", "plateau_warps": "warps", "efficiency_doubled": "fraction",
-             "spare_warps": "warps"}
-    tolerances = {"efficiency": 0.0005, "efficiency_doubled": 0.0005}
+    answer_specs = {
+        "efficiency": sp.fraction("resident_warps", "latency"),
+        "plateau_warps": sp.count("warps", "latency"),
+        "efficiency_doubled": sp.fraction("resident_warps", "latency"),
+        "spare_warps": sp.count("warps", "resident_warps", "plateau_warps", compute=rel.spare_warps),
+    }
 
     def space(self, level, gpu):
         if level == 1:
@@ -91,8 +96,14 @@ class GridWaves(EngineFamily):
     topic = "occupancy"
     main_answer = "waves"
     uses_model = True
-    units = {"blocks_per_sm": "blocks", "slots": "blocks", "waves": "waves", "tail_blocks": "blocks",
-             "idle_sms": "SMs", "tail_sms": "SMs"}
+    answer_specs = {
+        "blocks_per_sm": sp.count("blocks", "threads_per_block", "regs_per_thread", "smem_per_block"),
+        "slots": sp.count("blocks", "blocks_per_sm", "grid_blocks", "num_sms", compute=rel.slots),
+        "waves": sp.count("waves", "slots", "grid_blocks", compute=rel.waves_from_slots),
+        "tail_blocks": sp.count("blocks", "slots", "grid_blocks", compute=rel.tail_from_slots),
+        "idle_sms": sp.count("SMs", "grid_blocks", "num_sms"),
+        "tail_sms": sp.count("SMs", "blocks_per_sm", "grid_blocks", "num_sms", compute=rel.tail_sms),
+    }
 
     def model_for(self, gpu):
         return "textbook"
@@ -169,9 +180,13 @@ class EqualOccupancyDivergence(EngineFamily):
     topic = "divergence"
     main_answer = "slowdown"
     uses_model = True
-    units = {"occupancy": "fraction", "slowdown": "ratio", "lane_utilisation": "fraction",
-             "time_x": "cycles", "time_y": "cycles"}
-    tolerances = {"occupancy": 0.0005, "slowdown": 0.0005, "lane_utilisation": 0.0005}
+    answer_specs = {
+        "occupancy": sp.fraction("threads_per_block", "regs_per_thread"),
+        "slowdown": sp.ratio("time_x", "time_y", compute=rel.speed_ratio),
+        "lane_utilisation": sp.fraction("branches"),
+        "time_x": sp.cycles("branches"),
+        "time_y": sp.cycles("branches"),
+    }
 
     def model_for(self, gpu):
         return "textbook"
@@ -250,10 +265,15 @@ class MemoryBoundKernel(EngineFamily):
     cell = "L-3"
     topic = "latency-hiding"
     main_answer = "critical_path"
-    units = {"bytes_moved": "B", "arithmetic_intensity": "ratio", "compute_cycles": "cycles",
-             "critical_path": "cycles", "bound": "text", "warps_needed": "warps",
-             "occupancy_needed": "fraction"}
-    tolerances = {"arithmetic_intensity": 0.0005, "occupancy_needed": 0.0005}
+    answer_specs = {
+        "bytes_moved": sp.bytes_("bytes_loaded", "bytes_stored"),
+        "arithmetic_intensity": sp.real("", "flops", "bytes_moved", compute=rel.intensity),
+        "compute_cycles": sp.cycles("flops", "flop_latency"),
+        "critical_path": sp.cycles("latency", "compute_cycles", compute=rel.critical_path),
+        "bound": sp.choice("latency", "compute_cycles"),
+        "warps_needed": sp.count("warps", "latency", "ilp", "schedulers"),
+        "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
+    }
 
     def gpu_choices(self, level):
         return {1: ("textbook",), 2: ("textbook", "a100"), 3: ("a100", "h100", "a10")}[level]
@@ -312,9 +332,13 @@ class ComputeBoundKernel(EngineFamily):
     cell = "L-4"
     topic = "latency-hiding"
     main_answer = "warps_needed"
-    units = {"compute_cycles": "cycles", "critical_path": "cycles", "bound": "text",
-             "warps_needed": "warps", "occupancy_needed": "fraction"}
-    tolerances = {"occupancy_needed": 0.0005}
+    answer_specs = {
+        "compute_cycles": sp.cycles("flops", "flop_latency"),
+        "critical_path": sp.cycles("latency", "compute_cycles", compute=rel.critical_path),
+        "bound": sp.choice("latency", "compute_cycles"),
+        "warps_needed": sp.count("warps", "latency", "work_per_warp"),
+        "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
+    }
 
     def gpu_choices(self, level):
         return {1: ("textbook",), 2: ("textbook", "a100"), 3: ("a100", "a10", "t4")}[level]
@@ -373,8 +397,12 @@ class LittlesLaw(EngineFamily):
     cell = "L-5"
     topic = "latency-hiding"
     main_answer = "warps_needed"
-    units = {"concurrency": "operations", "warps_needed": "warps", "latency": "cycles"}
-    tolerances = {"concurrency": 0.0005}
+    answer_specs = {
+        "concurrency": sp.real("operations", "latency", "throughput"),
+        "warps_needed": sp.count("warps", "concurrency", "ilp", "schedulers",
+                                 compute=rel.littles_warps),
+        "latency": sp.cycles("latency"),
+    }
 
     def space(self, level, gpu):
         if level == 1:

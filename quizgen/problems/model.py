@@ -77,6 +77,8 @@ class Problem:
     main_answer: str | None = None     # the answer key a type-in card asks for
     topics: list[str] = field(default_factory=list)
     figure: dict[str, Any] | None = None   # what a figure needs (kind + numbers), drawn later
+    #: answer key → {"kind", "unit", "format", "tolerance", "depends_on"} (CELLS.md), from the family
+    answer_specs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain JSON-safe data (what `quizgen generate --format json` writes)."""
@@ -98,6 +100,8 @@ class Problem:
             out["model"] = self.model
         out.update({
             "units": dict(self.units), "tolerances": dict(self.tolerances),
+            "answer_specs": {k: dict(v, depends_on=list(v["depends_on"]))
+                             for k, v in self.answer_specs.items()},
             "choices": [{"text": c.text, "value": _copy(c.value), "correct": c.correct, "why": c.why,
                          "misconception": c.misconception} for c in self.choices],
             "main_answer": self.main_answer, "topics": list(self.topics),

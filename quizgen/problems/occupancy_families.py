@@ -11,7 +11,9 @@ from typing import Any
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
 from quizgen.gpus import GPU
+from quizgen.problems import relations as rel
 from quizgen.problems import sampling
+from quizgen.problems import specs as sp
 from quizgen.problems.base import Family, Misconception, Solved
 from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
@@ -19,8 +21,17 @@ from quizgen.render.occupancy import occupancy_solution
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
 
-OCC_UNITS = {"regs_per_block": "registers", "warps": "warps", "blocks_per_sm": "blocks",
-             "active_warps": "warps", "occupancy": "fraction", "limiter": "limiter"}
+LAUNCH = ("threads_per_block", "regs_per_thread", "smem_per_block")
+#: The answers of an occupancy problem under the notes' model: the lids, then the minimum.
+OCC_SPECS = {
+    "warps": sp.count("warps", "threads_per_block"),
+    "regs_per_block": sp.count("registers", "threads_per_block", "regs_per_thread"),
+    "blocks_per_sm": sp.count("blocks", "regs_per_block", "warps", "smem_per_block",
+                              compute=rel.textbook_blocks),
+    "active_warps": sp.count("warps", "blocks_per_sm", "warps", compute=rel.active_warps),
+    "occupancy": sp.fraction("active_warps", compute=rel.occupancy_of),
+    "limiter": sp.limits(*LAUNCH),
+}
 
 
 def answers_of(res: OccupancyResult) -> dict[str, Any]:
@@ -90,8 +101,7 @@ class OccupancyFamily(Family):
 
     topic = "occupancy"
     main_answer = "occupancy"
-    units = OCC_UNITS
-    tolerances = {"occupancy": 0.0005}
+    answer_specs = OCC_SPECS
     uses_model = True
     model = "textbook"
 
@@ -282,7 +292,7 @@ class CannotFit(OccupancyFamily):
 
     cell = "OCC-5"
     main_answer = "largest_block"
-    units = {**OCC_UNITS, "largest_block": "threads"}
+    answer_specs = {**OCC_SPECS, "largest_block": sp.count("threads", "regs_per_thread")}
 
     def space(self, level, gpu):
         threads = (512, 640, 768, 896, 1024) if level == 1 else (256, 320, 384, 448, 512, 640, 768, 896, 1024)
@@ -360,7 +370,11 @@ class RealGpuRegisters(OccupancyFamily):
 
     cell = "L-1"
     main_answer = "occupancy"
-    units = {"regs_per_warp": "registers", "active_warps": "warps", "occupancy": "fraction"}
+    answer_specs = {
+        "regs_per_warp": sp.count("registers", "regs_per_thread"),
+        "active_warps": sp.count("warps", "regs_per_warp", compute=rel.warps_from_register_pool),
+        "occupancy": sp.fraction("active_warps", compute=rel.occupancy_of),
+    }
 
     def gpu_choices(self, level):
         return {1: ("a100", "v100", "h100", "b200"), 2: ("a100", "v100", "h100", "b200"),

@@ -16,6 +16,8 @@ from quizgen.engine import latency as lat_engine
 from quizgen.engine import warps as warp_engine
 from quizgen.engine.derivation import Step
 from quizgen.gpus import GPU
+from quizgen.problems import relations as rel
+from quizgen.problems import specs as sp
 from quizgen.problems.base import Family, Misconception, Solved
 from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
@@ -23,6 +25,12 @@ from quizgen.render.phrases import phrase, phrase_list
 from quizgen.render.solution import solution_steps
 
 WARP = warp_engine.WARP_SIZE
+
+#: A block's warps and its wasted lanes, computed from the warps (seed 001, Example 2).
+BLOCK_SPECS = {
+    "warps": sp.count("warps", "threads_per_block"),
+    "wasted_lanes": sp.count("lanes", "warps", "threads_per_block", compute=rel.wasted_lanes),
+}
 
 
 def shape_text(block: Iterable[int]) -> str:
@@ -111,7 +119,8 @@ class CleanBlock(EngineFamily):
 
     cell = "W-A"
     main_answer = "warp_id"
-    units = {"warps": "warps", "wasted_lanes": "lanes", "warp_id": "text", "lane": "text"}
+    answer_specs = {**BLOCK_SPECS, "warp_id": sp.count("", "linear_index"),
+                    "lane": sp.count("", "linear_index", compute=rel.lane_of)}
 
     def space(self, level, gpu):
         sizes = {1: (64, 128, 256, 512, 1024),
@@ -166,7 +175,9 @@ class TailWarp(EngineFamily):
 
     cell = "W-B"
     main_answer = "warps"
-    units = {"warps": "warps", "wasted_lanes": "lanes", "full_warps": "warps", "tail_active": "threads"}
+    answer_specs = {**BLOCK_SPECS, "full_warps": sp.count("warps", "threads_per_block"),
+                    "tail_active": sp.count("threads", "threads_per_block", "full_warps",
+                                            compute=rel.tail_active)}
 
     def space(self, level, gpu):
         if level == 1:
@@ -224,8 +235,10 @@ class RowStraddle(EngineFamily):
 
     cell = "W-C"
     main_answer = "last_coords"
-    units = {"warps": "warps", "wasted_lanes": "lanes", "first_coords": "text", "last_coords": "text",
-             "rows_spanned": "text", "first_row_threads": "threads"}
+    answer_specs = {**BLOCK_SPECS, "first_coords": sp.coords("block", "warp_id"),
+                    "last_coords": sp.coords("block", "warp_id"),
+                    "rows_spanned": sp.count("", "block", "warp_id"),
+                    "first_row_threads": sp.count("threads", "block", "warp_id")}
 
     def space(self, level, gpu):
         widths = {1: (12, 20, 24, 36, 40, 48, 56, 60, 72, 80, 100, 112, 120),
@@ -303,8 +316,9 @@ class DepthTerm(EngineFamily):
 
     cell = "W-C2"
     main_answer = "coords"
-    units = {"coords": "text", "warp_id": "text", "lane": "text", "warps": "warps",
-             "wasted_lanes": "lanes"}
+    answer_specs = {"coords": sp.coords("block", "linear_index"),
+                    "warp_id": sp.count("", "linear_index"),
+                    "lane": sp.count("", "linear_index", compute=rel.lane_of), **BLOCK_SPECS}
 
     def space(self, level, gpu):
         dims = {1: ((4, 8, 16, 32), (2, 4, 8), (2, 4)),
@@ -358,7 +372,8 @@ class TinyBlock(EngineFamily):
 
     cell = "W-D"
     main_answer = "wasted_lanes"
-    units = {"warps": "warps", "wasted_lanes": "lanes", "linear_index": "text", "lane": "text"}
+    answer_specs = {**BLOCK_SPECS, "linear_index": sp.count("", "block", "thread"),
+                    "lane": sp.count("", "linear_index", compute=rel.lane_of)}
 
     def shapes(self, level):
         if level == 1:
@@ -424,9 +439,13 @@ def warp_cap_gpus(level: int) -> tuple[str, ...]:
 
 class HidingFamily(EngineFamily):
     topic = "latency-hiding"
-    units = {"warps_needed": "warps", "deficit": "warps", "hidable": "text",
-             "occupancy_needed": "fraction", "coverage": "fraction"}
-    tolerances = {"occupancy_needed": 0.0005, "coverage": 0.0005}
+    answer_specs = {
+        "warps_needed": sp.count("warps", "latency", "work_per_warp"),
+        "deficit": sp.count("warps", "warps_needed", compute=rel.deficit),
+        "hidable": sp.yes_no("warps_needed", compute=rel.hidable),
+        "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
+        "coverage": sp.fraction("latency", "work_per_warp"),
+    }
 
     def gpu_choices(self, level):
         return warp_cap_gpus(level)
@@ -519,8 +538,15 @@ class SchedulerDemand(EngineFamily):
     cell = "W-J"
     topic = "latency-hiding"
     main_answer = "warps_needed"
-    units = {"instruction_slots": "instructions", "warps_needed": "warps", "deficit": "warps",
-             "ilp_factor": "ratio", "warps_with_ilp": "warps"}
+    answer_specs = {
+        "instruction_slots": sp.real("instructions", "schedulers", "latency", "issue_interval"),
+        "warps_needed": sp.count("warps", "instruction_slots", "work_per_warp",
+                                 compute=rel.warps_for_slots),
+        "deficit": sp.count("warps", "warps_needed", compute=rel.deficit),
+        "ilp_factor": sp.ratio("warps_needed", compute=rel.ilp_factor),
+        "warps_with_ilp": sp.count("warps", "instruction_slots", "work_per_warp", "ilp_factor",
+                                   compute=rel.warps_with_ilp),
+    }
 
     def gpu_choices(self, level):
         return warp_cap_gpus(level)
@@ -592,9 +618,12 @@ def splits(parts: int, step: int) -> list[tuple[int, ...]]:
 class DivergenceFamily(EngineFamily):
     topic = "divergence"
     main_answer = "slowdown"
-    units = {"divergent_time": "cycles", "baseline": "cycles", "slowdown": "ratio",
-             "lane_utilisation": "fraction"}
-    tolerances = {"slowdown": 0.0005, "lane_utilisation": 0.0005}
+    answer_specs = {
+        "divergent_time": sp.cycles("branches"),
+        "baseline": sp.cycles("branches"),
+        "slowdown": sp.ratio("divergent_time", "baseline", compute=rel.slowdown),
+        "lane_utilisation": sp.fraction("branches"),
+    }
 
     def solve(self, params, gpu, explain=True):
         res = div_engine.divergence(params["branches"], explain=explain)
@@ -719,8 +748,15 @@ class ChooseBlock(EngineFamily):
 
     cell = "W-I"
     main_answer = "square_wasted_lanes"
-    units = {"square_warps": "warps", "square_wasted_lanes": "lanes", "aligned_warps": "warps",
-             "aligned_wasted_lanes": "lanes", "better_block": "text"}
+    answer_specs = {
+        "square_warps": sp.count("warps", "blocks"),
+        "square_wasted_lanes": sp.count("lanes", "square_warps", "blocks",
+                                        compute=rel.wasted_lanes_of("square")),
+        "aligned_warps": sp.count("warps", "blocks"),
+        "aligned_wasted_lanes": sp.count("lanes", "aligned_warps", "blocks",
+                                         compute=rel.wasted_lanes_of("aligned")),
+        "better_block": sp.coords("blocks"),
+    }
 
     def space(self, level, gpu):
         squares = {1: (10, 12, 14, 20, 30), 2: (6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 25, 26, 28, 30),

@@ -1,0 +1,82 @@
+"""Answer specs: every answer declared once, carried by the record, and computable from its inputs."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from quizgen.gpus import gpu_from_dict
+from quizgen.problems import CELLS, LEVELS, families, family, generate_one
+from quizgen.problems.specs import KINDS, AnswerSpec, order
+
+
+def inputs(problem: dict, key: str) -> dict:
+    """The values a spec's compute reads: earlier answers first, else the problem's givens."""
+    spec = problem["answer_specs"][key]
+    out = {}
+    for dep in spec["depends_on"]:
+        if dep != key and dep in problem["answers"]:
+            out[dep] = problem["answers"][dep]
+        elif dep in problem["params"]:
+            out[dep] = problem["params"][dep]
+    return out
+
+
+def same(a, b, tolerance: float) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or a == b
+    if isinstance(a, (list, tuple)):
+        return list(a) == list(b)
+    tol = Fraction(repr(tolerance)) if tolerance else Fraction(0)
+    exact = lambda v: Fraction(repr(v)) if isinstance(v, float) else Fraction(v)
+    # Records hold floats; a compute gives the exact value: allow the float's own rounding.
+    return abs(exact(a) - exact(b)) <= max(tol / 10, Fraction(1, 10**9))
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_every_answer_has_a_spec_and_the_record_carries_it(cell):
+    fam = family(cell)
+    for level in LEVELS:
+        for seed in range(4):
+            p = generate_one(cell, level=level, seed=seed, lang="en").to_dict()
+            assert set(p["answer_specs"]) == set(p["answers"]), (cell, level, seed)
+            for key, spec in p["answer_specs"].items():
+                assert spec["kind"] in KINDS
+                assert set(spec) == {"kind", "unit", "format", "tolerance", "depends_on"}
+                assert AnswerSpec.from_dict(spec).to_dict() == spec
+                for dep in spec["depends_on"]:
+                    assert dep in p["answers"] or dep in p["params"] or dep in fam.answer_specs \
+                        or dep in ("smem_per_block", "dyn_smem"), (cell, key, dep)
+            json.dumps(p)              # JSON-safe
+    order(fam.answer_specs)           # no cycles
+
+
+@pytest.mark.parametrize("cell", [c for c in CELLS if any(
+    s.compute for s in family(c).answer_specs.values())])
+def test_computed_answers_equal_the_record(cell):
+    """The compute a spec names gives the solver's own answer from the record's earlier answers."""
+    fam = family(cell)
+    checked = 0
+    for level in LEVELS:
+        for seed in range(12):
+            p = generate_one(cell, level=level, seed=seed, lang="en").to_dict()
+            gpu = gpu_from_dict(p["gpu"])
+            for key in p["answers"]:
+                spec = fam.answer_specs[key]
+                if spec.compute is None:
+                    continue
+                got = spec.compute(inputs(p, key), gpu)
+                assert same(got, p["answers"][key], spec.tolerance), (p["id"], key, got, p["answers"][key])
+                checked += 1
+    assert checked > 0
+
+
+def test_kinds_follow_the_declaration_not_the_name():
+    """A warp index is a count, a lane share a fraction, hidable a yes/no: declared, not guessed."""
+    assert family("W-A").answer_specs["warp_id"].kind == "count"
+    assert family("W-E").answer_specs["hidable"].kind == "yes_no"
+    assert family("X-5").answer_specs["occupancy_t4"].kind == "fraction"
+    assert family("OCC-3").answer_specs["limiter"].kind == "limits"
+    assert family("L-6").answer_specs["concept"].kind == "choice"
