@@ -409,6 +409,8 @@ def _problem(figure):
 
 
 def test_figure_for_dispatches_every_kind():
+    from quizgen.render import measured_figures as MF
+
     a100 = get_gpu("a100")
     cases = [
         ({"kind": "occupancy_lids", "gpu": "a100", "threads_per_block": 256, "regs_per_thread": 64,
@@ -425,6 +427,8 @@ def test_figure_for_dispatches_every_kind():
          F.divergence_timeline([{"lanes": 32, "cost": 30}, {"lanes": 0, "cost": 30}], 30, "en")),
         ({"kind": "waves_figure", "grid_blocks": 40, "num_sms": 80, "blocks_per_sm": 8},
          F.waves_figure(40, 80, 8, "en")),
+        ({"kind": "measured_fma"}, MF.fma_issue_figure("en")),
+        ({"kind": "measured_bandwidth"}, MF.bandwidth_figure("en")),
     ]
     assert {spec["kind"] for spec, _ in cases} == set(F.KINDS)
     for spec, expected in cases:

@@ -275,6 +275,10 @@ class MemoryBoundKernel(EngineFamily):
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
     }
 
+    def figure(self, params, gpu, solved):
+        # bytes in flight on a real H200: bandwidth vs warps at ILP 1 and 4, measured
+        return {"kind": "measured_bandwidth"}
+
     def gpu_choices(self, level):
         return {1: ("textbook",), 2: ("textbook", "a100"), 3: ("a100", "h100", "a10")}[level]
 
@@ -403,6 +407,10 @@ class LittlesLaw(EngineFamily):
                                  compute=rel.littles_warps),
         "latency": sp.cycles("latency"),
     }
+
+    def figure(self, params, gpu, solved):
+        # Little's law against a real H200: FMA issue rate vs warps at ILP 1, 2, 4, measured
+        return {"kind": "measured_fma"}
 
     def space(self, level, gpu):
         if level == 1:

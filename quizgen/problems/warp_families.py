@@ -548,6 +548,10 @@ class SchedulerDemand(EngineFamily):
                                    compute=rel.warps_with_ilp),
     }
 
+    def figure(self, params, gpu, solved):
+        # the same model against a real H200: N_sched × ⌈L/ILP⌉ warps, measured
+        return {"kind": "measured_fma"}
+
     def gpu_choices(self, level):
         return warp_cap_gpus(level)
 

@@ -21,6 +21,8 @@ Figures:
 * `warp_grid`: a block's threads coloured by warp, one warp outlined (seed 001 Ex 3).
 * `divergence_timeline`: the convergent bar over the serialised branches (seed 001 Ex 7/8).
 * `waves_figure`: waves of blocks across the SMs and the ragged tail (seed 000 Ex 7).
+* `measured_fma`, `measured_bandwidth`: curves measured on a real H200 beside the latency model's
+  prediction (`quizgen.render.measured_figures`).
 
 `figure_for` draws the figure a problem asks for (its ``figure`` spec); `media_name` names an
 SVG by its content for Anki's media folder. A deck draws each distinct figure once:
@@ -1036,7 +1038,7 @@ def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str =
 # The dispatcher and Anki media names
 
 KINDS = ("occupancy_lids", "occupancy_sweep", "efficiency_curve", "warp_grid", "divergence_timeline",
-         "waves_figure")
+         "waves_figure", "measured_fma", "measured_bandwidth")
 
 _CONFIG_KEYS = ("threads_per_block", "regs_per_thread", "smem_per_block", "dyn_smem", "optin",
                 "carveout", "barriers", "block")
@@ -1113,6 +1115,11 @@ def draw_figure(spec: Mapping[str, Any]) -> str:
     if kind == "waves_figure":
         return waves_figure(_need(spec, "grid_blocks"), _need(spec, "num_sms"),
                             _need(spec, "blocks_per_sm"), lang)
+    if kind in ("measured_fma", "measured_bandwidth"):
+        from quizgen.render import measured_figures
+
+        draw = measured_figures.fma_issue_figure if kind == "measured_fma" else measured_figures.bandwidth_figure
+        return draw(lang)
     raise QuizgenError(f"got kind {kind!r}; expected one of: {', '.join(KINDS)}", field="figure")
 
 
