@@ -144,10 +144,14 @@ def gpu_from_dict(data: Mapping[str, Any], *, name: str | None = None) -> GPU:
         if key not in merged:
             raise QuizgenError(f"GPU {merged['name']!r} is missing {key!r}", field="gpu")
         value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_FIELD:
             raise QuizgenError(
-                f"GPU {merged['name']!r}: {key} must be a whole number ≥ {minimum}, got {value!r}",
-                field="gpu")
+                f"GPU {merged['name']!r}: {key} must be a whole number from {minimum} to "
+                f"{MAX_FIELD:,}, got {_short(value)}", field="gpu")
+    for key in ("name", "description"):
+        if not isinstance(merged.get(key, ""), str) or len(merged.get(key, "")) > 1000:
+            raise QuizgenError(f"GPU {key} must be a short text, got {_short(merged[key])}",
+                               field="gpu")
     cc = merged.get("compute_capability")
     if cc is not None:
         cc = str(cc)
@@ -155,9 +159,30 @@ def gpu_from_dict(data: Mapping[str, Any], *, name: str | None = None) -> GPU:
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
             raise QuizgenError(f"compute_capability must look like '8.0', got {cc!r}", field="gpu")
     merged["compute_capability"] = cc
-    merged["smem_carveout_kb"] = tuple(int(v) for v in merged.get("smem_carveout_kb", ()))
+    merged["smem_carveout_kb"] = carveout_sizes(merged.get("smem_carveout_kb", ()),
+                                                merged["name"])
     merged["name"] = str(merged["name"])
     return GPU(**merged)
+
+
+#: The largest value any GPU count or size may take (2^31: far above any real SM).
+MAX_FIELD = 1 << 31
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def carveout_sizes(value: Any, name: str = "") -> tuple[int, ...]:
+    """`smem_carveout_kb` checked: a list of whole numbers of KB (0 to 2^21), sorted or not."""
+    ok = isinstance(value, (list, tuple)) and len(value) <= 64 and all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1 << 21 for v in value)
+    if not ok:
+        who = f"GPU {name!r}: " if name else ""
+        raise QuizgenError(f"{who}smem_carveout_kb must be a list of whole numbers of KB like "
+                           f"[0, 8, 16, 32, 64, 100], got {_short(value)}", field="gpu")
+    return tuple(value)
 
 
 @cache
@@ -183,14 +208,15 @@ def preset_names() -> list[str]:
 
 def load_gpu_file(path: str | Path) -> dict[str, GPU]:
     """Read a user's TOML file of GPUs (same shape as the catalogue); returns name → GPU."""
+    from quizgen.files import read_limited, utf8_text
+
     path = Path(path)
+    text = utf8_text(read_limited(path, "gpu-file"), path, "gpu-file")
     try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="gpu-file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise QuizgenError(f"{path} is not valid TOML ({exc})", field="gpu-file") from None
+        raw = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        why = exc if isinstance(exc, tomllib.TOMLDecodeError) else "nested too deeply"
+        raise QuizgenError(f"{path} is not valid TOML ({why})", field="gpu-file") from None
     out = {}
     for name, table in raw.items():
         if not isinstance(table, dict):

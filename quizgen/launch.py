@@ -34,8 +34,11 @@ def _shipped_help() -> bool:
             text = fh.read()
     except OSError:
         return False
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError:
+        return False        # the CLI prints it again and reports the failure in one line
     return True
 
 
@@ -51,8 +54,9 @@ def live_help() -> str:
 
 
 def write_help(path: str = HELP_FILE) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(live_help())
+    from quizgen.files import atomic_write
+
+    atomic_write(path, live_help())
 
 
 if __name__ == "__main__":

@@ -23,6 +23,12 @@ KINDS = ("numeric", "mcq", "cloze", "concept")
 LEVELS = (1, 2, 3)
 DEFAULT_RECIPE = "default.toml"
 
+#: The most problems a deck asks for per cell and level (the whole course at 1000 is ~300,000
+#: notes, beyond any deck anyone reviews).
+MAX_PER_CELL = 1000
+#: The largest seed (problem i of a cell uses seed + i, so seeds stay well inside 64 bits).
+MAX_SEED = 2**53
+
 _KEYS = ("name", "title", "deck", "description", "cells", "per_cell", "levels", "gpu", "lang",
          "seed", "kinds")
 
@@ -165,7 +171,7 @@ def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
     deck = "::".join(parts)
 
     cells = _cells(data.get("cells", "all"))
-    per_cell = require_int("per_cell", data.get("per_cell", 1), minimum=1)
+    per_cell = require_int("per_cell", data.get("per_cell", 1), minimum=1, maximum=MAX_PER_CELL)
     levels = _int_list(data.get("levels", [1]), "levels")
     for level in levels:
         if level not in LEVELS:
@@ -173,7 +179,7 @@ def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
                                field="levels")
     gpus = _gpus(data.get("gpu", "default"))
     langs = _langs(data.get("lang", "hinglish"))
-    seed = require_int("seed", data.get("seed", 0), minimum=0)
+    seed = require_int("seed", data.get("seed", 0), minimum=0, maximum=MAX_SEED)
     kinds = _names(data.get("kinds", list(KINDS)), "kinds", KINDS)
     return DeckRecipe(name=name, title=title, deck=deck, cells=cells, per_cell=per_cell,
                       levels=levels, gpus=gpus, langs=langs, seed=seed, kinds=kinds,

@@ -83,7 +83,8 @@ def test_batch_keeps_going_past_bad_lines():
         json.dumps({"gpu": {"base": "a100", "max_blocks_per_sm": 16}, "block": [32, 1, 1], "regs_per_thread": 16}),
     ]) + "\n"
     out = _quizgen("occupancy", "--batch", "-", stdin=lines)
-    assert out.returncode == 0
+    assert out.returncode == 2          # every line ran, and the exit code says some failed
+    assert out.stderr.startswith("error: batch: 2 of 4 lines failed") and out.stderr.count("\n") == 1
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(rows) == 4
     assert rows[0]["blocks_per_sm"] == 4 and rows[0]["limiter"] == ["registers"]

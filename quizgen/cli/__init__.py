@@ -6,6 +6,7 @@ Heavy imports (sympy, genanki, typst) happen inside the commands, never at modul
 """
 
 
+import os
 import sys
 
 import typer
@@ -16,7 +17,10 @@ app = typer.Typer(
     name="quizgen",
     help="GPU architecture practice: occupancy, warps, latency hiding and divergence as "
          "auto-solved problems with worked solutions (Hinglish or English), Anki decks, "
-         "exam sheets and an auto-grader.",
+         "exam sheets and an auto-grader.\n\n"
+         "Exit codes: 0 done (check: the answer is right); 1 check: wrong, blank or unreadable "
+         "answer; 2 bad input or an output that cannot be written (one line on stderr says "
+         "what and how to fix it); 3 a bug in quizgen (please report it).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -44,10 +48,100 @@ def fail(message: str) -> "typer.Exit":
     return typer.Exit(code=2)
 
 
+#: Exit codes: 0 done (for `check`: right), 1 (`check` only) wrong, blank or unreadable answer,
+#: 2 bad input (one line on stderr says what and how to fix it), 3 a bug in quizgen.
+EXIT_BAD_INPUT = 2
+EXIT_BUG = 3
+
+BUG_REPORT = ("error: this is a bug in quizgen, not a problem with your input; please report it "
+              "with the command you ran and the traceback above")
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line (without 'error: ') for an exception caused by the input or the machine."""
+    import csv
+
+    from quizgen.files import os_error_text
+
+    if isinstance(exc, QuizgenError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return os_error_text(exc, action="read or write")
+    if isinstance(exc, UnicodeEncodeError):
+        bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else ""
+        return (f"the output encoding ({exc.encoding}) cannot write {ascii(bad)}; use a UTF-8 "
+                "terminal or set PYTHONIOENCODING=utf-8")
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"an input is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as "
+                "UTF-8")
+    if isinstance(exc, RecursionError):
+        return "an input is nested too deeply to read; flatten it"
+    if isinstance(exc, csv.Error):
+        return f"an input is not readable CSV ({exc}); save it again as CSV"
+    if isinstance(exc, MemoryError):
+        return "an input is too large to hold in memory; give a smaller one"
+    return str(exc) or type(exc).__name__
+
+
+def _stdout_done() -> int | None:
+    """Flush standard output; None if that worked, else the exit code after saying why."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return None
+    except BrokenPipeError:
+        code = None     # the reader went away (`| head`): not an error of ours
+    except OSError as exc:
+        typer.echo(f"error: {error_line(exc)}".replace("read or write", "write standard output"),
+                   err=True)
+        code = EXIT_BAD_INPUT
+    # nothing more can reach stdout; keep the interpreter from trying again at exit
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return code
+
+
 def main() -> None:
-    """Console-script entry point: user errors become one line and exit code 2."""
+    """Console-script entry point and the one error boundary.
+
+    Bad input and the machine's refusals (a full disk, a folder you may not write) become one
+    line on stderr and exit code 2; only a bug in quizgen prints a traceback (exit code 3).
+    """
+    import csv
+
+    from quizgen.files import install_signal_handlers
+
+    install_signal_handlers()
+    if sys.stderr is not None:
+        try:
+            sys.stderr.reconfigure(errors="backslashreplace")   # an error line always prints
+        except (AttributeError, ValueError):
+            pass
+    code: object = 0
     try:
         app(prog_name="quizgen")     # also under `python -m quizgen`
-    except QuizgenError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:
+        typer.echo("interrupted; no file was left half-written", err=True)
+        code = 130
+    except (QuizgenError, OSError, UnicodeError, RecursionError, ValueError, ArithmeticError,
+            csv.Error, MemoryError) as exc:
+        if isinstance(exc, BrokenPipeError):
+            code = 0
+        else:
+            typer.echo(f"error: {error_line(exc)}", err=True)
+            code = EXIT_BAD_INPUT
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        typer.echo(BUG_REPORT, err=True)
+        code = EXIT_BUG
+    flushed = _stdout_done()
+    if flushed is not None and code in (0, None, 1):
+        code = flushed
+    sys.exit(code)

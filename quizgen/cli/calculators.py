@@ -10,6 +10,7 @@ behind blocks per SM) is nested under its own key.
 
 import json
 import re
+from fractions import Fraction
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, Optional
@@ -38,6 +39,20 @@ def option_names(names: dict[str, str]) -> Iterator[None]:
         if name is None:
             raise
         raise QuizgenError(str(exc)[len(field) + 2:], field=name) from None
+
+
+def number(field: str, text: str | None, *, positive: bool = False) -> Fraction | None:
+    """A calculator's number (a cost, a rate) read by the answer reader: '1e999999' or '1,5' is a
+    one-line error; 0.5, 1/3 and 1,000 read as they look."""
+    if text is None:
+        return None
+    from quizgen.grade.parse import MAX_SCALAR, read_number
+
+    value = read_number(field, text, minimum=0, maximum=MAX_SCALAR,
+                        expected="a number > 0" if positive else "a number ≥ 0")
+    if positive and value == 0:
+        raise QuizgenError(f"got {text!r}; expected a number > 0", field=field)
+    return value
 
 
 def _emit_json(data: dict[str, Any]) -> None:
@@ -73,7 +88,12 @@ def warps_command(
     from quizgen.engine.warps import (block_shape, block_warps, compare_blocks, locate_thread,
                                       warp_members)
 
+    from quizgen.cli.options import parse_block
+
     lang = check_lang(lang)
+    block = parse_block("block", block)
+    compare = parse_block("compare", compare)
+    coords = parse_block("coords", coords)
     if thread is not None and coords is not None:
         raise QuizgenError("give one thread, either --thread or --coords, not both", field="thread")
     explain = not as_json
@@ -167,7 +187,8 @@ def latency_command(
         if resident is not None:
             eta = efficiency(resident, latency, explain=explain)
         if throughput is not None:
-            littles = littles_law(latency, throughput, ilp=ilp if ilp is not None else 1,
+            littles = littles_law(latency, number("throughput", throughput, positive=True),
+                                  ilp=number("ilp", ilp, positive=True) if ilp is not None else 1,
                                   schedulers=schedulers if schedulers is not None else 1,
                                   explain=explain)
 
@@ -192,12 +213,16 @@ def latency_command(
 # ------------------------------------------------------------------------------------------------
 
 
-def parse_branch(text: str, index: int) -> tuple[str, str]:
-    """'20:30' → ('20', '30'): lanes and cost, checked later by the engine."""
+def parse_branch(text: str, index: int) -> tuple[int, Fraction]:
+    """'20:30' → (20, 30): lanes and cost as numbers, bounded; the engine checks the rest."""
     parts = text.split(":")
     if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
         raise QuizgenError(f"got {text!r}; expected lanes:cost like 20:30", field=f"branch {index + 1}")
-    return parts[0].strip(), parts[1].strip()
+    from quizgen.cli.options import parse_whole
+
+    where = f"branch {index + 1}"
+    lanes = parse_whole(f"{where} lanes", parts[0].strip(), maximum=1 << 20)
+    return lanes, number(f"{where} cost", parts[1].strip())
 
 
 @app.command("divergence")
@@ -218,7 +243,8 @@ def divergence_command(
     pairs = [parse_branch(text, i) for i, text in enumerate(branch)]
     with option_names({"branches": "branch", "active_lanes": "active-lanes",
                        "baseline": "baseline"}):
-        result = divergence(pairs, active_lanes=active_lanes, baseline=baseline,
+        result = divergence(pairs, active_lanes=active_lanes,
+                            baseline=number("baseline", baseline),
                             explain=not as_json)
     if as_json:
         _emit_json(result.to_dict())
@@ -315,8 +341,11 @@ def bound_command(
     with option_names({"bytes_loaded": "load-bytes", "bytes_stored": "store-bytes",
                        "flops": "flops", "load_latency": "load-latency",
                        "flop_latency": "flop-latency", "flops_per_cycle": "flops-per-cycle"}):
-        result = classify_kernel(load_bytes, store_bytes, flops, load_latency=load_latency,
-                                 flop_latency=flop_latency, flops_per_cycle=flops_per_cycle,
+        result = classify_kernel(load_bytes, store_bytes, number("flops", flops),
+                                 load_latency=load_latency,
+                                 flop_latency=number("flop-latency", flop_latency),
+                                 flops_per_cycle=number("flops-per-cycle", flops_per_cycle,
+                                                        positive=True),
                                  explain=not as_json)
     if as_json:
         _emit_json(result.to_dict())

@@ -1,6 +1,7 @@
 """`quizgen generate`: problems with worked solutions, as Markdown, HTML or JSON."""
 
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -8,6 +9,10 @@ import typer
 
 from quizgen.cli import app
 from quizgen.cli.options import LangOpt, check_lang
+
+
+#: The most problems `generate` makes per cell and level.
+MAX_COUNT = 1_000_000
 
 
 @app.command("generate")
@@ -26,35 +31,52 @@ def generate_command(
     Example: quizgen generate --cell OCC-2 --count 3 --level 2 --lang en
     """
     from quizgen.errors import QuizgenError
-    from quizgen.export.text import write_problems
+    from quizgen.export.text import iter_problems_text
     from quizgen.problems import family, generate_one
 
     lang = check_lang(lang)
     if fmt not in ("md", "html", "json"):
         raise QuizgenError(f"got {fmt!r}; expected md, html or json", field="format")
-    if count < 0:
-        raise QuizgenError(f"got {count}; expected a whole number ≥ 0", field="count")
-    if seed < 0:
-        raise QuizgenError(f"got {seed}; expected a whole number ≥ 0", field="seed")
+    from quizgen.recipes import MAX_SEED
+
+    if not 0 <= count <= MAX_COUNT:
+        raise QuizgenError(f"got {count}; expected a whole number from 0 to {MAX_COUNT:,}",
+                           field="count")
+    if not 0 <= seed <= MAX_SEED:
+        raise QuizgenError(f"got {seed}; expected a whole number from 0 to {MAX_SEED:,}",
+                           field="seed")
     from quizgen.problems import CELLS
 
     cells = [family(c).cell for c in cell] if cell else list(CELLS)
     levels = level or [1]
-    jobs = [(c, lv, seed + i) for c in cells for lv in levels for i in range(count)]
-    problems = []
-    if len(jobs) > 50:
-        from rich.progress import Progress
+    total = len(cells) * len(levels) * count
 
-        with Progress(transient=True) as progress:
-            task = progress.add_task("Generating", total=len(jobs))
-            for c, lv, s in jobs:
-                problems.append(generate_one(c, level=lv, seed=s, lang=lang, gpu=gpu))
-                progress.advance(task)
-    else:
-        problems = [generate_one(c, level=lv, seed=s, lang=lang, gpu=gpu) for c, lv, s in jobs]
-    text = write_problems(problems, fmt, lang)
+    def problems(advance=None):
+        # one problem at a time: memory stays flat however many are asked for
+        for c in cells:
+            for lv in levels:
+                for i in range(count):
+                    yield generate_one(c, level=lv, seed=seed + i, lang=lang, gpu=gpu)
+                    if advance is not None:
+                        advance()
+
+    def write(handle, advance=None) -> None:
+        for piece in iter_problems_text(problems(advance), fmt, lang):
+            handle.write(piece)
+
     if out is None:
-        typer.echo(text, nl=False)
-    else:
-        out.write_text(text, encoding="utf-8")
-        typer.echo(f"{len(problems)} problems → {out}", err=True)
+        write(sys.stdout)
+        return
+    from quizgen.files import atomic_open
+
+    with atomic_open(out, "w", field="out") as handle:
+        if total > 50 and sys.stderr is not None and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            with Progress(transient=True, console=Console(stderr=True)) as progress:
+                task = progress.add_task("Generating", total=total)
+                write(handle, lambda: progress.advance(task))
+        else:
+            write(handle)
+    typer.echo(f"{total} problems → {out}", err=True)

@@ -57,7 +57,8 @@ def check_command(
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the explanation: hinglish or en (default: the problem's).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Check one answer against one problem. Exit code 0: right; 1: wrong, blank or unreadable.
+    """Check one answer against one problem. Exit code 0: right; 1: wrong, blank or unreadable;
+    2: bad input (no such problem, a bad option), with one line on stderr saying why.
 
     Example: quizgen check OCC-2-1a2b3c4d5e 12.5% --manifest exam/manifest.json
     """
@@ -119,23 +120,23 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
                 if isinstance(question, dict) and question.get("id") == ref:
                     return question
         raise QuizgenError(f"no problem {ref!r} in {manifest}", field="problem")
+    from quizgen.files import read_limited, read_stream_limited, utf8_text
+
     if ref == "-":
-        text = sys.stdin.read()
         where = "stdin"
+        text = utf8_text(read_stream_limited(sys.stdin, "problem"), where, "problem")
     else:
         path = Path(ref)
         if not path.is_file():
             raise QuizgenError(f"{ref!r} is not a problem file; to check a problem of an exam, "
                                "give its id with --manifest", field="problem")
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise QuizgenError(f"cannot read {ref}: {exc}", field="problem") from None
         where = ref
+        text = utf8_text(read_limited(path, "problem"), where, "problem")
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        raise QuizgenError(f"{where} is not JSON ({exc})", field="problem") from None
+    except (ValueError, RecursionError) as exc:
+        why = exc if isinstance(exc, ValueError) else "nested too deeply"
+        raise QuizgenError(f"{where} is not JSON ({why})", field="problem") from None
     if isinstance(data, list):
         if len(data) != 1:
             raise QuizgenError(f"{where} holds {len(data)} problems; give one (quizgen generate "

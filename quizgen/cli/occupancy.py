@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
-from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
-                                 load_gpu, parse_size)
+from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, ModelOpt, SetOpt, check_lang,
+                                 load_gpu, parse_block, parse_size)
 
 
 @app.command("occupancy")
@@ -28,7 +28,7 @@ def occupancy_command(
     model: ModelOpt = None,
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
-    lang: LangOpt = "hinglish",
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the worked solution: hinglish (default) or en.")] = None,
     as_json: JsonOpt = False,
     batch: Annotated[Optional[Path], typer.Option("--batch", help="JSON Lines file of launches (one object per line; '-' = stdin); prints one JSON result per line.")] = None,
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the occupancy sweep (vs block size) as an SVG file.")] = None,
@@ -47,24 +47,29 @@ def occupancy_command(
     quizgen occupancy --cu kernel.cu --arch sm_80 --threads 256; quizgen occupancy --kernel sgemm_tiled_32 --arch sm_90.
     """
     if batch is not None:
-        from quizgen.engine.batch import run_batch
-
-        source = sys.stdin if str(batch) == "-" else _open_batch(batch)
-        run_batch(source, sys.stdout)
+        _run_batch(batch, gpu, gpu_file, set_, model=model, lang=lang, as_json=as_json,
+                   plot=plot, given={"--threads": threads, "--block": block,
+                                     "--regs": regs or None, "--smem": smem,
+                                     "--dyn-smem": dyn_smem, "--optin": optin or None,
+                                     "--optin-limit": optin_limit,
+                                     "--carveout": None if carveout == -1 else carveout,
+                                     "--barriers": None if barriers == 1 else barriers,
+                                     "--ptxas": ptxas, "--cu": cu, "--kernel": kernel,
+                                     "--arch": arch})
         return
     if ptxas is not None or cu is not None or kernel is not None or list_kernels:
         from quizgen.cli.kernels import kernels_command
 
         kernels_command(ptxas=ptxas, cu=cu, arch=arch, kernel=kernel, list_kernels=list_kernels,
                         gpu=gpu, gpu_file=gpu_file, set_=set_, threads=threads, block=block,
-                        regs=regs, smem=smem, dyn_smem=dyn_smem, model=model, lang=lang,
+                        regs=regs, smem=smem, dyn_smem=dyn_smem, model=model, lang=lang or "hinglish",
                         as_json=as_json)
         return
     from quizgen.engine.occupancy import launch_config, occupancy
 
-    lang = check_lang(lang)
+    lang = check_lang(lang or "hinglish")
     the_gpu = load_gpu(gpu or "textbook", gpu_file, set_)
-    block = _one_block(block)
+    block = parse_block("block", _one_block(block))
     if optin_limit is not None:
         optin_value: object = parse_size("optin-limit", optin_limit)
     else:
@@ -94,13 +99,51 @@ def _one_block(block: list[str] | None) -> str | None:
     return block[0]
 
 
-def _open_batch(path: Path):
+def _run_batch(batch: Path, gpu: str, gpu_file, set_, *, model, lang, as_json, plot,
+               given: dict) -> None:
+    """Every launch comes from the batch's lines; options that describe one launch are refused,
+    --gpu (with --gpu-file and --set) is the GPU of every line without its own "gpu"."""
+    from quizgen.engine.batch import read_lines, run_batch
     from quizgen.errors import QuizgenError
+    from quizgen.gpus import load_gpu_file
 
-    try:
-        return path.open(encoding="utf-8-sig")
-    except OSError as exc:
-        raise QuizgenError(f"cannot read {path}: {exc.strerror}", field="batch") from None
+    clash = [name for name, value in given.items() if value is not None]
+    if model is not None:
+        clash.append("--model")
+    if plot is not None:
+        clash.append("--plot")
+    if clash:
+        raise QuizgenError(f"{clash[0]} describes one launch; with --batch put it in each line "
+                           "(keys: threads_per_block, block, regs_per_thread, smem_per_block, "
+                           "dyn_smem, optin, carveout, barriers, model)", field="batch")
+    if lang is not None:
+        raise QuizgenError("the batch prints numbers only (JSON), in no language; leave --lang "
+                           "out", field="batch")
+    extra = load_gpu_file(gpu_file) if gpu_file else None
+    default = load_gpu(gpu or "textbook", gpu_file, set_)
+    if str(batch) == "-":
+        if sys.stdin is None:
+            raise QuizgenError("standard input is closed; pipe JSON Lines into it or give a file",
+                               field="batch")
+        solved, errors = run_batch(read_lines(sys.stdin.buffer), sys.stdout, default_gpu=default,
+                                   extra=extra)
+    else:
+        try:
+            stream = batch.open("rb")
+        except IsADirectoryError:
+            raise QuizgenError(f"{batch} is a folder; give a JSON Lines file", field="batch") from None
+        except OSError as exc:
+            raise QuizgenError(f"cannot read {batch}: {exc.strerror}", field="batch") from None
+        with stream:
+            solved, errors = run_batch(read_lines(stream), sys.stdout, default_gpu=default,
+                                       extra=extra)
+    if errors:
+        raise QuizgenError(f"{errors} of {solved + errors} lines failed; each has an "
+                           "{\"line\": n, \"error\": ...} object in the output", field="batch")
+
+
+#: The widest block-size sweep --plot draws (a point per 32 threads).
+PLOT_MAX_THREADS = 32768
 
 
 def _write_plot(path: Path, gpu, config, model: str, lang: str) -> None:
@@ -110,5 +153,11 @@ def _write_plot(path: Path, gpu, config, model: str, lang: str) -> None:
         from quizgen.render.figures import occupancy_sweep
     except ImportError:
         raise QuizgenError("figures are not available in this installation", field="plot") from None
+    from quizgen.files import atomic_write
+
+    top = max(gpu.max_threads_per_block, config.threads_per_block)
+    if top > PLOT_MAX_THREADS:
+        raise QuizgenError(f"the sweep draws block sizes up to {top:,} threads; a plot goes up to "
+                           f"{PLOT_MAX_THREADS:,} (drop --plot for this launch)", field="plot")
     svg = occupancy_sweep(gpu, config, vary="threads", model=model, lang=lang)
-    path.write_text(svg, encoding="utf-8")
+    atomic_write(path, svg, field="plot")

@@ -16,30 +16,46 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object ins
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Occupancy model: exact (NVIDIA's allocation rules) or textbook (the notes' formulas). Default: textbook for the textbook GPU, exact for real GPUs.")]
 
 
+#: The largest size (bytes) a launch may ask for: 2 GiB, far above any SM's shared memory.
+MAX_SIZE = 1 << 31
+
+
 def parse_size(field: str, text: str | None) -> int:
-    """Bytes from '49152', '48K', '48 KB', '48KiB', '1.5KB' (KB = 1024 B); one-line error otherwise."""
+    """Bytes from '49152', '48K', '48 KB', '48KiB', '1.5KB', '65,536' (KB = 1024 B), read by the
+    answer reader: '1,5' or '1e30' is a one-line error, never a misread."""
     if text is None:
         return 0
-    raw = text.strip().replace(",", "").replace("_", "")
-    lowered = raw.lower()
-    factor = 1
-    for suffix, mult in (("kib", 1024), ("kb", 1024), ("k", 1024), ("mib", 1 << 20), ("mb", 1 << 20),
-                         ("b", 1)):
-        if lowered.endswith(suffix):
-            lowered = lowered[: -len(suffix)].strip()
-            factor = mult
-            break
-    try:
-        value = float(lowered)
-    except ValueError:
-        raise QuizgenError(f"got {text!r}; expected bytes like 49152, 48K or 48KB", field=field) from None
-    size = value * factor
-    if size < 0 or not size.is_integer():
-        raise QuizgenError(f"got {text!r}; expected a whole number of bytes ≥ 0", field=field)
-    return int(size)
+    from quizgen.grade.parse import read_number
+
+    value = read_number(field, text, units=(None, "B"), minimum=0, maximum=MAX_SIZE,
+                        expected="bytes like 49152, 48K or 48KB")
+    if value.denominator != 1:
+        raise QuizgenError(f"got {text!r}; expected a whole number of bytes", field=field)
+    return int(value)
+
+
+def parse_whole(field: str, text: str, *, minimum: int = 0, maximum: int = MAX_SIZE) -> int:
+    from quizgen.grade.parse import read_number
+
+    return int(read_number(field, text, minimum=minimum, maximum=maximum, whole=True,
+                           expected="a whole number"))
+
+
+def parse_block(field: str, text: str | None) -> str | None:
+    """A block shape x[,y[,z]]: whole numbers only, so ',32' or '1,,2' is an error, not 32×1×1."""
+    import re
+
+    if text is None:
+        return None
+    if not re.fullmatch(r"\s*[(\[]?\s*\d{1,10}(\s*[,x×X]\s*\d{1,10}){0,2}\s*[)\]]?\s*", text):
+        raise QuizgenError(f"got {text!r}; expected a block shape x,y,z like 32,8,1 or 256",
+                           field=field)
+    return text
 
 
 def parse_overrides(items: list[str] | None) -> dict[str, object]:
+    from quizgen.gpus import INT_FIELDS, MAX_FIELD, carveout_sizes
+
     out: dict[str, object] = {}
     for item in items or []:
         if "=" not in item:
@@ -48,14 +64,17 @@ def parse_overrides(items: list[str] | None) -> dict[str, object]:
         key = key.strip()
         value = value.strip()
         if key == "smem_carveout_kb":
-            out[key] = [int(v) for v in value.split(",") if v.strip()]
+            sizes = [parse_whole("set", v, maximum=1 << 21) for v in value.strip("[]").split(",")
+                     if v.strip()]
+            out[key] = list(carveout_sizes(sizes))
         elif key in ("compute_capability", "name", "description", "base"):
             out[key] = value
+        elif key in INT_FIELDS:
+            out[key] = parse_whole("set", value, minimum=INT_FIELDS[key], maximum=MAX_FIELD)
         else:
-            try:
-                out[key] = int(value)
-            except ValueError:
-                raise QuizgenError(f"{key} must be a whole number, got {value!r}", field="set") from None
+            known = ", ".join(sorted([*INT_FIELDS, "smem_carveout_kb", "compute_capability",
+                                      "name", "description"]))
+            raise QuizgenError(f"unknown GPU field {key!r}; fields are: {known}", field="set")
     return out
 
 

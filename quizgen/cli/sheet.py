@@ -48,8 +48,11 @@ def sheet_command(
     paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
     if paper_name is None:
         raise QuizgenError(f"got {paper!r}; expected a4 or letter", field="paper")
-    if versions is not None and versions < 1:
-        raise QuizgenError(f"got {versions}; expected a whole number ≥ 1", field="versions")
+    from quizgen.export.sheet import MAX_STUDENTS
+
+    if versions is not None and not 1 <= versions <= MAX_STUDENTS:
+        raise QuizgenError(f"got {versions}; expected a whole number from 1 to {MAX_STUDENTS:,}",
+                           field="versions")
     if roster is not None and versions is not None:
         raise QuizgenError("give either --roster or --versions, not both", field="versions")
     the_recipe = load_exam_recipe(_recipe_path(recipe))

@@ -3,13 +3,15 @@
 Each input line is an object with ``gpu`` (a preset name, or an object of GPU fields with an
 optional ``"base"`` preset), ``threads_per_block`` (or ``block``), ``regs_per_thread``,
 ``smem_per_block`` (static), ``dyn_smem``, ``optin``, ``carveout``, ``barriers`` and ``model``.
-A bad line gets ``{"line": n, "error": "..."}`` on its own output line; the other lines still run.
+A bad line (not UTF-8, not JSON, nested too deeply, longer than 1 MB, or a launch the engine
+refuses) gets ``{"line": n, "error": "..."}`` on its own output line; the other lines still run.
+Every line is decoded and checked on its own, so one bad byte spoils only its own line.
 """
 
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Iterable
+from typing import IO, Any, Iterable, Iterator
 
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.errors import QuizgenError
@@ -19,18 +21,53 @@ _KEYS = frozenset({"gpu", "threads_per_block", "block", "regs_per_thread", "smem
                    "dyn_smem", "optin", "carveout", "barriers", "model", "id"})
 
 
-def solve_line(obj: Any, gpu_cache: dict[str, GPU]) -> dict[str, Any]:
+#: The longest batch line read (bytes); a longer one is reported and skipped.
+MAX_LINE = 1 << 20
+
+
+class LongLine:
+    """Stands in for a line longer than `MAX_LINE` (it is never held in memory)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+def read_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[bytes | LongLine]:
+    """The lines of a binary stream, each at most `limit` bytes (longer ones as `LongLine`)."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            size = len(line)
+            while True:                       # skip the rest of the line without keeping it
+                chunk = stream.readline(1 << 20)
+                size += len(chunk)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+            yield LongLine(size)
+            continue
+        yield line
+
+
+def solve_line(obj: Any, gpu_cache: dict[str, GPU], default_gpu: GPU | None = None,
+               extra: dict[str, GPU] | None = None) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise QuizgenError("each line must be a JSON object", field="line")
     if not _KEYS.issuperset(obj):
         unknown = sorted(set(obj) - _KEYS)
         raise QuizgenError(f"unknown key {unknown[0]!r}; keys are: {', '.join(sorted(_KEYS))}",
                            field="line")
-    spec = obj.get("gpu", "textbook")
-    if isinstance(spec, str):
+    if "gpu" not in obj and default_gpu is not None:
+        spec: Any = default_gpu
+    else:
+        spec = obj.get("gpu", "textbook")
+    if isinstance(spec, GPU):
+        gpu = spec
+    elif isinstance(spec, str):
         gpu = gpu_cache.get(spec)
         if gpu is None:
-            gpu = gpu_cache[spec] = resolve_gpu(spec)
+            gpu = gpu_cache[spec] = resolve_gpu(spec, extra=extra)
     else:
         key = json.dumps(spec, sort_keys=True)
         gpu = gpu_cache.get(key)
@@ -93,16 +130,34 @@ def result_json(r: OccupancyResult) -> str:
 _DECODER = json.JSONDecoder()
 
 
-def run_batch(lines: Iterable[str], out: IO[str]) -> tuple[int, int]:
-    """Solve every line; returns (solved, errors)."""
+def run_batch(lines: Iterable[str | bytes | LongLine], out: IO[str], *,
+              default_gpu: GPU | None = None,
+              extra: dict[str, GPU] | None = None) -> tuple[int, int]:
+    """Solve every line; returns (solved, errors).
+
+    default_gpu  the GPU of a line without a "gpu" key (default: the textbook GPU)
+    extra        GPUs a line may name besides the presets (from a --gpu-file)
+    """
     gpu_cache: dict[str, GPU] = {}
     solved = errors = 0
     dumps = json.dumps
     raw_decode = _DECODER.raw_decode
     for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
         try:
+            if line.__class__ is not str:
+                if isinstance(line, LongLine):
+                    raise QuizgenError(f"longer than {MAX_LINE >> 20} MB ({line.size:,} bytes); "
+                                       "one launch fits in a few hundred bytes", field="line")
+                try:
+                    line = line.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise QuizgenError(f"not UTF-8 text (bad byte at column {exc.start + 1})",
+                                       field="line") from None
+            if not line.strip():
+                continue
+            if len(line) > MAX_LINE:
+                raise QuizgenError(f"longer than {MAX_LINE >> 20} MB; one launch fits in a few "
+                                   "hundred bytes", field="line")
             # A line that starts with its object and ends with it (the usual case) is decoded
             # without json.loads's whitespace passes; anything else goes through json.loads.
             if line[0] == "{" and line.endswith("}\n"):
@@ -111,7 +166,7 @@ def run_batch(lines: Iterable[str], out: IO[str]) -> tuple[int, int]:
                     obj = json.loads(line)
             else:
                 obj = json.loads(line)
-            result = solve_line(obj, gpu_cache)
+            result = solve_line(obj, gpu_cache, default_gpu, extra)
             solved += 1
             if not isinstance(result, dict):
                 out.write(result_json(result))
@@ -121,6 +176,15 @@ def run_batch(lines: Iterable[str], out: IO[str]) -> tuple[int, int]:
             errors += 1
         except QuizgenError as exc:
             result = {"line": number, "error": str(exc)}
+            errors += 1
+        except RecursionError:
+            result = {"line": number, "error": "line: nested too deeply; one launch is a flat "
+                                               "object"}
+            errors += 1
+        except (ValueError, ArithmeticError) as exc:     # e.g. a 5,000-digit number
+            why = ("a number has more than 4,300 digits" if "limit" in str(exc) and "digits"
+                   in str(exc) else str(exc))
+            result = {"line": number, "error": f"line: {why}"}
             errors += 1
         out.write(dumps(result, ensure_ascii=False) + "\n")
     return solved, errors

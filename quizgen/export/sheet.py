@@ -256,19 +256,21 @@ class Student:
     roll: str = ""
 
 
+#: The most students (roster rows or --versions) one exam may have.
+MAX_STUDENTS = 5000
+
+
 def read_roster(path: str | os.PathLike[str]) -> list[Student]:
     """Students from a CSV with a ``name`` column (any case) and optionally ``roll``.
 
     UTF-8, with or without a byte-order mark. Blank rows are skipped; a roster with no students,
     or without a name column, is a one-line `QuizgenError`.
     """
+    from quizgen.files import read_limited
+
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="roster") from None
-    except IsADirectoryError:
-        raise QuizgenError(f"{path} is a folder, not a CSV file", field="roster") from None
+        text = read_limited(path, "roster").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise QuizgenError(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 CSV",
                            field="roster") from None
@@ -277,8 +279,18 @@ def read_roster(path: str | os.PathLike[str]) -> list[Student]:
 
 def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     """Students from CSV text (see `read_roster`)."""
-    rows = list(csv.reader(io.StringIO(text)))
-    rows = [row for row in rows if any(cell.strip() for cell in row)]
+    reader = csv.reader(io.StringIO(text), strict=True)
+    rows = []
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                rows.append(row)
+            if len(rows) > MAX_STUDENTS + 1:
+                raise QuizgenError(f"{source} has more than {MAX_STUDENTS:,} students; split the "
+                                   "class", field="roster")
+    except csv.Error as exc:
+        raise QuizgenError(f"{source} line {reader.line_num} is not readable CSV ({exc}); check "
+                           "its quotes", field="roster") from None
     if not rows:
         raise QuizgenError(f"{source} is empty; expected a header with a 'name' column and one "
                            f"row per student", field="roster")
@@ -294,6 +306,9 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
         roll = row[roll_at].strip() if roll_at is not None and roll_at < len(row) else ""
         if not name:
             raise QuizgenError(f"{source} row {line} has no name", field="roster")
+        if "\n" in name or "\r" in name or "\n" in roll or len(name) > 200 or len(roll) > 100:
+            raise QuizgenError(f"{source} row {line}: a name over several lines or longer than "
+                               "200 characters (an unclosed quote?); fix that row", field="roster")
         students.append(Student(name=name, roll=roll))
     if not students:
         raise QuizgenError(f"{source} has a header but no students", field="roster")

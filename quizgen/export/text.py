@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable, Iterator
 
 from quizgen.problems.model import Problem
 from quizgen.render.text import render_solution
@@ -35,12 +36,23 @@ def _choices_md(problem: Problem) -> str:
 
 
 def write_problems(problems: list[Problem], fmt: str, lang: str) -> str:
+    return "".join(iter_problems_text(problems, fmt, lang))
+
+
+def iter_problems_text(problems: Iterable[Problem], fmt: str, lang: str) -> Iterator[str]:
+    """The text of `write_problems` in pieces, one problem at a time (memory flat in their number)."""
     if fmt == "json":
-        return problems_json(problems)
-    if fmt == "md":
-        parts = []
+        first = True
         for p in problems:
-            parts.append(f"<!-- {p.id} · {p.cell} · level {p.level} -->\n")
+            item = json.dumps(p.to_dict(), ensure_ascii=False, indent=2)
+            # the same text as json.dumps of the whole list, indent=2
+            yield ("[\n  " if first else ",\n  ") + item.replace("\n", "\n  ")
+            first = False
+        yield "[]\n" if first else "\n]\n"
+        return
+    if fmt == "md":
+        for p in problems:
+            parts = [f"<!-- {p.id} · {p.cell} · level {p.level} -->\n"]
             body = render_solution(p.solution, p.lang, "md", title=f"{p.cell} · {p.title}",
                                    question=p.question)
             head, _, rest = body.partition("\n\n")
@@ -48,14 +60,15 @@ def write_problems(problems: list[Problem], fmt: str, lang: str) -> str:
             parts.append(_choices_md(p))
             parts.append(rest.split("\n\n", 1)[1] if "\n\n" in rest else "")
             parts.append("\n---\n\n")
-        return "".join(parts)
-    parts = [_HTML_HEAD.format(lang="hi-Latn" if lang == "hinglish" else "en")]
+            yield "".join(parts)
+        return
+    yield _HTML_HEAD.format(lang="hi-Latn" if lang == "hinglish" else "en")
     for p in problems:
-        parts.append(f"<!-- {html.escape(p.id)} -->\n")
+        parts = [f"<!-- {html.escape(p.id)} -->\n"]
         parts.append(render_solution(p.solution, p.lang, "html", title=f"{p.cell} · {p.title}",
                                      question=p.question))
         if p.choices:
             items = "".join(f"<li>{html.escape(c.text)}</li>" for c in p.choices)
             parts.append(f"<ol type=A class=choices>{items}</ol>\n")
-    parts.append("</body></html>\n")
-    return "".join(parts)
+        yield "".join(parts)
+    yield "</body></html>\n"

@@ -39,7 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from quizgen.errors import QuizgenError
+from quizgen.errors import QuizgenError, require_int
 from quizgen.grade.carry import carried_values, computes, record_specs
 from quizgen.grade.compare import DEFAULT_TOLERANCE, compare
 from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
@@ -557,15 +557,20 @@ def question_points(points: Any, keys: Sequence[str]) -> dict[str, Fraction]:
     return {key: total / len(keys) for key in keys}
 
 
+#: The most points one question or answer box may carry.
+MAX_POINTS = 10**6
+
+
 def _points_value(value: Any, where: str) -> Fraction:
     exact = _exact(value)
     if exact is None and isinstance(value, str):
-        try:
-            exact = Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            exact = None
-    if exact is None or exact < 0:
-        raise QuizgenError(f"got {value!r}; expected a number of points ≥ 0", field=where)
+        from quizgen.grade.parse import read_number
+
+        exact = read_number(where, value, minimum=0, maximum=MAX_POINTS,
+                            expected="a number of points")
+    if exact is None or exact < 0 or exact > MAX_POINTS:
+        raise QuizgenError(f"got {value!r}; expected a number of points from 0 to {MAX_POINTS:,}",
+                           field=where)
     return exact
 
 
@@ -1138,12 +1143,9 @@ def read_answer_sheet(path: str | os.PathLike[str]) -> AnswerSheet:
     commas, semicolons (Excel in many locales) or tabs; quoted fields; any line endings.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="answers") from None
-    except IsADirectoryError:
-        raise QuizgenError(f"{path} is a folder, not a CSV file", field="answers") from None
+    from quizgen.files import read_limited
+
+    data = read_limited(path, "answers")
     issues: list[FileIssue] = []
     text, encoding = _decode(data, issues)
     if "\x00" in text:
@@ -1218,14 +1220,16 @@ def _load_manifest(path: Path) -> dict[str, Any]:
     """An exam manifest: a JSON object whose ``students`` list each student's problems."""
     import json
 
+    from quizgen.files import read_limited
+
+    raw = read_limited(path, "manifest")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="manifest") from None
-    except IsADirectoryError:
-        raise QuizgenError(f"{path} is a folder, not a manifest", field="manifest") from None
+        data = json.loads(raw.decode("utf-8-sig"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
+    except RecursionError:
+        raise QuizgenError(f"{path} is not an exam manifest (nested too deeply)",
+                           field="manifest") from None
     if not isinstance(data, dict):
         raise QuizgenError(f"{path} is not an exam manifest (expected a JSON object)",
                            field="manifest")
@@ -1259,6 +1263,7 @@ def _entries(manifest: Mapping[str, Any]) -> list[_Entry]:
                 raise QuizgenError("expected a problem object", field=f"{where}.questions[{j}]")
             number = item.get("number", j)
             try:
+                number = require_int("number", number, minimum=0, maximum=10**6)
                 same = shared.setdefault((str(item.get("id", "")), int(number)), [])
                 prepared = next((p for seen, p in same if seen is item or seen == item), None)
                 if prepared is None:

@@ -48,6 +48,8 @@ MAX_DEPTH = 20
 MAX_EXPONENT = 64
 #: Largest numerator or denominator of any number met while reading.
 MAX_MAGNITUDE = 10**30
+#: Largest number a calculator option takes (a cost, a rate, a count of FLOPs).
+MAX_SCALAR = 10**15
 #: Largest decimal exponent in scientific notation (``1e30``), checked before it is applied.
 MAX_SCIENTIFIC_EXPONENT = 60
 
@@ -793,3 +795,27 @@ def parse_answer(text: str) -> Parsed:
     if type(text) is not str or len(text) > MAX_LENGTH:
         return parse_with_work(text)[0]          # refused before any reading, never cached
     return _parse_text(text)
+
+
+def read_number(field: str, text: object, *, units: tuple[str | None, ...] = (None,),
+                minimum: Fraction | int | None = None, maximum: Fraction | int = MAX_MAGNITUDE,
+                whole: bool = False, percent: bool = False,
+                expected: str = "a number") -> Fraction:
+    """A number typed on the command line, read by the answer reader: bounded (no ``1e999999``,
+    nothing beyond `maximum`), and strict (``1,5`` is an error, never 15). One-line error naming
+    `field` otherwise. `units` are the units the text may carry (None = a bare number)."""
+    from quizgen.errors import QuizgenError
+
+    raw = text if isinstance(text, str) else str(text)
+    parsed = parse_answer(raw)
+    if not parsed.ok:
+        raise QuizgenError(f"got {raw!r}; expected {expected} ({parsed.error})", field=field)
+    value = parsed.value
+    if parsed.unit not in units or (parsed.kind == "percent" and not percent):
+        raise QuizgenError(f"got {raw!r}; expected {expected}", field=field)
+    if whole and value.denominator != 1:
+        raise QuizgenError(f"got {raw!r}; expected {expected} (a whole number)", field=field)
+    if (minimum is not None and value < minimum) or value > maximum:
+        low = f"from {minimum} " if minimum is not None else ""
+        raise QuizgenError(f"got {raw!r}; expected {expected} {low}up to {maximum}", field=field)
+    return value

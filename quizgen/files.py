@@ -1,0 +1,297 @@
+"""Every file quizgen writes goes through here: atomically, and CSV cells made safe to open.
+
+`atomic_write` (and `atomic_open` for output written in pieces) writes a temporary file in the
+target's own folder, flushes it to disk and renames it over the target. A failure (a full disk, an
+interrupt) leaves the old file as it was and no temporary behind: temporaries are removed on any
+error, on Ctrl-C and, once `install_signal_handlers` ran, on SIGTERM and SIGHUP.
+
+`csv_text` / `write_csv` write every CSV: UTF-8 with a byte-order mark (so Excel reads the names
+right) and every cell that a spreadsheet would run as a formula (= + - @, tab, carriage return at
+its start) prefixed with an apostrophe. `plain_cell` undoes that when quizgen reads its own CSV.
+"""
+
+from __future__ import annotations
+
+import atexit
+import csv
+import errno
+import io
+import os
+import re
+import signal
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from quizgen.errors import QuizgenError
+
+#: Temporaries being written right now; removed at exit if a writer never got to.
+_LIVE: set[str] = set()
+
+_FIXES = {
+    errno.ENOSPC: "free some space and run again (any old file there is unchanged)",
+    errno.EDQUOT: "free some space and run again (any old file there is unchanged)",
+    errno.EACCES: "choose a folder you may write to",
+    errno.EPERM: "choose a folder you may write to",
+    errno.EROFS: "the disk is read-only; choose another folder",
+    errno.ENOENT: "create the folder first or fix the path",
+    errno.ENOTDIR: "a part of the path is a file, not a folder; fix the path",
+    errno.EISDIR: "that is a folder; give a file name",
+    errno.ENAMETOOLONG: "give a shorter name",
+}
+
+
+def os_error_text(exc: OSError, path: object | None = None, *, action: str = "write") -> str:
+    """One line for an OSError: which path, what went wrong, what to do."""
+    where = path if path is not None else exc.filename
+    why = exc.strerror or str(exc) or type(exc).__name__
+    fix = _FIXES.get(exc.errno or 0)
+    head = f"cannot {action} {where}: {why}" if where is not None else f"cannot {action}: {why}"
+    return f"{head}; {fix}" if fix else head
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _check_target(path: Path, field: str) -> None:
+    if path.is_dir():
+        raise QuizgenError(f"{path} is a folder; give a file name", field=field)
+    if not path.parent.is_dir():
+        what = "is not a folder" if path.parent.exists() else "does not exist"
+        raise QuizgenError(f"cannot write {path}: the folder {path.parent} {what}", field=field)
+
+
+@contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, field: str = "out",
+                encoding: str = "utf-8", newline: str | None = "") -> Iterator[IO[Any]]:
+    """A file handle to write `path` in pieces; it appears at `path` only when the block ends
+    without an error, and replaces the old file in one step."""
+    target = Path(path)
+    _check_target(target, field)
+    if target.exists() and not target.is_file():
+        # a device or a pipe (/dev/null, /dev/stdout, a fifo): written straight, never replaced
+        try:
+            with open(target, mode, **({} if "b" in mode else {"encoding": encoding,
+                                                                "newline": newline})) as handle:
+                yield handle
+        except OSError as exc:
+            raise QuizgenError(os_error_text(exc, target), field=field) from None
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp",
+                                   dir=target.parent)
+    except OSError as exc:
+        raise QuizgenError(os_error_text(exc, target), field=field) from None
+    _LIVE.add(tmp)
+    try:
+        try:
+            binary = "b" in mode
+            handle = os.fdopen(fd, "wb" if binary else "w",
+                               **({} if binary else {"encoding": encoding, "newline": newline}))
+            with handle:
+                yield handle
+                handle.flush()
+                os.fsync(handle.fileno())
+            try:
+                old_mode = target.stat().st_mode & 0o777
+            except OSError:
+                old_mode = 0o666 & ~_umask()
+            os.chmod(tmp, old_mode)
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise QuizgenError(os_error_text(exc, target), field=field) from None
+        _fsync_folder(target.parent)
+    finally:
+        if os.path.lexists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        _LIVE.discard(tmp)
+
+
+def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, field: str = "out",
+                 encoding: str = "utf-8") -> int:
+    """Write `data` to `path` atomically; returns the number of bytes written."""
+    raw = data.encode(encoding) if isinstance(data, str) else data
+    with atomic_open(path, "wb", field=field) as handle:
+        handle.write(raw)
+    return len(raw)
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def temporary_path(prefix: str = "quizgen-", suffix: str = "", folder: str | None = None) -> Iterator[str]:
+    """A temporary file name that is removed afterwards, whatever happens (also on SIGTERM)."""
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
+    os.close(fd)
+    _LIVE.add(name)
+    try:
+        yield name
+    finally:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+        _LIVE.discard(name)
+
+
+@atexit.register
+def _remove_leftovers() -> None:
+    for name in list(_LIVE):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+        _LIVE.discard(name)
+
+
+def _stop(signum: int, frame: object) -> None:
+    # Unwinds like Ctrl-C: every `finally` runs, so temporaries go and old files stay.
+    raise SystemExit(128 + signum)
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM and SIGHUP end quizgen the way Ctrl-C does (temporaries removed)."""
+    if sys.platform == "win32":
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                signal.signal(sig, _stop)
+        except (ValueError, OSError):    # not the main thread
+            pass
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading with a size limit
+
+#: The largest input of each kind quizgen reads (bytes): far above any real one, far below what
+#: would exhaust the memory of a small machine.
+LIMITS = {
+    "problem": 4 << 20,      # one problem as JSON (a few KB in practice)
+    "manifest": 512 << 20,   # an exam manifest (about 45 KB per student)
+    "answers": 64 << 20,     # a filled answer sheet
+    "roster": 16 << 20,      # a class roster
+    "gpu-file": 1 << 20,     # a TOML file of GPUs
+    "recipe": 1 << 20,       # a deck or exam recipe
+    "batch line": 1 << 20,   # one line of an occupancy batch
+}
+
+
+NOUNS = {"problem": "problem", "manifest": "exam manifest", "answers": "answer sheet",
+         "roster": "class roster", "gpu-file": "GPU file", "recipe": "recipe",
+         "batch line": "launch"}
+
+
+def size_text(n: int) -> str:
+    return f"{n >> 20} MB" if n >= 1 << 20 else f"{n >> 10} KB"
+
+
+def read_limited(path: str | os.PathLike[str], field: str, limit: int | None = None) -> bytes:
+    """The bytes of `path`, refusing (one line) a missing file, a folder, or more than `limit`."""
+    limit = LIMITS[field] if limit is None else limit
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field=field) from None
+    except IsADirectoryError:
+        raise QuizgenError(f"{path} is a folder; give a file", field=field) from None
+    except OSError as exc:
+        raise QuizgenError(os_error_text(exc, path, action="read"), field=field) from None
+    if len(data) > limit:
+        raise QuizgenError(f"{path} is larger than {size_text(limit)}, far more than any "
+                           f"{NOUNS.get(field, field)}; give the right file", field=field)
+    return data
+
+
+def read_stream_limited(stream: IO[Any] | None, field: str, limit: int | None = None,
+                        name: str = "standard input") -> bytes:
+    """Up to `limit` bytes from an open stream (standard input), refused beyond that."""
+    limit = LIMITS[field] if limit is None else limit
+    if stream is None:
+        raise QuizgenError(f"{name} is closed; pipe the {field} into it or give a file",
+                           field=field)
+    source = getattr(stream, "buffer", stream)
+    try:
+        data = source.read(limit + 1)
+    except OSError as exc:
+        if exc.errno == errno.EBADF:
+            raise QuizgenError(f"{name} is closed; pipe the {field} into it or give a file",
+                               field=field) from None
+        raise QuizgenError(os_error_text(exc, name, action="read"), field=field) from None
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > limit:
+        raise QuizgenError(f"{name} holds more than {size_text(limit)}, far more than any "
+                           f"{NOUNS.get(field, field)}; pipe the right file", field=field)
+    return data
+
+
+def utf8_text(data: bytes, where: object, field: str) -> str:
+    """`data` as UTF-8 (a byte-order mark is dropped), or one line saying where it is not."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise QuizgenError(f"{where} is not UTF-8 text (line {line}); save it as UTF-8",
+                           field=field) from None
+
+
+# ------------------------------------------------------------------------------------------------
+# CSV
+
+BOM = "\ufeff"
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?")
+
+
+def safe_cell(value: object) -> str:
+    """A cell as text that no spreadsheet runs as a formula: a leading = + - @ tab or CR gets an
+    apostrophe in front (a plain signed number such as -3 or +2.5 stays as it is)."""
+    text = "" if value is None else str(value)
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def plain_cell(text: str) -> str:
+    """Undo `safe_cell` for a cell read back from a CSV quizgen wrote."""
+    if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
+        return text[1:]
+    return text
+
+
+def csv_text(rows: Iterable[Sequence[object]], *, bom: bool = True) -> str:
+    """Rows as CSV text (comma-separated, quoted where needed, one row per line)."""
+    buf = io.StringIO()
+    if bom:
+        buf.write(BOM)
+    writer = csv.writer(buf, lineterminator="\n")
+    for row in rows:
+        writer.writerow([safe_cell(cell) for cell in row])
+    return buf.getvalue()
+
+
+def write_csv(path: str | os.PathLike[str], rows: Iterable[Sequence[object]], *,
+              field: str = "out") -> int:
+    return atomic_write(path, csv_text(rows), field=field)

@@ -1,0 +1,200 @@
+"""Bad input through the real entry point: one line on stderr, exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quizgen.cli import main
+
+GOOD_ROSTER = "name,roll\nAsha,A1\nRavi,B2\n"
+
+
+def run_cli(args: list[str], capsys, monkeypatch, stdin: bytes | None = None) -> tuple[int, str, str]:
+    """Run `quizgen ARGS` in this process, through the same boundary as the console script."""
+    monkeypatch.setattr(sys, "argv", ["quizgen", *args])
+    if stdin is not None:
+        wrapper = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+        monkeypatch.setattr(sys, "stdin", wrapper)
+    with pytest.raises(SystemExit) as info:
+        main()
+    out, err = capsys.readouterr()
+    code = info.value.code
+    return (0 if code is None else code), out, err
+
+
+@pytest.fixture(scope="module")
+def manifest_data():
+    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.problems import generate_one
+
+    recipe = {"title": "Quiz", "lang": "en", "seed": 9,
+              "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
+                             "answers": ["blocks_per_sm", "occupancy"]}]}
+    plan = plan_exam(parse_exam_recipe(recipe), [Student(name="Asha", roll="A1")], None,
+                     generate=generate_one)
+    return json.loads(plan.manifest_text()), plan.answers_csv
+
+
+def _files(tmp: Path, manifest_data) -> None:
+    data, answers = manifest_data
+    (tmp / "answers.csv").write_text(answers, encoding="utf-8")
+    (tmp / "m.json").write_text(json.dumps(data), encoding="utf-8")
+    for name, edit in {"num_x": ("number", "x"), "points_huge": ("points", "1e999999")}.items():
+        bad = copy.deepcopy(data)
+        bad["students"][0]["questions"][0][edit[0]] = edit[1]
+        (tmp / f"{name}.json").write_text(json.dumps(bad), encoding="utf-8")
+    (tmp / "deep.json").write_text('{"students": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    (tmp / "mixed.json").write_text(json.dumps({"students": ["x", 5]}))
+    (tmp / "carve_abc.toml").write_text('[mine]\nbase = "a100"\nsmem_carveout_kb = "abc"\n')
+    (tmp / "carve_5.toml").write_text('[mine]\nbase = "a100"\nsmem_carveout_kb = 5\n')
+    (tmp / "random.bin").write_bytes(bytes(range(256)) * 4)
+    (tmp / "folder").mkdir()
+    (tmp / "long_name.csv").write_text("name,roll\n" + "x" * (1 << 20) + ",1\n")
+    (tmp / "unterminated.csv").write_text('name,roll\n"Asha,A1\nRavi,B2\n')
+    (tmp / "latin1.csv").write_bytes("name\nJosé\n".encode("latin-1"))
+
+
+BAD = [
+    # (arguments, the field the one line names or a piece of it)
+    (["occupancy", "--threads", "256", "--plot", "{tmp}/nonexistent/x.svg"], "plot"),
+    (["generate", "--out", "{tmp}/folder"], "out"),
+    (["generate", "--count", "-1"], "count"),
+    (["generate", "--count", "100000000000000000000"], "count"),
+    (["occupancy", "--threads", "256", "--set", "smem_carveout_kb=abc"], "set"),
+    (["occupancy", "--threads", "256", "--set", "smem_per_sm=1e999999"], "set"),
+    (["occupancy", "--threads", "256", "--set", "num_sms=1,5"], "set"),
+    (["occupancy", "--threads", "256", "--gpu", "mine", "--gpu-file", "{tmp}/carve_abc.toml"], "gpu"),
+    (["occupancy", "--threads", "256", "--gpu", "mine", "--gpu-file", "{tmp}/carve_5.toml"], "gpu"),
+    (["occupancy", "--threads", "256", "--gpu", "mine", "--gpu-file", "{tmp}/folder"], "gpu-file"),
+    (["occupancy", "--threads", "256", "--gpu", "mine", "--gpu-file", "{tmp}/random.bin"], "gpu-file"),
+    (["latency", "--latency", "400", "--throughput", "1e999999"], "throughput"),
+    (["divergence", "--branch", "32:1e999999"], "branch 1 cost"),
+    (["bound", "--load-bytes", "16", "--flops", "10", "--load-latency", "400",
+      "--flops-per-cycle", "1e-999999"], "flops-per-cycle"),
+    (["occupancy", "--threads", "1000000000000", "--plot", "{tmp}/x.svg"], "plot"),
+    (["occupancy", "--threads", "256", "--smem", "1,5"], "smem"),
+    (["occupancy", "--threads", "256", "--dyn-smem", "1,5KB"], "dyn-smem"),
+    (["occupancy", "--block", ",32"], "block"),
+    (["occupancy", "--threads", "256", "--smem", "1e30"], "smem"),
+    (["warps", "--block", "8,,4"], "block"),
+    (["deck", "--per-cell", "100000000000000000000", "--out", "{tmp}/d.apkg"], "per_cell"),
+    (["sheet", "--versions", "10000", "--out", "{tmp}/exam"], "versions"),
+    (["sheet", "--roster", "{tmp}/long_name.csv", "--out", "{tmp}/exam"], "roster"),
+    (["sheet", "--roster", "{tmp}/unterminated.csv", "--out", "{tmp}/exam"], "roster"),
+    (["sheet", "--roster", "{tmp}/latin1.csv", "--out", "{tmp}/exam"], "roster"),
+    (["grade", "{tmp}/num_x.json", "{tmp}/answers.csv", "--out", "{tmp}/g"], "number"),
+    (["grade", "{tmp}/points_huge.json", "{tmp}/answers.csv", "--out", "{tmp}/g"], "points"),
+    (["grade", "{tmp}/deep.json", "{tmp}/answers.csv", "--out", "{tmp}/g"], "manifest"),
+    (["grade", "{tmp}/mixed.json", "{tmp}/answers.csv", "--out", "{tmp}/g"], "students[1]"),
+    (["grade", "{tmp}/m.json", "{tmp}/folder", "--out", "{tmp}/g"], "answers"),
+    (["check", "X", "1", "--manifest", "{tmp}/deep.json"], "manifest"),
+    (["check", "{tmp}/random.bin", "1"], "problem"),
+    (["occupancy", "--batch", "{tmp}/folder"], "batch"),
+    (["occupancy", "--batch", "-", "--threads", "256"], "batch"),
+    (["occupancy", "--batch", "-", "--lang", "en"], "batch"),
+]
+
+
+@pytest.mark.parametrize("args, field", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_is_one_line_and_exit_2(args, field, tmp_path, manifest_data, capsys,
+                                          monkeypatch):
+    _files(tmp_path, manifest_data)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = run_cli(args, capsys, monkeypatch, stdin=b"")
+    assert code == 2, (code, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert field in lines[0], lines[0]
+    # nothing was written beside the inputs (no partial output, no temporary)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def _quizgen(*args: str, stdin=None, env=None, stdout=subprocess.PIPE,
+             **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "quizgen", *args], stdout=stdout,
+                          stderr=subprocess.PIPE, stdin=stdin, env={**os.environ, **(env or {})},
+                          timeout=120, **kw)
+
+
+def test_check_with_stdin_closed_or_endless(tmp_path):
+    closed = subprocess.run(["sh", "-c", f"'{sys.executable}' -m quizgen check - 1 <&-"],
+                            capture_output=True, timeout=60)
+    assert closed.returncode == 2 and b"closed" in closed.stderr
+    assert b"Traceback" not in closed.stderr
+    with open("/dev/zero", "rb") as zero:
+        done = _quizgen("check", "-", "1", stdin=zero)
+    assert done.returncode == 2 and done.stderr.count(b"\n") == 1
+    assert b"more than" in done.stderr
+    # fd 0 closed altogether
+    shut = subprocess.run([sys.executable, "-c", "import os, sys, runpy; os.close(0); "
+                           "sys.argv = ['quizgen', 'check', '-', '1']; "
+                           "runpy.run_module('quizgen', run_name='__main__')"],
+                          capture_output=True, timeout=60)
+    assert shut.returncode == 2 and b"closed" in shut.stderr and b"Traceback" not in shut.stderr
+
+
+def test_output_that_cannot_be_written():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "wb") as full:
+        for args in (["occupancy", "--threads", "256"], ["--help"]):
+            done = _quizgen(*args, stdout=full)
+            assert done.returncode == 2, args
+            assert b"Traceback" not in done.stderr and done.stderr.count(b"\n") == 1
+            assert b"No space left" in done.stderr
+
+
+def test_an_encoding_that_cannot_print_the_solution():
+    done = _quizgen("occupancy", "--threads", "256", env={"PYTHONIOENCODING": "latin-1"})
+    assert done.returncode == 2
+    assert b"Traceback" not in done.stderr and b"PYTHONIOENCODING=utf-8" in done.stderr
+
+
+def test_a_bug_prints_a_traceback_and_exit_3(capsys, monkeypatch):
+    import quizgen.cli.calculators as calculators
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(calculators, "_emit_json", broken)
+    code, out, err = run_cli(["warps", "--block", "100", "--json"], capsys, monkeypatch)
+    assert code == 3 and "Traceback" in err and "please report it" in err
+
+
+def test_batch_keeps_going_past_every_kind_of_bad_line(tmp_path):
+    good = json.dumps({"gpu": "a100", "threads_per_block": 256}).encode()
+    lines = [
+        good,
+        json.dumps({"gpu": {"base": "a100", "smem_carveout_kb": 5}, "threads_per_block": 64}).encode(),
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"threads_per_block": ' + b"9" * 5000 + b"}",
+        b'{"threads_per_block": 256, "id": "caf\xe9"}',
+        b"x" * (2 << 20),
+        good,
+    ]
+    path = tmp_path / "launches.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    done = _quizgen("occupancy", "--batch", str(path), "--gpu", "h100")
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith("error: batch: 5 of 7 lines failed")
+    rows = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert len(rows) == 7
+    assert rows[0]["gpu"] == "a100" and rows[6] == rows[0]
+    assert [r["line"] for r in rows[1:6]] == [2, 3, 4, 5, 6]
+    assert "smem_carveout_kb" in rows[1]["error"] and "nested" in rows[2]["error"]
+    assert "digits" in rows[3]["error"] and "UTF-8" in rows[4]["error"]
+    assert "longer than" in rows[5]["error"]
+    # --gpu is the GPU of lines that name none
+    plain = _quizgen("occupancy", "--batch", "-", "--gpu", "h100",
+                     input=b'{"threads_per_block": 256}\n')
+    assert plain.returncode == 0 and json.loads(plain.stdout)["gpu"] == "h100"
