@@ -1,0 +1,56 @@
+"""`quizgen export`: a question bank for an LMS (Moodle XML, GIFT, Canvas QTI) from a recipe."""
+
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from quizgen.cli import app
+
+_SUFFIXES = {"moodle": ".xml", "gift": ".txt", "qti": ".zip"}
+
+
+@app.command("export")
+def export_command(
+    recipe: Annotated[Optional[str], typer.Argument(help="A deck recipe or an exam recipe (TOML file or packaged name: default, occupancy-basics, midterm). Default: the whole course.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="moodle (Moodle XML), gift (Moodle GIFT text) or qti (Canvas / Blackboard QTI 1.2 zip).")] = "moodle",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default quizgen-bank.xml, .txt or .zip by format).")] = None,
+    variants: Annotated[Optional[int], typer.Option("--variants", "-n", help="Problems per category (cell, or exam question). Default: per_cell × levels of a deck recipe, 20 for an exam.")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language: hinglish or en (default: the recipe's).")] = None,
+    answers: Annotated[str, typer.Option("--answers", help="Deck recipes: main (each problem's one answer), all (every answer, as one multi-part question) or a comma list of answer keys.")] = "main",
+    no_figures: Annotated[bool, typer.Option("--no-figures", help="Leave the figures out of the worked solutions.")] = False,
+) -> None:
+    """Export a question bank: one category per cell holding N variants, each solved exactly.
+
+    Wrong answers that a misconception predicts get their own feedback (and the partial grade the
+    recipe's [lms] table gives). Example: quizgen export --format moodle --variants 20 --out gpu.xml
+    """
+    from quizgen.errors import QuizgenError
+    from quizgen.export.lms import FORMATS, build_bank, load_bank_recipe
+
+    if fmt not in FORMATS:
+        raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
+    if lang is not None and lang not in ("hinglish", "en"):
+        raise QuizgenError(f"got {lang!r}; expected hinglish or en", field="lang")
+    if answers not in ("main", "all") and not answers.replace(",", "").replace("_", "").replace(" ", "").isalnum():
+        raise QuizgenError(f"got {answers!r}; expected main, all or answer keys such as "
+                           "blocks_per_sm,occupancy", field="answers")
+    path = out or Path(f"quizgen-bank{_SUFFIXES[fmt]}")
+    if path.exists() and path.is_dir():
+        raise QuizgenError(f"{path} is a folder; give a file name", field="out")
+    bank = build_bank(load_bank_recipe(recipe), variants=variants, lang=lang, answers=answers,
+                      figures=not no_figures and fmt != "gift")
+    if not bank.questions:
+        raise QuizgenError("no problem of this recipe has an answer an LMS can ask; try --answers all",
+                           field="recipe")
+    if fmt == "moodle":
+        from quizgen.export.moodle import write_moodle as write
+    elif fmt == "gift":
+        from quizgen.export.gift import write_gift as write
+    else:
+        from quizgen.export.qti import write_qti as write
+    size = write(bank, path)
+    human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
+    typer.echo(f"{len(bank.questions)} questions in {len(bank.categories())} categories, "
+               f"{len(bank.figures)} figures, {human} → {path}")

@@ -1,0 +1,99 @@
+"""GIFT question banks (Moodle's plain-text format), for teachers who paste questions.
+
+Written to what Moodle's GIFT importer (``question/format/gift/format.php``) reads:
+
+* questions are separated by blank lines, so a question is written on one line (a newline in
+  its text would be ``\\n``); ``$CATEGORY: $course$/quizgen/OCC-2`` starts each category;
+* ``::name::[html]question{…}``: the answer block is found at the first unescaped ``{`` and the
+  first unescaped ``}``, so ``\\ ~ = # { } :`` are escaped with a backslash everywhere else (a
+  MathJax ``\\(`` is written ``\\\\(``);
+* numerical ``{#=v:tol#feedback =%g%w:tol#feedback ~#anything else####general feedback}``: the
+  importer reads a grade only as ``%`` + one or two digits (``%50%``, ``%-33.33333%``), so the
+  right answer is written with a bare ``=`` (100%);
+* multiple choice ``{=right#feedback ~%g%wrong#feedback}``; several right ones (tick every
+  binding limit) have no ``=`` and share 100% among them.
+
+GIFT has no embedded answers and no files: a problem asked with several boxes becomes one
+question per box (in a sub-category per box, so a quiz draws each box's question at random),
+and figures stay in the Moodle XML and QTI banks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from quizgen.export.lms import Bank, BankQuestion, Box, box_prompt_html, grade_text, number_text
+
+__all__ = ["gift_text", "write_gift", "gift_escape"]
+
+_RESERVED = {"\\": "\\\\", "#": "\\#", "=": "\\=", "~": "\\~", "{": "\\{", "}": "\\}",
+             ":": "\\:", "\n": "\\n", "\r": ""}
+
+
+def gift_escape(text: str) -> str:
+    """Text that GIFT's importer reads back unchanged (its own export's escaping)."""
+    return "".join(_RESERVED.get(ch, ch) for ch in text)
+
+
+def _html(text: str) -> str:
+    from quizgen.export.cards import esc
+
+    return gift_escape(esc(text))
+
+
+def _answers(box: Box) -> str:
+    parts = []
+    for a in box.answers:
+        feedback = "#" + _html(a.feedback)
+        if box.kind == "numerical":
+            weight = "=" if a.grade == 100 else f"=%{grade_text(a.grade)}%"
+            parts.append(f"{weight}{a.text}:{number_text(a.tolerance)}{feedback}")
+        elif box.kind == "choice" and a.grade == 100:
+            parts.append(f"={_html(a.text)}{feedback}")
+        else:
+            parts.append(f"~%{grade_text(a.grade)}%{_html(a.text)}{feedback}")
+    if box.kind == "numerical":
+        from quizgen.export.lms import _words
+
+        return "#" + " ".join(parts)
+    return " ".join(parts)
+
+
+def _question(question: BankQuestion, index: int, name: str) -> str:
+    from quizgen.export.lms import _words, question_html, solution_html
+
+    box = question.boxes[index]
+    text = question_html(question) + f"<p>{box_prompt_html(question, index)}</p>"
+    answers = _answers(box)
+    if box.kind == "numerical":
+        answers += " ~#" + _html(_words(question.problem.lang)["not_this"])
+    general = gift_escape(solution_html(question, None))
+    return f"::{gift_escape(name)}::[html]{gift_escape(text)}{{{answers} ####{general}}}"
+
+
+def _category(parts: tuple[str, ...]) -> str:
+    from quizgen.export.lms import category_path
+
+    return "$CATEGORY: " + category_path(parts).replace("\n", " ")
+
+
+def gift_text(bank: Bank) -> str:
+    """The bank as GIFT text (a question per box; each box in its own sub-category when a
+    problem has several)."""
+    blocks: dict[tuple[str, ...], list[str]] = {}
+    for q in bank.questions:
+        for i, box in enumerate(q.boxes):
+            category = q.category if len(q.boxes) == 1 else q.category + (box.key,)
+            name = q.name if len(q.boxes) == 1 else f"{q.name} ({box.key})"
+            blocks.setdefault(category, []).append(_question(q, i, name))
+    out = []
+    for category, questions in blocks.items():
+        out.append(_category(category))
+        out.extend(questions)
+    return "\n\n".join(out) + "\n"
+
+
+def write_gift(bank: Bank, out: str | Path) -> int:
+    from quizgen.export.lms import write_text_atomic
+
+    return write_text_atomic(out, gift_text(bank))

@@ -1,0 +1,666 @@
+"""Question banks for learning-management systems: what Moodle XML, GIFT and Canvas QTI share.
+
+A bank is a list of categories, one per scenario cell (or per exam question), each holding N
+variants of its problem, so that a quiz can draw "a random question from this category" and
+every student gets their own numbers. Each bank question is the problem record turned into
+answer boxes:
+
+* a number → a *numerical* box: the record's value with its tolerance at 100%, then each
+  misconception's value (a wrong method the family models) with its own partial grade and its
+  own feedback;
+* a choice (the record's multiple-choice options, yes/no, memory/compute, coordinates) → a
+  *choice* box, the traps' texts as per-option feedback;
+* a set of binding limits → a *multi* box (tick every one that binds).
+
+One box makes a numerical or multiple-choice question; several make an embedded-answer (cloze)
+question. Nothing here recomputes an answer: right answers are read from the record; the
+family's misconception models are run (as the grader runs them) only to list the wrong answers
+worth their own feedback.
+
+Grades are percentages from Moodle's fixed list (`MOODLE_GRADES`); Moodle refuses a file that
+uses any other. The teacher sets a misconception's partial grade in the recipe::
+
+    [lms]
+    default_partial = 0                 # every modelled wrong answer (default 0)
+    partial = { no_floor = 50 }         # by misconception key
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from quizgen.errors import QuizgenError, require_int
+from quizgen.problems.model import Problem
+
+__all__ = [
+    "MOODLE_GRADES", "FORMATS", "Answer", "Box", "BankQuestion", "Bank", "LmsOptions",
+    "load_bank_recipe", "build_bank", "is_moodle_grade", "category_path",
+]
+
+FORMATS = ("moodle", "gift", "qti")
+
+#: Moodle's grade options for an answer, in percent (question_bank::fraction_options_full):
+#: 100 and the fractions 9/10 … 1/20, their negatives, and -100. An imported answer whose grade
+#: is not within 0.001 % of one of these makes Moodle reject the question.
+_POSITIVE = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.0, 40.0, 33.33333,
+             30.0, 25.0, 20.0, 16.66667, 14.28571, 12.5, 11.11111, 10.0, 5.0)
+MOODLE_GRADES = _POSITIVE + (0.0,) + tuple(-g for g in reversed(_POSITIVE))
+
+#: Limits a launch can hit (CELLS.md's ``limiter`` values), in the order options are listed.
+LIMITS = ("registers", "shared_memory", "warps", "blocks", "barriers")
+#: Answer values with a known small set of alternatives (a choice box offers them all).
+_DOMAINS = {"bound": ("memory", "compute")}
+
+
+def is_moodle_grade(percent: float) -> bool:
+    """Whether Moodle's importer accepts `percent` as an answer's grade (its own 1e-5 test on
+    the fraction)."""
+    return any(abs(percent / 100 - g / 100) < 0.00001 for g in MOODLE_GRADES)
+
+
+def moodle_grade(percent: float) -> float:
+    """`percent` as written in Moodle's list (33.333333 → 33.33333); ValueError when not in it."""
+    for g in MOODLE_GRADES:
+        if abs(percent / 100 - g / 100) < 0.00001:
+            return g
+    raise ValueError(f"{percent} is not one of Moodle's grades")
+
+
+def grade_text(percent: float) -> str:
+    """A grade as the files write it: 100, 50, 33.33333, -25."""
+    value = moodle_grade(percent)
+    return str(int(value)) if float(value).is_integer() else f"{value:.5f}".rstrip("0")
+
+
+def number_text(value: float | int) -> str:
+    """A number exactly as the record holds it (repr round-trips every float)."""
+    if isinstance(value, bool):
+        raise TypeError("a yes/no answer is not a number")
+    if isinstance(value, int):
+        return str(value)
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+# ---------------------------------------------------------------------------------------------
+# What a bank holds
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One answer of a box: a number (numerical) or an option (choice, multi)."""
+
+    text: str                   # the number as written, or the option's label
+    value: Any                  # the record's value behind it
+    grade: float                # percent, one of MOODLE_GRADES
+    feedback: str               # plain text shown when a student gives this answer
+    tolerance: float = 0.0      # numerical: absolute tolerance
+    misconception: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """One answer box of a question."""
+
+    key: str                    # answer key of the record ("occupancy")
+    label: str                  # its name in the problem's language
+    hint: str                   # how to write it ("a whole number; unit: blocks")
+    kind: str                   # "numerical" | "choice" | "multi"
+    answers: tuple[Answer, ...]
+    weight: int = 1
+
+    @property
+    def right(self) -> Answer:
+        """The right answer (numerical: the first; choice: the one at 100%)."""
+        return max(self.answers, key=lambda a: a.grade)
+
+
+@dataclass(frozen=True, slots=True)
+class BankQuestion:
+    problem: Problem
+    category: tuple[str, ...]   # path under the course's question bank, one name per level
+    name: str
+    idnumber: str
+    boxes: tuple[Box, ...]
+    points: float = 1.0
+    figure: str | None = None   # media file name of the figure (shown with the solution)
+
+    @property
+    def kind(self) -> str:
+        """numerical | multichoice | cloze (several boxes)."""
+        if len(self.boxes) > 1:
+            return "cloze"
+        return "numerical" if self.boxes[0].kind == "numerical" else "multichoice"
+
+
+@dataclass(slots=True)
+class Bank:
+    title: str
+    questions: list[BankQuestion]
+    figures: dict[str, bytes] = field(default_factory=dict)   # media name → SVG bytes
+    skipped: int = 0            # problems with no answer a box can ask
+
+    def categories(self) -> list[tuple[str, ...]]:
+        return list(dict.fromkeys(q.category for q in self.questions))
+
+
+@dataclass(frozen=True, slots=True)
+class LmsOptions:
+    """The recipe's ``[lms]`` table."""
+
+    default_partial: float = 0.0
+    partial: tuple[tuple[str, float], ...] = ()
+
+    def grade_for(self, misconception: str | None) -> float:
+        return dict(self.partial).get(misconception or "", self.default_partial)
+
+
+def _grade(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise QuizgenError(f"got {value!r}; expected a percentage", field=where)
+    if not is_moodle_grade(value) or value >= 100:
+        allowed = ", ".join(grade_text(g) for g in MOODLE_GRADES if g < 100)
+        raise QuizgenError(f"got {value}; a wrong answer's grade must be one of Moodle's: "
+                           f"{allowed}", field=where)
+    return moodle_grade(value)
+
+
+def lms_options(table: Any) -> LmsOptions:
+    """Validate a recipe's ``[lms]`` table."""
+    if table is None:
+        return LmsOptions()
+    if not isinstance(table, dict):
+        raise QuizgenError(f"got {table!r}; expected a table", field="lms")
+    unknown = sorted(set(table) - {"default_partial", "partial"})
+    if unknown:
+        raise QuizgenError(f"unknown key {unknown[0]!r}; expected default_partial or partial",
+                           field="lms")
+    default = _grade(table.get("default_partial", 0), "lms.default_partial")
+    partial = table.get("partial", {})
+    if not isinstance(partial, dict):
+        raise QuizgenError(f"got {partial!r}; expected a table such as {{ no_floor = 50 }}",
+                           field="lms.partial")
+    pairs = tuple((str(k), _grade(v, f"lms.partial.{k}")) for k, v in sorted(partial.items()))
+    return LmsOptions(default, pairs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Recipes: deck recipes (cells × variants) and exam recipes (questions × variants)
+
+
+@dataclass(frozen=True, slots=True)
+class BankRecipe:
+    """A deck or exam recipe as an export reads it."""
+
+    name: str
+    title: str
+    deck: Any = None            # quizgen.recipes.DeckRecipe, or None
+    exam: Any = None            # quizgen.export.sheet.ExamRecipe, or None
+    lms: LmsOptions = LmsOptions()
+
+
+def load_bank_recipe(path: str | Path | None) -> BankRecipe:
+    """A deck recipe or an exam recipe (it has ``[[questions]]``), with its ``[lms]`` table.
+
+    None loads the packaged default deck recipe; a bare name looks among the packaged deck
+    recipes, then the packaged exam recipes.
+    """
+    from quizgen.recipes import DEFAULT_RECIPE, packaged_path, recipe_from_dict
+
+    if path is None:
+        file = packaged_path("decks", DEFAULT_RECIPE)
+    else:
+        file = Path(path)
+        if not file.is_file() and not file.suffix and file.name == str(path):
+            for folder in ((), ("exams",)):
+                candidate = packaged_path("decks", *folder, f"{file.name}.toml")
+                if candidate.is_file():
+                    file = candidate
+                    break
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise QuizgenError(f"no such recipe file: {path}", field="recipe") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizgenError(f"cannot read {path}: {exc}", field="recipe") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise QuizgenError(f"{file.name} is not valid TOML ({exc})", field="recipe") from None
+    try:
+        lms = lms_options(data.pop("lms", None))
+    except QuizgenError as exc:
+        raise QuizgenError(f"{file.name}: {exc}") from None
+    if "questions" in data:
+        from quizgen.export.sheet import parse_exam_recipe
+
+        try:
+            exam = parse_exam_recipe(data)
+        except QuizgenError as exc:
+            raise QuizgenError(f"{file.name}: {exc}") from None
+        return BankRecipe(name=file.stem, title=exam.title, exam=exam, lms=lms)
+    data.setdefault("name", file.stem)
+    deck = recipe_from_dict(data, source=str(file))
+    return BankRecipe(name=deck.name, title=deck.title, deck=deck, lms=lms)
+
+
+# ---------------------------------------------------------------------------------------------
+# Words
+
+
+def _words(lang: str) -> dict[str, str]:
+    from quizgen.render.phrases import book
+
+    return dict(book(lang)["lms"])
+
+
+def _misconception_feedback(lang: str, key: str, salt: str) -> str:
+    from quizgen.render.phrases import has, phrase
+
+    if has(lang, "misconception", key):
+        return phrase(lang, "misconception", key, salt=salt)
+    return phrase(lang, "lms", "unnamed_trap", {"name": key.replace("_", " ")}, salt=salt)
+
+
+_NOT_UNITS = frozenset({"", "fraction", "text", "limiter", "ratio"})
+
+
+def _hint(problem: Problem, key: str, kind: str) -> str:
+    from quizgen.export.cards import labels
+    from quizgen.render.solution import unit_text
+
+    words = labels(problem.lang)
+    lms = _words(problem.lang)
+    if kind == "multi":
+        return lms["tick_all"]
+    if kind == "choice":
+        return lms["pick_one"]
+    value = problem.answers[key]
+    unit = str(problem.units.get(key, ""))
+    if unit == "fraction":
+        hint = words["as_fraction"]
+    elif isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        hint = words["type_int"]
+    else:
+        hint = words["type_float"]
+    if unit in _NOT_UNITS:
+        return hint
+    return f"{hint}; {words['in_unit']}: {unit_text(unit, 2, problem.lang)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Boxes from a record
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def answer_tolerance(problem: Problem, key: str) -> float:
+    """The record's tolerance for `key` (its answer spec's when it has one)."""
+    specs = getattr(problem, "answer_specs", None) or {}
+    spec = specs.get(key) if isinstance(specs, dict) else None
+    if isinstance(spec, dict) and _is_number(spec.get("tolerance")):
+        return float(spec["tolerance"])
+    tol = problem.tolerances.get(key, 0.0)
+    return float(tol) if _is_number(tol) else 0.0
+
+
+def misconception_answers(problem: Problem) -> list[tuple[str, dict[str, Any]]]:
+    """The family's misconception models on this problem: [(key, the answers it gives)].
+
+    The grader runs the same models to name a wrong answer; a problem from an unknown family
+    has none."""
+    from quizgen.gpus import gpu_from_dict
+    from quizgen.problems import family
+
+    try:
+        fam = family(problem.cell)
+        gpu = gpu_from_dict(problem.gpu)
+        solved = fam.solve(dict(problem.params), gpu, explain=False)
+        return [(m.key, dict(m.answers)) for m in fam.misconceptions(problem.params, gpu, solved)]
+    except (QuizgenError, KeyError, TypeError, ValueError):
+        return []
+
+
+def _trap_tolerance(value: float, right_tolerance: float) -> float:
+    """A wrong method's answer is matched as closely as the right one; a non-whole one (a
+    forgotten floor: 3.908 blocks) to the rounding a student would write (3 decimals)."""
+    if right_tolerance > 0:
+        return right_tolerance
+    return 0.0 if float(value).is_integer() else 0.0005
+
+
+def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]]],
+                  options: LmsOptions) -> Box:
+    """The record's value at 100% with its tolerance, then every misconception whose answer
+    for `key` lies outside every window already taken (else it could not be told apart)."""
+    from quizgen.render.answers import answer_name
+
+    value = problem.answers[key]
+    tolerance = answer_tolerance(problem, key)
+    lms = _words(problem.lang)
+    answers = [Answer(number_text(value), value, 100.0, lms["right"], tolerance)]
+    windows = [(value - tolerance, value + tolerance)]
+    for name, given in traps:
+        wrong = given.get(key)
+        if not _is_number(wrong):
+            continue
+        tol = _trap_tolerance(wrong, tolerance)
+        low, high = wrong - tol, wrong + tol
+        if any(low <= b and a <= high for a, b in windows):
+            continue
+        windows.append((low, high))
+        answers.append(Answer(number_text(wrong), wrong, options.grade_for(name),
+                              _misconception_feedback(problem.lang, name, problem.id), tol, name))
+    return Box(key, answer_name(key, problem.lang), _hint(problem, key, "numerical"),
+               "numerical", tuple(answers))
+
+
+def _option_text(value: Any, problem: Problem, key: str) -> str:
+    from quizgen.render.answers import answer_text
+
+    return answer_text(value, str(problem.units.get(key, "")), problem.lang)
+
+
+def choice_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]]],
+               options: LmsOptions) -> Box | None:
+    """A pick-one box: the record's multiple-choice options when `key` is the main answer,
+    else the right value, its known alternatives and the traps' values. None: fewer than two."""
+    from quizgen.render.answers import answer_name
+
+    lms = _words(problem.lang)
+    label = answer_name(key, problem.lang)
+    hint = _hint(problem, key, "choice")
+    if key == problem.main_answer or (not problem.main_answer and problem.choices):
+        if len(problem.choices) >= 2 and sum(c.correct for c in problem.choices) == 1:
+            answers = tuple(Answer(c.text, c.value, 100.0 if c.correct else
+                                   options.grade_for(c.misconception), c.why or lms["right"],
+                                   misconception=c.misconception)
+                            for c in problem.choices)
+            label = label if problem.main_answer else lms["pick_one"]
+            return Box(key, label, hint, "choice", answers)
+    value = problem.answers[key]
+    right_text = _option_text(value, problem, key)
+    answers = [Answer(right_text, value, 100.0, lms["right"])]
+    shown = {right_text}
+    if isinstance(value, bool):
+        alternatives = [(None, not value)]
+    elif isinstance(value, str) and key in _DOMAINS:
+        alternatives = [(None, v) for v in _DOMAINS[key] if v != value]
+    else:
+        alternatives = []
+    by_value = {}
+    for name, given in traps:
+        if key in given:
+            by_value.setdefault(_option_text(given[key], problem, key), (name, given[key]))
+    for text, (name, wrong) in by_value.items():
+        alternatives.append((name, wrong))
+    for name, wrong in alternatives:
+        text = _option_text(wrong, problem, key)
+        if text in shown:
+            continue
+        shown.add(text)
+        if name is None:
+            name = next((n for n, g in traps if key in g and _option_text(g[key], problem, key)
+                         == text), None)
+        feedback = (_misconception_feedback(problem.lang, name, problem.id) if name
+                    else lms["not_this"])
+        answers.append(Answer(text, wrong, options.grade_for(name) if name else 0.0, feedback,
+                              misconception=name))
+    if len(answers) < 2:
+        return None
+    return Box(key, label, hint, "choice", tuple(answers))
+
+
+def multi_box(problem: Problem, key: str) -> Box:
+    """Tick every binding limit: each right one earns an equal share, each wrong one takes an
+    equal share away (Moodle's multiple-answer grading; both shares from its list)."""
+    from quizgen.render.answers import answer_name
+
+    value = [v for v in problem.answers[key] if isinstance(v, str)]
+    limits = [lim for lim in LIMITS if lim != "barriers" or "barriers" in value]
+    limits += [v for v in value if v not in limits]
+    lms = _words(problem.lang)
+    right = [lim for lim in limits if lim in value]
+    wrong = [lim for lim in limits if lim not in value]
+    plus = moodle_grade(100 / len(right))
+    minus = -moodle_grade(100 / len(wrong)) if wrong else 0.0
+    answers = tuple(Answer(_option_text([lim], problem, key), lim,
+                           plus if lim in value else minus,
+                           lms["binds"] if lim in value else lms["does_not_bind"])
+                    for lim in limits)
+    return Box(key, answer_name(key, problem.lang), _hint(problem, key, "multi"), "multi",
+               answers)
+
+
+def box_for(problem: Problem, key: str, traps, options: LmsOptions, *,
+            prefer_choice: bool = False) -> Box | None:
+    """The box that asks answer `key` of `problem` (None: nothing an LMS can ask for it)."""
+    value = problem.answers.get(key)
+    if _is_number(value) and not prefer_choice:
+        return numerical_box(problem, key, traps, options)
+    if (isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+            and str(problem.units.get(key, "")) == "limiter"):
+        return multi_box(problem, key)
+    return choice_box(problem, key, traps, options)
+
+
+# ---------------------------------------------------------------------------------------------
+# The bank
+
+
+def _escape_category(name: str) -> str:
+    return name.replace("/", "//")    # Moodle's category paths escape "/" as "//"
+
+
+def category_path(parts: Iterable[str]) -> str:
+    """``$course$/quizgen/OCC-2`` from the parts (each part's "/" escaped)."""
+    return "$course$/" + "/".join(_escape_category(p) for p in parts)
+
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    category: tuple[str, ...]
+    cell: str
+    level: int
+    seed: int
+    lang: str
+    gpu: str | None
+    asked: tuple[str, ...] | None    # answer keys; None = the recipe's choice (main or all)
+    points: float
+
+
+def _deck_plans(recipe, variants: int | None) -> list[_Plan]:
+    from quizgen.recipes import problem_seed
+
+    deck = recipe.deck
+    count = variants if variants is not None else deck.per_cell * len(deck.levels)
+    plans = []
+    for lang in deck.langs:
+        root = ("quizgen",) if len(deck.langs) == 1 else ("quizgen", lang)
+        for cell in deck.cells:
+            for i in range(count):
+                level = deck.levels[i % len(deck.levels)]
+                index = i // len(deck.levels)
+                gpu = deck.gpus[index % len(deck.gpus)] if deck.gpus else None
+                plans.append(_Plan(root + (cell,), cell, level,
+                                   problem_seed(deck.seed, cell, level, index), lang, gpu, None, 1))
+    return plans
+
+
+def _exam_plans(recipe, variants: int | None, lang: str | None) -> list[_Plan]:
+    from quizgen.recipes import problem_seed
+
+    exam = recipe.exam
+    count = variants if variants is not None else 20
+    plans = []
+    for number, spec in enumerate(exam.questions, start=1):
+        category = ("quizgen", exam.title, f"Q{number} {spec.cell}")
+        for i in range(count):
+            plans.append(_Plan(category, spec.cell, spec.level,
+                               problem_seed(exam.seed, f"Q{number}:{spec.cell}", spec.level, i),
+                               lang or exam.lang, spec.gpu or exam.gpu, spec.answers or (),
+                               float(spec.points)))
+    return plans
+
+
+def _asked_keys(problem: Problem, plan: _Plan, answers: str, kinds: tuple[str, ...]) -> list[str]:
+    if plan.asked:
+        missing = [k for k in plan.asked if k not in problem.answers]
+        if missing:
+            raise QuizgenError(f"{missing[0]!r} is not an answer of {problem.cell} (answers: "
+                               f"{', '.join(problem.answers)})", field="answers")
+        return list(plan.asked)
+    if plan.asked == () or answers == "all":
+        return list(problem.answers)
+    if answers != "main":
+        keys = [k.strip() for k in answers.split(",") if k.strip()]
+        return [k for k in keys if k in problem.answers]
+    if problem.main_answer and problem.main_answer in problem.answers:
+        return [problem.main_answer]
+    return ["choice"] if problem.choices else []
+
+
+def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[str],
+                 options: LmsOptions, *, points: float = 1.0, prefer_choice: bool = False,
+                 figure: str | None = None, suffix: str = "") -> BankQuestion | None:
+    """One bank question asking `keys` of `problem` (None when no box can be asked)."""
+    traps = misconception_answers(problem)
+    boxes = []
+    for key in keys:
+        if key == "choice":      # a concept card: its options are the question
+            box = choice_box(problem, key, traps, options) if problem.choices else None
+        else:
+            box = box_for(problem, key, traps, options, prefer_choice=prefer_choice)
+        if box is not None:
+            boxes.append(box)
+    if not boxes:
+        return None
+    short = problem.id.rsplit("-", 1)[-1]
+    name = f"{problem.cell} L{problem.level} {short}" + (f" · {problem.title}" if problem.title else "")
+    return BankQuestion(problem, plan_category, name, f"quizgen-{problem.id}-{problem.lang}{suffix}",
+                        tuple(boxes), points, figure)
+
+
+def build_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | None = None,
+               answers: str = "main", figures: bool = True,
+               generate: Callable[..., Problem] | None = None,
+               progress: Progress | None = None) -> Bank:
+    """Every question of the bank, category by category.
+
+    Deck recipes: one category per cell (and language), `variants` problems each (default: the
+    recipe's per_cell × levels), levels taken in turn; `answers` is ``main`` (the card's one
+    answer), ``all`` (every answer, as a cloze) or a comma list of answer keys. Exam recipes:
+    one category per exam question, `variants` problems each (default 20), asking the
+    question's answers. Within a category a repeated problem is left out, never doubled.
+    """
+    from quizgen.export.cards import FigureMedia
+
+    if generate is None:
+        from quizgen.problems import generate_one as generate
+    if variants is not None:
+        variants = require_int("variants", variants, minimum=1, maximum=1000)
+    if recipe.exam is not None:
+        plans = _exam_plans(recipe, variants, lang)
+    else:
+        deck = recipe.deck
+        if lang is not None:
+            from quizgen.recipes import apply_overrides
+
+            deck = apply_overrides(deck, lang=lang)
+            recipe = BankRecipe(recipe.name, recipe.title, deck=deck, lms=recipe.lms)
+        plans = _deck_plans(recipe, variants)
+    kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
+    prefer_choice = "numeric" not in kinds and "mcq" in kinds
+    media = FigureMedia() if figures else None
+    seen: set[tuple[tuple[str, ...], str]] = set()
+    bank = Bank(recipe.title, [])
+    for done, plan in enumerate(plans, 1):
+        problem = generate(plan.cell, level=plan.level, seed=plan.seed, lang=plan.lang,
+                           gpu=plan.gpu)
+        if (plan.category, problem.id) in seen:
+            continue
+        seen.add((plan.category, problem.id))
+        keys = _asked_keys(problem, plan, answers, kinds)
+        figure = media.add(problem) if media is not None else None
+        question = question_for(problem, plan.category, keys, recipe.lms, points=plan.points,
+                                prefer_choice=prefer_choice and len(keys) == 1, figure=figure)
+        if question is None:
+            bank.skipped += 1
+            continue
+        bank.questions.append(question)
+        if progress is not None:
+            progress(done, len(plans))
+    if media is not None:
+        used = {q.figure for q in bank.questions if q.figure}
+        bank.figures = {name: data for name, data in media.files.items() if name in used}
+    return bank
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+def write_bytes_atomic(out: str | Path, data: bytes) -> int:
+    """Write `data` to `out` through a temporary file renamed into place (a failed export
+    leaves no partial file); the number of bytes."""
+    import os
+    import tempfile
+
+    path = Path(out)
+    if path.is_dir():
+        raise QuizgenError(f"{path} is a folder; give a file name", field="out")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(data)
+
+
+def write_text_atomic(out: str | Path, text: str) -> int:
+    return write_bytes_atomic(out, text.encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML every format shows
+
+
+def question_html(question: BankQuestion) -> str:
+    """The problem's question as HTML (no answer boxes)."""
+    from quizgen.export.cards import question_html as card_question
+
+    return card_question(question.problem)
+
+
+def box_prompt_html(question: BankQuestion, index: int) -> str:
+    """"(a) occupancy (between 0 and 1, like 0.375):" for box `index`."""
+    from quizgen.export.cards import esc
+
+    box = question.boxes[index]
+    letter = chr(ord("a") + index) if index < 26 else str(index + 1)
+    lead = f"({letter}) " if len(question.boxes) > 1 else ""
+    return f"{lead}{esc(box.label)} <small>({esc(box.hint)})</small>"
+
+
+def solution_html(question: BankQuestion, figure_src: str | None) -> str:
+    """The worked solution (HTML, math as MathJax ``\\( … \\)``), with the figure when given."""
+    from quizgen.export.cards import esc, solution_html as card_solution
+
+    out = card_solution(question.problem)
+    if figure_src:
+        alt = esc(_words(question.problem.lang)["figure"])
+        out += f'<p><img src="{esc(figure_src)}" alt="{alt}"></p>'
+    return out

@@ -1,0 +1,201 @@
+"""Moodle XML question banks: one category per cell, N variants each, graded per misconception.
+
+Written to what Moodle's importer demands (``question/format/xml/format.php`` and the cloze
+parser ``qtype_multianswer_extract_question`` in ``question/type/multianswer/questiontype.php``):
+
+* a ``category`` pseudo-question before each category's questions (``$course$/quizgen/OCC-2``:
+  Moodle ≥ 3.5 files it under the course's "top" category, "/" in a name is written "//");
+* ``numerical``: the record's value with its tolerance at 100%, each misconception's value with
+  its grade and feedback, and ``*`` (anything else) at 0% pointing at the worked solution;
+* ``multichoice``: the record's options, each trap's text as that option's feedback;
+* ``cloze`` (several boxes): ``{1:NUMERICAL:=v:tol#feedback~%g%w:tol#feedback}``,
+  ``{1:MULTICHOICE_S:…}``, ``{1:MULTIRESPONSE:…}`` inside the question's HTML. The parser ends an
+  answer at ``~``, ``#`` or ``}`` and a feedback at ``~`` or ``}``, and decodes HTML entities in
+  both, so answers and feedback are written with those characters (and ``& % = : / " \\``) as
+  numeric entities: what Moodle stores is exactly the HTML meant;
+* every grade from Moodle's list (`quizgen.export.lms.MOODLE_GRADES`), HTML in CDATA, math as
+  MathJax ``\\( … \\)`` (Moodle's MathJax filter renders it), figures as base64 SVG files
+  referenced by ``@@PLUGINFILE@@/name.svg`` in the general feedback, a stable ``idnumber`` per
+  question (``quizgen-<problem id>-<lang>``) so that a re-import is recognisable.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from pathlib import Path
+from typing import Iterator
+
+from quizgen.export.lms import (Bank, BankQuestion, Box, category_path, box_prompt_html,
+                                grade_text, question_html, solution_html)
+
+__all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
+
+PLUGINFILE = "@@PLUGINFILE@@/"
+
+
+def cdata(text: str) -> str:
+    """Text in a CDATA section (a "]]>" inside is split across two sections)."""
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def _x(text: str) -> str:
+    return html.escape(str(text), quote=True)
+
+
+#: Characters the cloze parser reads as syntax (answer and feedback ends, grades, escapes),
+#: plus the quote and slash, written as numeric entities; "&" first, as "&amp;".
+_CLOZE_SPECIAL = {ch: f"&#{ord(ch)};" for ch in '{}#~/"\\%=:'}
+
+
+def cloze_escape(html_text: str) -> str:
+    """HTML that survives as one cloze answer or feedback: Moodle's html_entity_decode of the
+    result gives back `html_text` exactly, and nothing in it ends the answer early."""
+    out = html_text.replace("&", "&amp;")
+    return "".join(_CLOZE_SPECIAL.get(ch, ch) for ch in out)
+
+
+def _feedback_html(text: str) -> str:
+    from quizgen.export.cards import esc
+
+    return esc(text)
+
+
+def cloze_markup(box: Box) -> str:
+    """One box as an embedded answer: ``{weight:TYPE:alternative~alternative…}``."""
+    from quizgen.export.cards import esc
+
+    parts = []
+    for answer in box.answers:
+        if box.kind == "numerical":
+            grade = "=" if answer.grade == 100 else f"%{grade_text(answer.grade)}%"
+            from quizgen.export.lms import number_text
+
+            body = f"{answer.text}:{number_text(answer.tolerance)}"
+        else:
+            grade = ("=" if answer.grade == 100 and box.kind == "choice"
+                     else f"%{grade_text(answer.grade)}%")
+            body = cloze_escape(esc(answer.text))
+        parts.append(f"{grade}{body}#{cloze_escape(_feedback_html(answer.feedback))}")
+    kind = {"numerical": "NUMERICAL", "choice": "MULTICHOICE_S", "multi": "MULTIRESPONSE"}[box.kind]
+    return "{" + f"{box.weight}:{kind}:" + "~".join(parts) + "}"
+
+
+def prose_for_cloze(html_text: str) -> str:
+    """HTML outside the embedded answers: the parser searches the whole text for
+    ``{n:TYPE:``, so every brace of the prose is written as an entity."""
+    return html_text.replace("{", "&#123;").replace("}", "&#125;")
+
+
+def _question_text(question: BankQuestion) -> str:
+    text = question_html(question)
+    if question.kind != "cloze":
+        return text + f"<p>{box_prompt_html(question, 0)}</p>"
+    out = prose_for_cloze(text)
+    for i, box in enumerate(question.boxes):
+        out += f"<p>{prose_for_cloze(box_prompt_html(question, i))}: {cloze_markup(box)}</p>"
+    return out
+
+
+def _file(name: str, data: bytes) -> str:
+    return (f'<file name="{_x(name)}" path="/" encoding="base64">'
+            f'{base64.b64encode(data).decode("ascii")}</file>')
+
+
+def _category_xml(parts: tuple[str, ...], count: int) -> str:
+    path = category_path(parts)
+    ident = "quizgen-" + hashlib.blake2b(path.encode("utf-8"), digest_size=6).hexdigest()
+    info = f"{count} variants: add a random question from this category to a quiz."
+    return (f'  <question type="category">\n    <category><text>{_x(path)}</text></category>\n'
+            f'    <info format="html"><text>{_x(info)}</text></info>\n'
+            f'    <idnumber>{ident}</idnumber>\n  </question>\n')
+
+
+def _answers_xml(question: BankQuestion) -> str:
+    from quizgen.export.cards import esc
+    from quizgen.export.lms import number_text
+
+    box = question.boxes[0]
+    out = []
+    if box.kind == "numerical":
+        for a in box.answers:
+            out.append(f'    <answer fraction="{grade_text(a.grade)}" format="moodle_auto_format">'
+                       f'<text>{_x(a.text)}</text>'
+                       f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
+                       f'</feedback><tolerance>{number_text(a.tolerance)}</tolerance></answer>\n')
+        rest = question.problem.lang
+        from quizgen.export.lms import _words
+
+        out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
+                   f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
+                   f'</feedback><tolerance>0</tolerance></answer>\n')
+        out.append("    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0.1</unitpenalty>\n"
+                   "    <showunits>3</showunits>\n    <unitsleft>0</unitsleft>\n")
+        return "".join(out)
+    single = "true" if box.kind == "choice" else "false"
+    out.append(f"    <single>{single}</single>\n    <shuffleanswers>true</shuffleanswers>\n"
+               "    <answernumbering>abc</answernumbering>\n"
+               "    <showstandardinstruction>0</showstandardinstruction>\n")
+    for name in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
+        out.append(f'    <{name} format="html"><text></text></{name}>\n')
+    for a in box.answers:
+        out.append(f'    <answer fraction="{grade_text(a.grade)}" format="html">'
+                   f'<text>{cdata(esc(a.text))}</text>'
+                   f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
+                   f'</feedback></answer>\n')
+    return "".join(out)
+
+
+def _points(points: float) -> str:
+    return str(int(points)) if float(points).is_integer() else f"{points:g}"
+
+
+def question_xml(question: BankQuestion, figures: dict[str, bytes]) -> str:
+    qtype = question.kind
+    figure = question.figure if question.figure in figures else None
+    solution = solution_html(question, PLUGINFILE + figure if figure else None)
+    files = _file(figure, figures[figure]) if figure else ""
+    tags = "".join(f"<tag><text>{_x(t)}</text></tag>"
+                   for t in ("quizgen", question.problem.cell, f"level-{question.problem.level}"))
+    out = [f'  <question type="{qtype}">\n',
+           f"    <name><text>{_x(question.name)}</text></name>\n",
+           f'    <questiontext format="html"><text>{cdata(_question_text(question))}</text>'
+           f"</questiontext>\n",
+           f'    <generalfeedback format="html"><text>{cdata(solution)}</text>{files}'
+           f"</generalfeedback>\n"]
+    if qtype != "cloze":
+        out.append(f"    <defaultgrade>{_points(question.points)}</defaultgrade>\n")
+    out.append("    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n"
+               f"    <idnumber>{_x(question.idnumber)}</idnumber>\n")
+    if qtype != "cloze":
+        out.append(_answers_xml(question))
+    out.append(f"    <tags>{tags}</tags>\n  </question>\n")
+    return "".join(out)
+
+
+def iter_moodle_xml(bank: Bank) -> Iterator[str]:
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n'
+    counts: dict[tuple[str, ...], int] = {}
+    for q in bank.questions:
+        counts[q.category] = counts.get(q.category, 0) + 1
+    order = {category: i for i, category in enumerate(counts)}
+    current = None
+    for q in sorted(bank.questions, key=lambda q: order[q.category]):
+        if q.category != current:
+            current = q.category
+            yield _category_xml(current, counts[current])
+        yield question_xml(q, bank.figures)
+    yield "</quiz>\n"
+
+
+def moodle_xml(bank: Bank) -> str:
+    """The bank as one Moodle XML document."""
+    return "".join(iter_moodle_xml(bank))
+
+
+def write_moodle(bank: Bank, out: str | Path) -> int:
+    """Write the bank to `out` (atomically); the number of bytes written."""
+    from quizgen.export.lms import write_text_atomic
+
+    return write_text_atomic(out, moodle_xml(bank))

@@ -1,0 +1,517 @@
+"""Strict readers of LMS question files, written from the importers' own rules.
+
+* Moodle XML: ``question/format/xml/format.php`` (what each question type reads), the grade
+  check of ``question/format.php`` (``match_grade_options`` against
+  ``question_bank::fraction_options_full``, within 1e-5 of a fraction), and the cloze parser
+  ``qtype_multianswer_extract_question`` with ``qtype_multianswer_validate_question``
+  (``question/type/multianswer/questiontype.php``), whose regular expressions are copied below.
+* GIFT: ``question/format/gift/format.php`` (``readquestion`` and its escapes).
+* QTI: the layout Canvas exports and existing exporters write (manifest resources, groups with
+  ``selection_number``, items with Canvas's ``question_type``), every reference resolved.
+
+A reader raises `ImportRejected` wherever Moodle would refuse the question or the file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ImportRejected(AssertionError):
+    """What Moodle (or Canvas) would refuse."""
+
+
+_RAW_FRACTIONS = (0.9, 0.8333333, 0.8, 0.75, 0.7, 0.6666667, 0.6, 0.5, 0.4, 0.3333333, 0.3,
+                  0.25, 0.2, 0.1666667, 0.1428571, 0.125, 0.1111111, 0.1, 0.05)
+#: question_bank::fraction_options_full(): 0, 1, the fractions, their negatives, -1.
+FRACTIONS_FULL = (0.0, 1.0) + _RAW_FRACTIONS + tuple(-f for f in _RAW_FRACTIONS) + (-1.0,)
+
+
+def match_grade(fraction: float) -> float:
+    """match_grade_options($options, $grade, 'error'): the listed value, or rejected."""
+    for value in FRACTIONS_FULL:
+        if abs(fraction - value) < 0.00001:
+            return value
+    raise ImportRejected(f"grade {fraction * 100}% is not one of Moodle's")
+
+
+def php_is_numeric(text: str) -> bool:
+    return re.fullmatch(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", text) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# The cloze parser (question/type/multianswer/questiontype.php), regex for regex.
+
+ANSWER_ALTERNATIVE_FRACTION_REGEX = r"=|%(-?[0-9]+(?:[.,][0-9]*)?)%"
+# PHP's (?<!\\|&|&amp;) (lookbehinds of different widths) as three lookbehinds.
+ANSWER_ALTERNATIVE_ANSWER_REGEX = r".+?(?<!\\)(?<!&)(?<!&amp;)(?=[~#}]|$)"
+ANSWER_ALTERNATIVE_FEEDBACK_REGEX = r".*?(?<!\\)(?=[~}]|$)"
+ANSWER_ALTERNATIVE_REGEX = ("(" + ANSWER_ALTERNATIVE_FRACTION_REGEX + ")?"
+                            "(" + ANSWER_ALTERNATIVE_ANSWER_REGEX + ")"
+                            "(#(" + ANSWER_ALTERNATIVE_FEEDBACK_REGEX + "))?")
+NUMBER_REGEX = r"-?(([0-9]+[.,]?[0-9]*|[.,][0-9]+)([eE][-+]?[0-9]+)?)"
+NUMERICAL_ALTERNATIVE_REGEX = "^(" + NUMBER_REGEX + ")(:" + NUMBER_REGEX + ")?$"
+ANSWER_TYPE_DEF_REGEX = (
+    "(NUMERICAL|NM)|(MULTICHOICE|MC)|(MULTICHOICE_V|MCV)|(MULTICHOICE_H|MCH)|"
+    "(SHORTANSWER|SA|MW)|(SHORTANSWER_C|SAC|MWC)|"
+    "(MULTICHOICE_S|MCS)|(MULTICHOICE_VS|MCVS)|(MULTICHOICE_HS|MCHS)|"
+    "(MULTIRESPONSE|MR)|(MULTIRESPONSE_H|MRH)|(MULTIRESPONSE_S|MRS)|(MULTIRESPONSE_HS|MRHS)")
+ANSWER_START_REGEX = r"\{([0-9]*):(" + ANSWER_TYPE_DEF_REGEX + "):"
+ANSWER_REGEX = (ANSWER_START_REGEX + "(" + ANSWER_ALTERNATIVE_REGEX + "(~" + ANSWER_ALTERNATIVE_REGEX
+                + ")*)" + r"\}")
+_GROUP_TYPES = {3: "numerical", 4: "multichoice", 5: "multichoice", 6: "multichoice",
+                7: "shortanswer", 8: "shortanswer", 9: "multichoice", 10: "multichoice",
+                11: "multichoice", 12: "multiresponse", 13: "multiresponse",
+                14: "multiresponse", 15: "multiresponse"}
+
+
+def html_entity_decode(text: str) -> str:
+    return html.unescape(text)
+
+
+@dataclass
+class Sub:
+    qtype: str
+    mark: float
+    answers: list[str] = field(default_factory=list)
+    fractions: list[float] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
+    tolerance: list[float | None] = field(default_factory=list)
+
+
+def extract_cloze(text: str) -> tuple[str, list[Sub]]:
+    """qtype_multianswer_extract_question: (the text with {#n} placeholders, sub-questions)."""
+    answer_regex = re.compile(ANSWER_REGEX, re.S)
+    alternative = re.compile("~?" + ANSWER_ALTERNATIVE_REGEX, re.S)
+    numerical = re.compile(NUMERICAL_ALTERNATIVE_REGEX, re.S)
+    subs = []
+    position = 1
+    while (m := answer_regex.search(text)) is not None:
+        kind = next(_GROUP_TYPES[g] for g in range(3, 16) if m.group(g))
+        sub = Sub(kind, float(m.group(1)) if m.group(1) else 1.0)
+        remaining = m.group(16)
+        has_specific = False
+        while (alt := alternative.search(remaining)) is not None:
+            if alt.group(1) == "=":
+                sub.fractions.append(1.0)
+            elif alt.group(2):
+                sub.fractions.append(0.01 * float(alt.group(2).replace(",", ".")))
+                has_specific = True
+            else:
+                sub.fractions.append(0.0)
+            if alt.group(5) is not None:
+                feedback = html_entity_decode(alt.group(5)).replace("\\}", "}")
+                sub.feedback.append(feedback.replace("\\#", "#"))
+            else:
+                sub.feedback.append("")
+            num = numerical.search(alt.group(3)) if kind == "numerical" else None
+            if num is not None:
+                sub.answers.append(num.group(1))
+                sub.tolerance.append(float(num.group(6).replace(",", ".")) if num.group(6) else 0.0)
+            else:
+                answer = html_entity_decode(alt.group(3)).replace("\\}", "}").replace("\\#", "#")
+                sub.answers.append(answer)
+                sub.tolerance.append(None)
+            remaining = remaining.split(alt.group(0), 1)[1]
+        if kind == "multiresponse":
+            total = sum(f for f in sub.fractions if f > 0)
+            if total:
+                sub.fractions = [f / total if f > 0 else (f if has_specific else -1 / total)
+                                 for f in sub.fractions]
+        subs.append(sub)
+        text = text.replace(m.group(0), f"{{#{position}}}", 1)
+        position += 1
+    return text, subs
+
+
+def validate_cloze(subs: list[Sub]) -> None:
+    """qtype_multianswer_validate_question: each sub-question's errors, raised."""
+    if not subs:
+        raise ImportRejected("cloze question without sub-questions")
+    for n, sub in enumerate(subs, 1):
+        count, has_max = 0, False
+        for answer, fraction in zip(sub.answers, sub.fractions):
+            if answer.strip() == "":
+                continue
+            count += 1
+            if sub.qtype == "numerical" and not (php_is_numeric(answer.strip()) or answer.strip() == "*"):
+                raise ImportRejected(f"sub-question {n}: answer {answer!r} is not a number")
+            if fraction == 1 or (sub.qtype == "multiresponse" and fraction > 0):
+                has_max = True
+        if sub.qtype in ("multichoice", "multiresponse") and count < 2:
+            raise ImportRejected(f"sub-question {n}: fewer than 2 options")
+        if count == 0:
+            raise ImportRejected(f"sub-question {n}: no answer")
+        if not has_max:
+            raise ImportRejected(f"sub-question {n}: no answer at 100%")
+
+
+# ---------------------------------------------------------------------------------------------
+# Moodle XML
+
+
+@dataclass
+class MoodleAnswer:
+    text: str
+    fraction: float
+    feedback: str
+    tolerance: float | None = None
+
+
+@dataclass
+class MoodleQuestion:
+    qtype: str
+    category: tuple[str, ...]
+    name: str
+    questiontext: str
+    generalfeedback: str
+    idnumber: str | None
+    files: dict[str, bytes]             # name → decoded bytes (question text and feedback)
+    answers: list[MoodleAnswer] = field(default_factory=list)
+    single: bool = True
+    subs: list[Sub] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+
+def split_category_path(path: str) -> list[str]:
+    """qformat_default::split_category_path: "/" separates, "//" is a literal slash."""
+    parts = re.split(r"(?<!/)/(?!/)", path)
+    return [p.replace("//", "/").strip() for p in parts]
+
+
+def _text(node: ET.Element | None, default: str = "") -> str:
+    if node is None:
+        return default
+    text = node.find("text")
+    return (text.text or "").strip() if text is not None else default
+
+
+def _files(node: ET.Element | None) -> dict[str, bytes]:
+    out = {}
+    for f in (node.findall("file") if node is not None else []):
+        if f.get("encoding") != "base64":
+            raise ImportRejected("file not base64")
+        out[(f.get("path") or "/") + f.get("name", "")] = base64.b64decode(f.text or "",
+                                                                          validate=True)
+    return out
+
+
+def read_moodle_xml(data: str | bytes) -> list[MoodleQuestion]:
+    """Every question of a Moodle XML file, as Moodle's importer would take it."""
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise ImportRejected(f"not XML: {exc}") from None
+    if root.tag != "quiz":
+        raise ImportRejected("root element is not <quiz>")
+    category: tuple[str, ...] = ()
+    out = []
+    for q in root.findall("question"):
+        qtype = q.get("type")
+        if qtype == "category":
+            path = _text(q.find("category"))
+            parts = split_category_path(path)
+            if not re.fullmatch(r"\$[a-z]+\$", parts[0]):
+                raise ImportRejected(f"category {path!r} names no context")
+            category = tuple(parts[1:])
+            continue
+        name = _text(q.find("name"))
+        if not name:
+            raise ImportRejected("question without a name")
+        qt, gf = q.find("questiontext"), q.find("generalfeedback")
+        if qt is None or qt.get("format") != "html":
+            raise ImportRejected("question text not HTML")
+        files = {**_files(qt), **_files(gf)}
+        idnumber = q.findtext("idnumber")
+        question = MoodleQuestion(qtype, category, name, _text(qt), _text(gf), idnumber, files,
+                                  tags=[_text(t) for t in q.findall("tags/tag")])
+        if qtype in ("numerical", "multichoice"):
+            for a in q.findall("answer"):
+                fraction = match_grade(float(a.get("fraction", "0")) / 100)
+                tol = a.findtext("tolerance")
+                question.answers.append(MoodleAnswer(_text(a), fraction, _text(a.find("feedback")),
+                                                     float(tol) if tol is not None else None))
+            if not question.answers:
+                raise ImportRejected(f"{name}: no answers")
+        if qtype == "numerical":
+            for a in question.answers:
+                if not (php_is_numeric(a.text) or a.text == "*"):
+                    raise ImportRejected(f"{name}: answer {a.text!r} is not a number")
+                if a.tolerance is None or a.tolerance < 0:
+                    raise ImportRejected(f"{name}: bad tolerance")
+            if max(a.fraction for a in question.answers) != 1.0:
+                raise ImportRejected(f"{name}: no answer at 100%")
+        elif qtype == "multichoice":
+            question.single = (q.findtext("single") or "true").strip() not in ("false", "0", "")
+            if len(question.answers) < 2:
+                raise ImportRejected(f"{name}: fewer than 2 options")
+            positive = sum(a.fraction for a in question.answers if a.fraction > 0)
+            if question.single and max(a.fraction for a in question.answers) != 1.0:
+                raise ImportRejected(f"{name}: no option at 100%")
+            if not question.single and abs(positive - 1) > 0.0001:
+                raise ImportRejected(f"{name}: right options do not add up to 100%")
+        elif qtype == "cloze":
+            _, question.subs = extract_cloze(question.questiontext)
+            validate_cloze(question.subs)
+        else:
+            raise ImportRejected(f"unexpected question type {qtype!r}")
+        for src in re.findall(r'src="@@PLUGINFILE@@/([^"]+)"',
+                              question.questiontext + question.generalfeedback):
+            if "/" + html.unescape(src) not in files:
+                raise ImportRejected(f"{name}: @@PLUGINFILE@@/{src} has no <file>")
+        out.append(question)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# GIFT (question/format/gift/format.php)
+
+_ESCAPED = (("\\:", "&&058;"), ("\\#", "&&035;"), ("\\=", "&&061;"), ("\\{", "&&123;"),
+            ("\\}", "&&125;"), ("\\~", "&&126;"), ("\\n", "&&010"))
+_WEIGHT = re.compile(r"^%\-*([0-9]{1,2})\.?([0-9]*)%")
+
+
+def _pre(text: str) -> str:
+    text = text.replace("\\\\", "&&092;")
+    for escaped, placeholder in _ESCAPED:
+        text = text.replace(escaped, placeholder)
+    return text.replace("&&092;", "\\")
+
+
+def _post(text: str) -> str:
+    for escaped, placeholder in _ESCAPED:
+        text = text.replace(placeholder, escaped[1] if escaped[1] != "n" else "\n")
+    return text
+
+
+def _with_format(text: str, default: str = "moodle") -> tuple[str, str]:
+    fmt = default
+    if text.startswith("["):
+        end = text.index("]")
+        name = text[1:end]
+        if name in ("moodle", "html", "plain", "markdown"):
+            fmt, text = name, text[end + 1:]
+    return _post(text).strip(), fmt
+
+
+def _weight(answer: str) -> tuple[float, str]:
+    answer = answer[1:]
+    end = answer.index("%")
+    return float(answer[:end]) / 100, answer[end + 1:]
+
+
+@dataclass
+class GiftQuestion:
+    qtype: str
+    category: str
+    name: str
+    text: str
+    fmt: str
+    generalfeedback: str
+    answers: list[tuple[str, float, str, float | None]] = field(default_factory=list)
+
+
+def read_gift(data: str) -> list[GiftQuestion]:
+    """Every question of a GIFT file (blank lines separate questions)."""
+    out = []
+    category = ""
+    for block in re.split(r"\n\s*\n", data.replace("\r\n", "\n")):
+        lines = [" " if line.strip().startswith("//") else line for line in block.split("\n")]
+        text = "\n".join(lines).strip()
+        if not text:
+            continue
+        text = _pre(text)
+        if text.startswith("$CATEGORY:"):
+            category = text[10:].strip()
+            continue
+        name = ""
+        if text.startswith("::"):
+            text = text[2:]
+            end = text.find("::")
+            if end < 0:
+                raise ImportRejected("unterminated name")
+            name, text = _post(text[:end]), text[end + 2:].strip()
+        start, finish = text.find("{"), text.find("}")
+        if start < 0 or finish < 0 or finish < start:
+            raise ImportRejected(f"{name}: braces")
+        answertext = text[start + 1:finish].strip()
+        if not text.endswith("}"):
+            raise ImportRejected(f"{name}: text after the answers")
+        question_text, fmt = _with_format(text[:start])
+        general = ""
+        if "####" in answertext:
+            cut = answertext.rindex("####")
+            general, answertext = answertext[cut + 4:], answertext[:cut].strip()
+        general, _ = _with_format(general, fmt)
+        q = GiftQuestion("", category, name, question_text, fmt, general)
+        if answertext.startswith("#"):
+            q.qtype = "numerical"
+            body = answertext[1:]
+            wrong = ""
+            if "~" in body:
+                cut = body.index("~")
+                body, wrong = body[:cut], body[cut:]
+            parts = body.split("=")
+            parts[0] = parts[0].strip()
+            if not parts[0]:
+                parts = parts[1:]
+            if not parts:
+                raise ImportRejected(f"{name}: no numerical answers")
+            for answer in (p.strip() for p in parts):
+                weight = 1.0
+                if _WEIGHT.match(answer):
+                    weight, answer = _weight(answer)
+                value, _, feedback = answer.partition("#")
+                value, _ = _with_format(value.strip(), fmt)
+                feedback, _ = _with_format(feedback.strip(), fmt)
+                ans, _, tol = value.partition(":")
+                if not php_is_numeric(tol or "0"):
+                    raise ImportRejected(f"{name}: tolerance {tol!r}")
+                q.answers.append((ans.strip(), weight, feedback, float(tol or 0)))
+            if wrong:
+                _, _, feedback = wrong.partition("#")
+                q.answers.append(("*", 0.0, _with_format(feedback.strip(), fmt)[0], None))
+        elif "~" in answertext:
+            q.qtype = "multichoice"
+            parts = answertext.replace("=", "~=").split("~")
+            parts = [p.strip() for p in parts]
+            if not parts[0]:
+                parts = parts[1:]
+            if len(parts) < 2:
+                raise ImportRejected(f"{name}: fewer than 2 options")
+            for answer in parts:
+                if answer.startswith("="):
+                    weight, answer = 1.0, answer[1:]
+                elif _WEIGHT.match(answer):
+                    weight, answer = _weight(answer)
+                else:
+                    weight = 0.0
+                value, _, feedback = answer.partition("#")
+                q.answers.append((_with_format(value.strip(), fmt)[0], weight,
+                                  _with_format(feedback.strip(), fmt)[0], None))
+        else:
+            raise ImportRejected(f"{name}: not a numerical or multiple-choice question")
+        for _, weight, _, _ in q.answers:
+            match_grade(weight)
+        out.append(q)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Canvas QTI 1.2 package
+
+QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+CP = "{http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1}"
+CANVAS_TYPES = {"numerical_question", "multiple_choice_question", "multiple_answers_question"}
+
+
+@dataclass
+class QtiItem:
+    group: str
+    qtype: str
+    title: str
+    text: str
+    points: float
+    right: list[str]                    # numerical: [exact, low, high]; choice: right options' texts
+    options: list[tuple[str, str]]      # choice: (text, feedback)
+    feedback: dict[str, str]
+
+
+def read_qti(path) -> list[QtiItem]:
+    """Every item of a QTI zip, after checking the package's structure and references."""
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        if "imsmanifest.xml" not in names:
+            raise ImportRejected("no imsmanifest.xml")
+        manifest = ET.fromstring(zf.read("imsmanifest.xml"))
+        if manifest.tag != CP + "manifest":
+            raise ImportRejected("manifest root")
+        resources = {r.get("identifier"): r for r in manifest.iter(CP + "resource")}
+        qti = [r for r in resources.values() if r.get("type") == "imsqti_xmlv1p2"]
+        if len(qti) != 1:
+            raise ImportRejected("expected one imsqti_xmlv1p2 resource")
+        for r in resources.values():
+            for f in r.findall(CP + "file"):
+                if f.get("href") not in names:
+                    raise ImportRejected(f"manifest file {f.get('href')} missing from the zip")
+        for dep in qti[0].findall(CP + "dependency"):
+            if dep.get("identifierref") not in resources:
+                raise ImportRejected("dangling dependency")
+        meta = [r for r in resources.values()
+                if r.get("type") == "associatedcontent/imscc_xmlv1p1/learning-application-resource"]
+        if len(meta) != 1:
+            raise ImportRejected("no assessment_meta resource")
+        webcontent = {f.get("href") for r in resources.values() if r.get("type") == "webcontent"
+                      for f in r.findall(CP + "file")}
+        doc = ET.fromstring(zf.read(qti[0].find(CP + "file").get("href")))
+        if doc.tag != QTI + "questestinterop":
+            raise ImportRejected("assessment root")
+        items = []
+        assessment = doc.find(QTI + "assessment")
+        root = assessment.find(QTI + "section")
+        for section in root.findall(QTI + "section"):
+            number = section.findtext(f"{QTI}selection_ordering/{QTI}selection/{QTI}selection_number")
+            if number != "1":
+                raise ImportRejected("group without selection_number 1")
+            for item in section.findall(QTI + "item"):
+                items.append(_qti_item(item, section.get("title", ""), names, webcontent, zf))
+        return items
+
+
+def _qti_item(item, group, names, webcontent, zf) -> QtiItem:
+    fields = {f.findtext(QTI + "fieldlabel"): f.findtext(QTI + "fieldentry")
+              for f in item.iter(QTI + "qtimetadatafield")}
+    qtype = fields.get("question_type")
+    if qtype not in CANVAS_TYPES:
+        raise ImportRejected(f"question_type {qtype!r}")
+    presentation = item.find(QTI + "presentation")
+    text = presentation.findtext(f"{QTI}material/{QTI}mattext")
+    feedback = {fb.get("ident"): fb.findtext(f".//{QTI}mattext") or ""
+                for fb in item.findall(QTI + "itemfeedback")}
+    for ref in item.iter(QTI + "displayfeedback"):
+        if ref.get("linkrefid") not in feedback:
+            raise ImportRejected("feedback reference without itemfeedback")
+    for html_text in [text, *feedback.values()]:
+        for src in re.findall(r'src="\$IMS-CC-FILEBASE\$/([^"]+)"', html_text or ""):
+            target = "web_resources/" + html.unescape(src)
+            if target not in names or target not in webcontent:
+                raise ImportRejected(f"image {src} not in the package's web content")
+    conditions = item.findall(f"{QTI}resprocessing/{QTI}respcondition")
+    scoring = [c for c in conditions if c.find(QTI + "setvar") is not None]
+    if len(scoring) != 1 or scoring[0].findtext(QTI + "setvar") != "100":
+        raise ImportRejected("expected one condition that sets SCORE to 100")
+    var = scoring[0].find(QTI + "conditionvar")
+    options: list[tuple[str, str]] = []
+    if qtype == "numerical_question":
+        fib = presentation.find(f"{QTI}response_str/{QTI}render_fib")
+        if fib is None or fib.get("fibtype") != "Decimal":
+            raise ImportRejected("numerical item without a Decimal fill-in")
+        right = [var.findtext(f"{QTI}or/{QTI}varequal"),
+                 var.findtext(f"{QTI}or/{QTI}and/{QTI}vargte"),
+                 var.findtext(f"{QTI}or/{QTI}and/{QTI}varlte")]
+    else:
+        lid = presentation.find(QTI + "response_lid")
+        want = "Single" if qtype == "multiple_choice_question" else "Multiple"
+        if lid is None or lid.get("rcardinality") != want:
+            raise ImportRejected("choice item cardinality")
+        labels = {lab.get("ident"): lab.findtext(f"{QTI}material/{QTI}mattext")
+                  for lab in lid.iter(QTI + "response_label")}
+        options = [(labels[i], feedback.get(i + "_fb", "")) for i in labels]
+        if qtype == "multiple_choice_question":
+            chosen = [var.findtext(QTI + "varequal")]
+        else:
+            chosen = [v.text for v in var.findall(f"{QTI}and/{QTI}varequal")]
+            negated = [v.text for v in var.findall(f"{QTI}and/{QTI}not/{QTI}varequal")]
+            if set(chosen) | set(negated) != set(labels):
+                raise ImportRejected("multiple answers: every option must be tested")
+        if not chosen or any(c not in labels for c in chosen):
+            raise ImportRejected("right answer is no option")
+        right = [labels[c] for c in chosen]
+    return QtiItem(group, qtype, item.get("title", ""), text or "",
+                   float(fields.get("points_possible", "0")), right, options, feedback)
