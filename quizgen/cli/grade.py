@@ -20,6 +20,7 @@ def grade_command(
     force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+    lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
 ) -> None:
     """Grade a class: score every answer box, credit carried errors, name the traps.
 
@@ -31,8 +32,14 @@ def grade_command(
     from quizgen.grade.report import points_text
 
     try:
+        if lms is not None and lms not in ("moodle", "canvas"):
+            raise QuizgenError(f"got {lms!r}; expected moodle or canvas", field="lms")
         summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
                               feedback_format=fmt)
+        if lms is not None:
+            from quizgen.grade.lms import write_gradebook
+
+            write_gradebook(summary.students, manifest, summary.out_dir, lms)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     scores = [s.score for s in summary.students]

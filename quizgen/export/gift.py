@@ -53,8 +53,6 @@ def _answers(box: Box) -> str:
         else:
             parts.append(f"~%{grade_text(a.grade)}%{_html(a.text)}{feedback}")
     if box.kind == "numerical":
-        from quizgen.export.lms import _words
-
         return "#" + " ".join(parts)
     return " ".join(parts)
 

@@ -103,10 +103,12 @@ def _file(name: str, data: bytes) -> str:
             f'{base64.b64encode(data).decode("ascii")}</file>')
 
 
-def _category_xml(parts: tuple[str, ...], count: int) -> str:
+def _category_xml(parts: tuple[str, ...], count: int, lang: str) -> str:
+    from quizgen.render.phrases import phrase
+
     path = category_path(parts)
     ident = "quizgen-" + hashlib.blake2b(path.encode("utf-8"), digest_size=6).hexdigest()
-    info = f"{count} variants: add a random question from this category to a quiz."
+    info = phrase(lang, "lms", "category_info", {"count": count})
     return (f'  <question type="category">\n    <category><text>{_x(path)}</text></category>\n'
             f'    <info format="html"><text>{_x(info)}</text></info>\n'
             f'    <idnumber>{ident}</idnumber>\n  </question>\n')
@@ -184,7 +186,7 @@ def iter_moodle_xml(bank: Bank) -> Iterator[str]:
     for q in sorted(bank.questions, key=lambda q: order[q.category]):
         if q.category != current:
             current = q.category
-            yield _category_xml(current, counts[current])
+            yield _category_xml(current, counts[current], q.problem.lang)
         yield question_xml(q, bank.figures)
     yield "</quiz>\n"
 

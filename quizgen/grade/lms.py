@@ -1,0 +1,84 @@
+"""Grades back into an LMS: the gradebook import CSV of Moodle or Canvas.
+
+* Moodle (*Grades* → *Import* → *CSV file*): an ``ID number`` column holding the roster's roll
+  number (map it to the user field "ID number"), the name for the teacher's eye, then one
+  column per graded item (each exam question, then the total), points as plain decimals.
+* Canvas (*Grades* → *Import*): ``Student, ID, SIS User ID, SIS Login ID, Section``, then one
+  column per question and the total, with a ``Points Possible`` row; Canvas matches a row by
+  its SIS User ID (the roll number) when the Canvas ID is blank.
+
+A box the grader left out of the score (unreadable, missing) counts as it does in
+``results.csv``: not at all.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from quizgen.errors import QuizgenError
+
+__all__ = ["LMS_NAMES", "gradebook_csv", "write_gradebook"]
+
+LMS_NAMES = ("moodle", "canvas")
+
+
+def _points(value: Fraction | float | int) -> str:
+    from quizgen.grade.report import points_text
+
+    return points_text(Fraction(value).limit_denominator(10**6))
+
+
+def _items(manifest: Mapping[str, Any]) -> list[tuple[int, str, Fraction]]:
+    """(question number, column title, points possible) of every exam question."""
+    recipe = manifest.get("recipe") or {}
+    title = str(recipe.get("title") or "quizgen")
+    out = []
+    for number, question in enumerate(recipe.get("questions") or [], start=1):
+        points = Fraction(str(question.get("points", 1)))
+        out.append((number, f"{title}: Q{number} {question.get('cell', '')}".strip(), points))
+    return out
+
+
+def gradebook_csv(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> str:
+    """The class's grades as `lms`'s gradebook import CSV (students: grader results)."""
+    if lms not in LMS_NAMES:
+        raise QuizgenError(f"got {lms!r}; expected one of: {', '.join(LMS_NAMES)}", field="lms")
+    items = _items(manifest)
+    title = str((manifest.get("recipe") or {}).get("title") or "quizgen")
+    total_name = f"{title}: total"
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if lms == "moodle":
+        writer.writerow(["ID number", "Full name", *[name for _, name, _ in items], total_name])
+    else:
+        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                         *[name for _, name, _ in items], total_name])
+        writer.writerow(["Points Possible", "", "", "", "", *[_points(p) for _, _, p in items],
+                         _points(sum((p for _, _, p in items), Fraction(0)))])
+    for student in students:
+        by_number = {q.number: q.score for q in student.questions}
+        scores = [_points(by_number.get(number, 0)) for number, _, _ in items]
+        total = _points(student.score)
+        if lms == "moodle":
+            writer.writerow([student.roll, student.name, *scores, total])
+        else:
+            writer.writerow([student.name, "", student.roll, "", "", *scores, total])
+    return buf.getvalue()
+
+
+def write_gradebook(students: Sequence[Any], manifest_path: str | Path, out_dir: str | Path,
+                    lms: str) -> Path:
+    """Write ``<lms>-grades.csv`` into the grader's output folder; its path."""
+    import json
+
+    from quizgen.export.lms import write_text_atomic
+
+    manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8-sig"))
+    text = gradebook_csv(students, manifest, lms)
+    path = Path(out_dir) / f"{lms}-grades.csv"
+    write_text_atomic(path, text)
+    return path

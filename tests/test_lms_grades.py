@@ -1,0 +1,93 @@
+"""`quizgen grade --lms moodle|canvas`: the gradebook import CSV, one row per roster student."""
+
+from __future__ import annotations
+
+import csv
+import io
+from fractions import Fraction
+
+import pytest
+from typer.testing import CliRunner
+
+from quizgen.cli import app
+from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.problems import generate_one
+
+runner = CliRunner()
+
+RECIPE = {"title": "Unit test", "lang": "en", "seed": 4,
+          "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
+                         "answers": ["blocks_per_sm", "occupancy"]},
+                        {"cell": "W-B", "level": 1, "points": 2.5, "answers": ["warps"]}]}
+ROSTER = [Student(name="Asha Rao", roll="CS21-001"), Student(name="Ravi, K.", roll="CS21-002"),
+          Student(name="Meera", roll="CS21-003")]
+
+
+@pytest.fixture()
+def graded(tmp_path):
+    plan = plan_exam(parse_exam_recipe(RECIPE), ROSTER, None, generate=generate_one)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv)))
+    header = rows[0]
+    for row, student in zip(rows[1:], plan.manifest["students"]):
+        q1, q2 = (q["answers"] for q in student["questions"])
+        row[header.index("Q1.blocks_per_sm")] = str(q1["blocks_per_sm"])
+        # Ravi gets the occupancy wrong; Meera leaves question 2 blank
+        row[header.index("Q1.occupancy")] = "0.999" if student["roll"] == "CS21-002" else \
+            str(q1["occupancy"])
+        row[header.index("Q2.warps")] = "" if student["roll"] == "CS21-003" else str(q2["warps"])
+    answers = tmp_path / "answers.csv"
+    with answers.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return manifest, answers, tmp_path
+
+
+def _read(path):
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.reader(fh))
+
+
+def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_item(graded):
+    manifest, answers, tmp = graded
+    out = tmp / "g"
+    result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out),
+                                 "--lms", "moodle"])
+    assert result.exit_code == 0, result.output
+    rows = _read(out / "moodle-grades.csv")
+    assert rows[0] == ["ID number", "Full name", "Unit test: Q1 OCC-3", "Unit test: Q2 W-B",
+                       "Unit test: total"]
+    assert [r[0] for r in rows[1:]] == [s.roll for s in ROSTER]
+    assert [r[1] for r in rows[1:]] == [s.name for s in ROSTER]
+    with (out / "results.csv").open(encoding="utf-8", newline="") as fh:
+        results = {r["roll"]: r for r in csv.DictReader(fh)}
+    for row in rows[1:]:
+        q1, q2, total = (Fraction(v) for v in row[2:])
+        assert q1 + q2 == total
+        assert total == Fraction(results[row[0]]["score"])
+    by_roll = {r[0]: [Fraction(v) for v in r[2:]] for r in rows[1:]}
+    assert by_roll["CS21-001"] == [4, Fraction(5, 2), Fraction(13, 2)]
+    assert by_roll["CS21-002"] == [2, Fraction(5, 2), Fraction(9, 2)]     # occupancy wrong
+    assert by_roll["CS21-003"] == [4, 0, 4]                                # question 2 blank
+
+
+def test_canvas_gradebook_has_points_possible_and_sis_ids(graded):
+    manifest, answers, tmp = graded
+    out = tmp / "c"
+    result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out),
+                                 "--lms", "canvas"])
+    assert result.exit_code == 0, result.output
+    rows = _read(out / "canvas-grades.csv")
+    assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "4", "2.5", "6.5"]
+    assert [(r[0], r[2]) for r in rows[2:]] == [(s.name, s.roll) for s in ROSTER]
+    assert rows[3][5:] == ["2", "2.5", "4.5"]
+
+
+def test_unknown_lms_is_one_line_before_any_grading(graded):
+    manifest, answers, tmp = graded
+    result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(tmp / "x"),
+                                 "--lms", "blackboard"])
+    assert result.exit_code == 2
+    assert "lms: got 'blackboard'" in result.stderr and result.stderr.strip().count("\n") == 0
+    assert not (tmp / "x").exists()
