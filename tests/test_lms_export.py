@@ -47,7 +47,9 @@ def _assert_numerical_against_record(problem, key, answers, tolerance_of):
     right = [a for a in answers if a[1] == 1.0]
     assert len(right) == 1
     assert float(right[0][0]) == value                     # exactly the record's number
-    assert right[0][3] == answer_tolerance(problem, key)
+    specs = getattr(problem, "answer_specs", None) or {}
+    expected = specs[key]["tolerance"] if key in specs else problem.tolerances.get(key, 0.0)
+    assert right[0][3] == expected == answer_tolerance(problem, key)
     low, high = value - right[0][3], value + right[0][3]
     for text, fraction, feedback, tol in answers:
         if fraction == 1.0 or text == "*":

@@ -279,8 +279,8 @@ def _hint(problem: Problem, key: str, kind: str) -> str:
     if kind == "choice":
         return lms["pick_one"]
     value = problem.answers[key]
-    unit = str(problem.units.get(key, ""))
-    if unit == "fraction":
+    unit = answer_unit(problem, key)
+    if unit == "fraction" or answer_spec(problem, key).get("kind") == "fraction":
         hint = words["as_fraction"]
     elif isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         hint = words["type_int"]
@@ -300,11 +300,21 @@ def _is_number(value: Any) -> bool:
             and math.isfinite(value))
 
 
-def answer_tolerance(problem: Problem, key: str) -> float:
-    """The record's tolerance for `key` (its answer spec's when it has one)."""
+def answer_spec(problem: Problem, key: str) -> dict[str, Any]:
+    """The record's answer spec for `key` (kind, unit, format, tolerance), {} when it has none."""
     specs = getattr(problem, "answer_specs", None) or {}
     spec = specs.get(key) if isinstance(specs, dict) else None
-    if isinstance(spec, dict) and _is_number(spec.get("tolerance")):
+    return spec if isinstance(spec, dict) else {}
+
+
+def answer_unit(problem: Problem, key: str) -> str:
+    return str(answer_spec(problem, key).get("unit", problem.units.get(key, "")) or "")
+
+
+def answer_tolerance(problem: Problem, key: str) -> float:
+    """The record's tolerance for `key` (its answer spec's when it has one)."""
+    spec = answer_spec(problem, key)
+    if _is_number(spec.get("tolerance")):
         return float(spec["tolerance"])
     tol = problem.tolerances.get(key, 0.0)
     return float(tol) if _is_number(tol) else 0.0
@@ -364,7 +374,7 @@ def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, A
 def _option_text(value: Any, problem: Problem, key: str) -> str:
     from quizgen.render.answers import answer_text
 
-    return answer_text(value, str(problem.units.get(key, "")), problem.lang)
+    return answer_text(value, answer_unit(problem, key), problem.lang)
 
 
 def choice_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]]],
@@ -442,11 +452,13 @@ def box_for(problem: Problem, key: str, traps, options: LmsOptions, *,
             prefer_choice: bool = False) -> Box | None:
     """The box that asks answer `key` of `problem` (None: nothing an LMS can ask for it)."""
     value = problem.answers.get(key)
-    if _is_number(value) and not prefer_choice:
-        return numerical_box(problem, key, traps, options)
-    if (isinstance(value, list) and value and all(isinstance(v, str) for v in value)
-            and str(problem.units.get(key, "")) == "limiter"):
+    kind = answer_spec(problem, key).get("kind")
+    if kind in ("limits", None) and isinstance(value, list) and value and all(
+            isinstance(v, str) for v in value) and (kind or answer_unit(problem, key)) in (
+            "limits", "limiter"):
         return multi_box(problem, key)
+    if _is_number(value) and not prefer_choice and kind not in ("choice", "yes_no", "coords"):
+        return numerical_box(problem, key, traps, options)
     return choice_box(problem, key, traps, options)
 
 
