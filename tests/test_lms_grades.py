@@ -44,7 +44,7 @@ def graded(tmp_path):
 
 
 def _read(path):
-    with path.open(encoding="utf-8", newline="") as fh:
+    with path.open(encoding="utf-8-sig", newline="") as fh:
         return list(csv.reader(fh))
 
 
@@ -59,7 +59,7 @@ def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_
                        "Unit test: total"]
     assert [r[0] for r in rows[1:]] == [s.roll for s in ROSTER]
     assert [r[1] for r in rows[1:]] == [s.name for s in ROSTER]
-    with (out / "results.csv").open(encoding="utf-8", newline="") as fh:
+    with (out / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
         results = {r["roll"]: r for r in csv.DictReader(fh)}
     for row in rows[1:]:
         q1, q2, total = (Fraction(v) for v in row[2:])

@@ -92,6 +92,6 @@ def gift_text(bank: Bank) -> str:
 
 
 def write_gift(bank: Bank, out: str | Path) -> int:
-    from quizgen.export.lms import write_text_atomic
+    from quizgen.files import atomic_write
 
-    return write_text_atomic(out, gift_text(bank))
+    return atomic_write(out, gift_text(bank))

@@ -618,35 +618,6 @@ def build_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | N
 
 
 # ---------------------------------------------------------------------------------------------
-# Files
-
-
-def write_bytes_atomic(out: str | Path, data: bytes) -> int:
-    """Write `data` to `out` through a temporary file renamed into place (a failed export
-    leaves no partial file); the number of bytes."""
-    import os
-    import tempfile
-
-    path = Path(out)
-    if path.is_dir():
-        raise QuizgenError(f"{path} is a folder; give a file name", field="out")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return len(data)
-
-
-def write_text_atomic(out: str | Path, text: str) -> int:
-    return write_bytes_atomic(out, text.encode("utf-8"))
-
-
-# ---------------------------------------------------------------------------------------------
 # HTML every format shows
 
 

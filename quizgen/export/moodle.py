@@ -198,6 +198,6 @@ def moodle_xml(bank: Bank) -> str:
 
 def write_moodle(bank: Bank, out: str | Path) -> int:
     """Write the bank to `out` (atomically); the number of bytes written."""
-    from quizgen.export.lms import write_text_atomic
+    from quizgen.files import atomic_write
 
-    return write_text_atomic(out, moodle_xml(bank))
+    return atomic_write(out, moodle_xml(bank))

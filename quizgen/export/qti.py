@@ -235,6 +235,6 @@ def qti_zip(bank: Bank) -> bytes:
 
 
 def write_qti(bank: Bank, out: str | Path) -> int:
-    from quizgen.export.lms import write_bytes_atomic
+    from quizgen.files import atomic_write
 
-    return write_bytes_atomic(out, qti_zip(bank))
+    return atomic_write(out, qti_zip(bank))

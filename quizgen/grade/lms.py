@@ -13,15 +13,13 @@ A box the grader left out of the score (unreadable, missing) counts as it does i
 
 from __future__ import annotations
 
-import csv
-import io
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
 
-__all__ = ["LMS_NAMES", "gradebook_csv", "write_gradebook"]
+__all__ = ["LMS_NAMES", "gradebook_rows", "gradebook_csv", "write_gradebook"]
 
 LMS_NAMES = ("moodle", "canvas")
 
@@ -43,31 +41,37 @@ def _items(manifest: Mapping[str, Any]) -> list[tuple[int, str, Fraction]]:
     return out
 
 
-def gradebook_csv(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> str:
-    """The class's grades as `lms`'s gradebook import CSV (students: grader results)."""
+def gradebook_rows(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> list[list[str]]:
+    """The class's grades as the rows of `lms`'s gradebook import CSV (students: grader results)."""
     if lms not in LMS_NAMES:
         raise QuizgenError(f"got {lms!r}; expected one of: {', '.join(LMS_NAMES)}", field="lms")
     items = _items(manifest)
     title = str((manifest.get("recipe") or {}).get("title") or "quizgen")
     total_name = f"{title}: total"
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    rows = []
     if lms == "moodle":
-        writer.writerow(["ID number", "Full name", *[name for _, name, _ in items], total_name])
+        rows.append(["ID number", "Full name", *[name for _, name, _ in items], total_name])
     else:
-        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                         *[name for _, name, _ in items], total_name])
-        writer.writerow(["Points Possible", "", "", "", "", *[_points(p) for _, _, p in items],
-                         _points(sum((p for _, _, p in items), Fraction(0)))])
+        rows.append(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                     *[name for _, name, _ in items], total_name])
+        rows.append(["Points Possible", "", "", "", "", *[_points(p) for _, _, p in items],
+                     _points(sum((p for _, _, p in items), Fraction(0)))])
     for student in students:
         by_number = {q.number: q.score for q in student.questions}
         scores = [_points(by_number.get(number, 0)) for number, _, _ in items]
         total = _points(student.score)
         if lms == "moodle":
-            writer.writerow([student.roll, student.name, *scores, total])
+            rows.append([student.roll, student.name, *scores, total])
         else:
-            writer.writerow([student.name, "", student.roll, "", "", *scores, total])
-    return buf.getvalue()
+            rows.append([student.name, "", student.roll, "", "", *scores, total])
+    return rows
+
+
+def gradebook_csv(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> str:
+    """The rows as CSV text (UTF-8 with a byte-order mark, formula-safe cells)."""
+    from quizgen.files import csv_text
+
+    return csv_text(gradebook_rows(students, manifest, lms))
 
 
 def write_gradebook(students: Sequence[Any], manifest_path: str | Path, out_dir: str | Path,
@@ -75,10 +79,9 @@ def write_gradebook(students: Sequence[Any], manifest_path: str | Path, out_dir:
     """Write ``<lms>-grades.csv`` into the grader's output folder; its path."""
     import json
 
-    from quizgen.export.lms import write_text_atomic
+    from quizgen.files import write_csv
 
     manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8-sig"))
-    text = gradebook_csv(students, manifest, lms)
     path = Path(out_dir) / f"{lms}-grades.csv"
-    write_text_atomic(path, text)
+    write_csv(path, gradebook_rows(students, manifest, lms))
     return path
