@@ -64,9 +64,13 @@ SEED_CASES = [
       "thread.warp_id": 2, "thread.z_slice": 2, "thread.offset_in_slice": 6}),
     ("001-ex3b-inverse", ["warps", "--block", "8,4,3", "--coords", "6,0,2"],
      {"thread.linear_index": 70, "thread.warp_id": 2, "thread.lane": 6}),
-    # seed 001 Ex 6: W = 1 cannot be hidden
+    # seed 001 Ex 6: W = 1 cannot be hidden: 400 warps per scheduler (the seed's count), and the
+    # textbook SM's 4 schedulers each need their own (shared physics: 1600, not 400)
     ("001-ex6", ["latency", "--latency", "400", "--work", "1"],
-     {"warps_needed": 400, "max_warps": 64, "memory_bound": True, "degenerate": True}),
+     {"warps_per_scheduler": 400, "warps_needed": 1600, "max_warps": 64, "memory_bound": True,
+      "degenerate": True}),
+    ("001-ex6-one-scheduler", ["latency", "--latency", "400", "--work", "1", "--schedulers", "1"],
+     {"warps_needed": 400, "deficit": 336}),
     # seed 001 Ex 7: 20 and 12 lanes, 30 cycles each → 60 cycles, 2×
     ("001-ex7", ["divergence", "--branch", "20:30", "--branch", "12:30"],
      {"serialised": 60, "baseline": 30, "slowdown": 2.0, "divergent": True,
@@ -82,12 +86,15 @@ SEED_CASES = [
     # seed 001 Ex 10: 4 schedulers × 400 / 1 = 1600 slots → 80 warps, 16 over the cap of 64
     ("001-ex10", ["latency", "--latency", "400", "--work", "20", "--schedulers", "4",
                   "--issue-interval", "1"],
-     {"instruction_slots": 1600, "warps_needed": 80, "max_warps": 64, "deficit": 16,
-      "fits": False}),
+     {"in_flight": 1600, "warps_per_scheduler": 20, "warps_needed": 80, "max_warps": 64,
+      "deficit": 16, "hidable": False, "ilp_factor": 2, "warps_with_ilp": 40}),
     # seed 001 self-test
     ("001-self-72", ["warps", "--block", "72,1,1"], {"warps": 3, "tail_active": 8, "wasted_lanes": 24}),
     ("001-self-8x4x3", ["warps", "--block", "8,4,3"], {"warps": 3, "wasted_lanes": 0}),
+    # seed 001 self-test: 20 warps per scheduler; the SM's 4 schedulers need 80 (shared physics)
     ("001-self-L300", ["latency", "--latency", "300", "--work", "15"],
+     {"warps_per_scheduler": 20, "warps_needed": 80, "hidable": False, "deficit": 16}),
+    ("001-self-L300-one", ["latency", "--latency", "300", "--work", "15", "--schedulers", "1"],
      {"warps_needed": 20, "hidable": True, "deficit": 0}),
     ("001-self-div", ["divergence", "--branch", "16:40", "--branch", "16:40"],
      {"serialised": 80, "slowdown": 2.0}),
@@ -142,9 +149,21 @@ def test_eta_at_64_of_300():
 def test_littles_law_keeps_the_latency():
     data = run_json(["latency", "--latency", "400", "--throughput", "1", "--ilp", "2",
                      "--schedulers", "4"])
-    assert data["littles_law"] == {"latency": 400, "throughput": 1, "ilp": 2, "schedulers": 4,
-                                   "concurrency": 400, "warps_needed": 50}
-    assert "warps_needed" not in data  # no --work: no ⌈L/W⌉ at the top level
+    assert {k: data[k] for k in ("latency", "throughput", "ilp", "schedulers", "in_flight",
+                                 "warps_per_scheduler", "warps_needed")} == {
+        "latency": 400, "throughput": 1, "ilp": 2, "schedulers": 4, "in_flight": 1600,
+        "warps_per_scheduler": 200, "warps_needed": 800}
+
+
+def test_issue_report_case_has_one_answer():
+    """--work and --ilp and --throughput together: one model, one answer (4 × ⌈400/16⌉ = 100)."""
+    args = ["latency", "--latency", "400", "--work", "4", "--schedulers", "4", "--throughput", "1",
+            "--ilp", "4"]
+    data = run_json(args)
+    assert (data["warps_per_scheduler"], data["warps_needed"], data["deficit"]) == (25, 100, 36)
+    text = subprocess.run([sys.executable, "-m", "quizgen", *args, "--lang", "en"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "100 warps needed" in text and "25 warps supply" not in text
 
 
 def test_cap_comes_from_the_gpu_or_the_option():
@@ -179,8 +198,8 @@ TEXT_CASES = [
     (["warps", "--block", "30,30", "--compare", "32,8"],
      ["32×8×1", "29 × 32 = 928 ≥ 900 > 896 = 28 × 32"]),
     (["latency", "--latency", "400", "--work", "20", "--schedulers", "4"],
-     ["80", "16", "1600", "40 warps × 20 × 2 = 1600"]),
-    (["latency", "--latency", "400", "--work", "1"], ["400 > 64 ✗", "memory-bound"]),
+     ["4·20 = 80", "= 16 warps", "4 × ⌈20/2⌉ = 40"]),
+    (["latency", "--latency", "400", "--work", "1"], ["4 × 400 = 1600 > 64 ✗", "memory-bound"]),
     (["latency", "--latency", "300", "--resident", "600"], ["η(600) = 100%", "300"]),
     (["divergence", "--branch", "20:30", "--branch", "12:30"],
      ["30 + 30 = 60", "2× slowdown", "20 + 12 = 32"]),

@@ -31,8 +31,12 @@ SEED_CASES = [
     # seed 001 Ex 3b: (8, 4, 3), linear 70 → (6, 0, 2), warp 2; 3 warps, one per slice
     ("001 Ex 3b", "W-C2", {"block": [8, 4, 3], "threads_per_block": 96, "linear_index": 70},
      {"coords": [6, 0, 2], "warp_id": 2, "lane": 6, "warps": 3, "wasted_lanes": 0}, True),
-    # seed 001 Ex 6: L = 400, W = 1 → 400 warps ≫ 64: memory-bound
-    ("001 Ex 6", "W-F", {"latency": 400, "work_per_warp": 1},
+    # seed 001 Ex 6: L = 400, W = 1 → 400 warps per scheduler ≫ 64: memory-bound. Corrected by
+    # the shared physics: each of the 4 schedulers needs its own 400, so the SM needs 1600.
+    ("001 Ex 6", "W-F", {"latency": 400, "work_per_warp": 1, "schedulers": 4},
+     {"warps_per_scheduler": 400, "warps_needed": 1600, "deficit": 1536, "hidable": False,
+      "coverage": 0.04}, True),
+    ("001 Ex 6, one scheduler", "W-F", {"latency": 400, "work_per_warp": 1, "schedulers": 1},
      {"warps_needed": 400, "deficit": 336, "hidable": False, "coverage": 0.16}, True),
     # seed 001 Ex 7: 20 lanes if (30), 12 else (30) → 60 cycles, 2×
     ("001 Ex 7", "W-G", {"branches": branches((20, 30), (12, 30))},
@@ -46,21 +50,29 @@ SEED_CASES = [
       "better_block": [32, 8, 1]}, True),
     # seed 001 Ex 10: 4 schedulers × 400/1 = 1600 slots ÷ 20 = 80 warps > 64: 16 short
     ("001 Ex 10", "W-J", {"schedulers": 4, "latency": 400, "issue_interval": 1, "work_per_warp": 20},
-     {"instruction_slots": 1600, "warps_needed": 80, "deficit": 16}, True),
+     {"instruction_slots": 1600, "warps_per_scheduler": 20, "warps_needed": 80, "deficit": 16,
+      "ilp_factor": 2, "warps_with_ilp": 40}, True),
     # seed 001 self-test
     ("001 self-test 1", "W-B", {"block": [72, 1, 1], "threads_per_block": 72},
      {"warps": 3, "tail_active": 8, "wasted_lanes": 24}, True),
     ("001 self-test 2", "W-C2", {"block": [8, 4, 3], "threads_per_block": 96, "linear_index": 40},
      {"warps": 3, "coords": [0, 1, 1], "warp_id": 1}, True),
-    ("001 self-test 3", "W-E", {"latency": 300, "work_per_warp": 15},
+    # seed 001 self-test 3: 20 warps per scheduler; corrected: × 4 schedulers = 80 > 64, so it
+    # is no longer a W-E problem on the textbook SM (it is W-J's trap); with one scheduler it is.
+    ("001 self-test 3", "W-E", {"latency": 300, "work_per_warp": 15, "schedulers": 4},
+     {"warps_per_scheduler": 20, "warps_needed": 80, "deficit": 16, "hidable": False}, False),
+    ("001 self-test 3, one scheduler", "W-E", {"latency": 300, "work_per_warp": 15, "schedulers": 1},
      {"warps_needed": 20, "deficit": 0, "hidable": True}, True),
     ("001 self-test 4", "W-G", {"branches": branches((16, 40), (16, 40))},
      {"divergent_time": 80, "slowdown": 2.0}, True),
     # seed 000 Ex 6: L = 300: η(64) = 64/300, η(600) = 1 (the plateau)
     ("000 Ex 6 N=64", "OCC-6", {"latency": 300, "resident_warps": 64},
-     {"efficiency": 64 / 300, "plateau_warps": 300, "efficiency_doubled": 128 / 300}, True),
+     {"efficiency": 64 / 300, "plateau_warps": 300, "efficiency_at_cap": 64 / 300}, True),
+    ("000 Ex 6 N=32", "OCC-6", {"latency": 300, "resident_warps": 32},
+     {"efficiency": 32 / 300, "efficiency_at_cap": 64 / 300, "spare_warps": 0}, True),
+    # η(600) = 1 as the seed says, but no SM holds 600 warps (cap 64): not an OCC-6 problem
     ("000 Ex 6 N=600", "OCC-6", {"latency": 300, "resident_warps": 600},
-     {"efficiency": 1.0, "spare_warps": 300}, True),
+     {"efficiency": 1.0, "spare_warps": 300}, False),
     ("000 Ex 6 N=300", "OCC-6", {"latency": 300, "resident_warps": 300},
      {"efficiency": 1.0, "spare_warps": 0}, False),
     # seed 000 Ex 7: 80 SMs × 8 blocks = 640 slots; 40 blocks → 1 wave, 40 SMs idle
@@ -76,20 +88,32 @@ SEED_CASES = [
                            "branches": branches((16, 10), (16, 10))},
      {"occupancy": 1.0, "slowdown": 2.0, "lane_utilisation": 0.5}, True),
     # seed 004 Ex 1: 16 B load + 4 B store, 10 FLOPs, load 400 cycles
+    # The warps: each scheduler needs ⌈400/(10·4)⌉ = 10, the SM 40 (62.5%), not the seed's
+    # 16–32 (which divides by the schedulers): corrected, so Ex 1 itself leaves the cell; with
+    # ILP 8 the same kernel needs 4 × 5 = 20 warps and lands in it.
     ("004 Ex 1", "L-3", {"bytes_loaded": 16, "bytes_stored": 4, "flops": 10, "latency": 400,
                          "flop_latency": 4, "ilp": 4, "schedulers": 4},
      {"bytes_moved": 20, "arithmetic_intensity": 0.5, "compute_cycles": 10, "critical_path": 410,
-      "bound": "memory"}, True),
+      "bound": "memory", "warps_per_scheduler": 10, "warps_needed": 40}, False),
+    ("004 Ex 1, ILP 8", "L-3", {"bytes_loaded": 16, "bytes_stored": 4, "flops": 10, "latency": 400,
+                                "flop_latency": 4, "ilp": 8, "schedulers": 4},
+     {"critical_path": 410, "bound": "memory", "warps_needed": 20, "occupancy_needed": 20 / 64},
+     True),
     # seed 004 Ex 2: 256 FMAs, 8 B from shared memory at 30 cycles; high ILP → 4–8 warps
+    # per scheduler ⌈30/4⌉ = 8 (the seed's 4–8), × 4 schedulers = 32 warps: corrected, above the
+    # cell's 25%; ILP 8 gives 4 per scheduler, 16 warps = 25%, the seed's own "25% is enough".
     ("004 Ex 2 ILP 4", "L-4", {"bytes_loaded": 8, "bytes_stored": 0, "flops": 256, "latency": 30,
-                               "flop_latency": 4, "work_per_warp": 4},
-     {"compute_cycles": 256, "critical_path": 286, "bound": "compute", "warps_needed": 8}, True),
+                               "flop_latency": 4, "work_per_warp": 4, "schedulers": 4},
+     {"compute_cycles": 256, "critical_path": 286, "bound": "compute", "warps_per_scheduler": 8,
+      "warps_needed": 32}, False),
     ("004 Ex 2 ILP 8", "L-4", {"bytes_loaded": 8, "bytes_stored": 0, "flops": 256, "latency": 30,
-                               "flop_latency": 4, "work_per_warp": 8},
-     {"warps_needed": 4, "occupancy_needed": 4 / 64}, True),
-    # seed 004 Mistake 2: L = 400 at 1 per cycle → 400 in flight; ILP and 4 schedulers → 16–32 warps
+                               "flop_latency": 4, "work_per_warp": 8, "schedulers": 4},
+     {"warps_per_scheduler": 4, "warps_needed": 16, "occupancy_needed": 16 / 64}, True),
+    # seed 004 Mistake 2: L = 400, each of 4 schedulers at 1 per cycle → 1600 in flight; ILP 4 →
+    # 100 warps per scheduler, 400 for the SM. Corrected: the seed's 25 divides by the
+    # schedulers, which is now the misconception divided_by_schedulers.
     ("004 Mistake 2", "L-5", {"latency": 400, "throughput": 1, "ilp": 4, "schedulers": 4},
-     {"concurrency": 400, "warps_needed": 25, "latency": 400}, True),
+     {"concurrency": 1600, "warps_per_scheduler": 100, "warps_needed": 400, "latency": 400}, True),
 ]
 
 
@@ -116,11 +140,13 @@ def test_seed_examples_reproduce(source, cell, params, expected, lands):
 def test_seed_004_ex1_memory_bound_reading():
     """Load dominates the critical path; 50% occupancy is enough; the store adds nothing."""
     fam = families()["L-3"]
-    params = SEED_CASES[19][2]
+    params = next(c[2] for c in SEED_CASES if c[0] == "004 Ex 1, ILP 8")
     solved = fam.solve(params, resolve_named_gpu("textbook"))
     assert solved.answers["critical_path"] < 400 + 400 / 10        # ≈ 400, dominated by the load
     assert 16 <= solved.answers["warps_needed"] <= 32
     assert solved.answers["occupancy_needed"] <= 0.5
+    wrong = {m.key: m.answers for m in fam.misconceptions(params, resolve_named_gpu("textbook"), solved)}
+    assert wrong["divided_by_schedulers"]["warps_needed"] == 2       # ⌈400/(10·8·4)⌉
     store = {m.key: m.answers for m in fam.misconceptions(params, resolve_named_gpu("textbook"), solved)}
     assert store["store_on_critical_path"]["critical_path"] == 810
 
@@ -129,9 +155,9 @@ def test_w_f_level_three_uses_each_gpus_cap():
     """W-F compares with the problem's own SM cap: a T4 SM holds 32 warps."""
     fam = families()["W-F"]
     t4 = resolve_named_gpu("t4")
-    solved = fam.solve({"latency": 100, "work_per_warp": 1}, t4)
-    assert solved.answers["deficit"] == 100 - 32
-    assert solved.answers["coverage"] == pytest.approx(0.32)
+    solved = fam.solve({"latency": 100, "work_per_warp": 1, "schedulers": 4}, t4)
+    assert solved.answers["deficit"] == 400 - 32
+    assert solved.answers["coverage"] == pytest.approx(32 / 400)
 
 
 def test_w_i_order_of_blocks_does_not_change_answers():

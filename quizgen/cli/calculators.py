@@ -144,13 +144,13 @@ LATENCY_OPTIONS = {"latency": "latency", "work_per_warp": "work", "schedulers": 
 @app.command("latency")
 def latency_command(
     latency: Annotated[int, typer.Option("--latency", "-L", help="Stall latency L in cycles (e.g. a global load, about 400).")],
-    work: Annotated[Optional[int], typer.Option("--work", "-W", help="Independent instructions one warp issues between stalls (W; I_warp with --schedulers): warps needed ⌈L/W⌉.")] = None,
-    schedulers: Annotated[Optional[int], typer.Option("--schedulers", help="Warp schedulers per SM (N_sched): use the scheduler-level demand N_sched·L/T_issue/I_warp, its deficit and the ILP that closes it.")] = None,
-    issue_interval: Annotated[int, typer.Option("--issue-interval", help="Cycles between two issues of one scheduler (T_issue), with --schedulers.")] = 1,
+    work: Annotated[Optional[int], typer.Option("--work", "-W", help="Independent instructions one warp issues between stalls (W, or I_warp): each scheduler needs ⌈L/W⌉ warps.")] = None,
+    schedulers: Annotated[Optional[int], typer.Option("--schedulers", help="Warp schedulers per SM (N_sched; default: the GPU's). Each needs its own warps, so the SM needs N_sched times one scheduler's.")] = None,
+    issue_interval: Annotated[int, typer.Option("--issue-interval", help="Cycles between two issues of one scheduler (T_issue).")] = 1,
     max_warps: Annotated[Optional[int], typer.Option("--max-warps", help="The SM's cap on resident warps (default: the GPU's; 64 on the textbook SM).")] = None,
-    resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N: also print the efficiency η(N) = min(N, L)/L.")] = None,
-    throughput: Annotated[Optional[str], typer.Option("--throughput", help="Operations per cycle to sustain (e.g. 1 or 0.5): Little's law, concurrency = L × throughput.")] = None,
-    ilp: Annotated[Optional[str], typer.Option("--ilp", help="Independent operations in flight per warp, for Little's law (default 1).")] = None,
+    resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N on one scheduler: also print the efficiency η(N) = min(N, L)/L.")] = None,
+    throughput: Annotated[Optional[str], typer.Option("--throughput", help="Operations one scheduler must start per cycle (X_s, e.g. 1 or 0.5), for Little's law; instead of --issue-interval.")] = None,
+    ilp: Annotated[Optional[str], typer.Option("--ilp", help="Independent operations in flight per warp (ILP, default 1); multiplies the work a warp brings.")] = None,
     gpu: GpuOpt = "textbook",
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
@@ -161,52 +161,48 @@ def latency_command(
 
     Example: quizgen latency --latency 400 --work 20 --schedulers 4
 
-    With --json the warps-needed numbers are at the top level; efficiency (--resident) and
-    littles_law (--throughput) are nested objects.
+    With --json the warps-needed numbers are at the top level; efficiency (--resident) is a
+    nested object.
     """
-    from quizgen.engine.latency import efficiency, littles_law, scheduler_demand, warps_needed
+    from quizgen.engine.latency import efficiency, hide_latency
 
     lang = check_lang(lang)
-    if work is None and resident is None and throughput is None:
+    if work is None and resident is None and throughput is None and ilp is None:
         raise QuizgenError("nothing to compute: give --work (warps needed), --resident (η(N)) or "
                            "--throughput (Little's law)", field="work")
-    if schedulers is not None and work is None and throughput is None:
-        raise QuizgenError("--schedulers needs --work (I_warp) or --throughput", field="schedulers")
-    if ilp is not None and throughput is None:
-        raise QuizgenError("--ilp is used by Little's law; give --throughput too", field="ilp")
-    cap = max_warps if max_warps is not None else load_gpu(gpu, gpu_file, set_).max_warps_per_sm
+    if throughput is not None and issue_interval != 1:
+        raise QuizgenError("give --throughput or --issue-interval, not both (X_s = 1/T_issue)",
+                           field="throughput")
+    the_gpu = load_gpu(gpu, gpu_file, set_)
+    cap = max_warps if max_warps is not None else the_gpu.max_warps_per_sm
     explain = not as_json
-    hiding = demand = eta = littles = None
+    hiding = eta = None
     with option_names(LATENCY_OPTIONS):
-        if work is not None:
-            if schedulers is not None:
-                demand = scheduler_demand(schedulers, latency, issue_interval, work,
-                                          max_warps=cap, explain=explain)
-            else:
-                hiding = warps_needed(latency, work, max_warps=cap, explain=explain)
-        if resident is not None:
-            eta = efficiency(resident, latency, explain=explain)
-        if throughput is not None:
-            littles = littles_law(latency, number("throughput", throughput, positive=True),
+        if work is not None or throughput is not None or ilp is not None:
+            hiding = hide_latency(latency, work if work is not None else 1,
+                                  schedulers=(schedulers if schedulers is not None
+                                              else the_gpu.schedulers_per_sm),
+                                  issue_interval=issue_interval,
+                                  throughput=(number("throughput", throughput, positive=True)
+                                              if throughput is not None else None),
                                   ilp=number("ilp", ilp, positive=True) if ilp is not None else 1,
-                                  schedulers=schedulers if schedulers is not None else 1,
+                                  max_warps=cap,
                                   explain=explain)
+        if resident is not None:
+            eta = efficiency(resident, latency, max_warps=cap, explain=explain)
 
     if as_json:
         data: dict[str, Any] = {"latency": latency}
-        main = demand or hiding
-        if main is not None:
-            data.update(main.to_dict())
+        if hiding is not None:
+            data.update(hiding.to_dict())
         if eta is not None:
             data["efficiency"] = eta.to_dict()
-        if littles is not None:
-            data["littles_law"] = littles.to_dict()
         _emit_json(data)
         return
 
     from quizgen.render.calculators import calculator_title, latency_solution
 
-    solution = latency_solution(lang, hiding=hiding, demand=demand, eta=eta, littles=littles)
+    solution = latency_solution(lang, hiding=hiding, eta=eta)
     _emit_text(solution, lang, calculator_title(lang, "latency", L=latency))
 
 

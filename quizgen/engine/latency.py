@@ -1,12 +1,14 @@
-"""Latency hiding: how many warps keep a scheduler busy while one warp waits (seeds 000, 001, 004).
+"""Latency hiding: how many warps keep an SM's schedulers busy while warps wait (seeds 000, 001, 004).
 
-* ``warps_needed``: ⌈L/W⌉ warps, each covering W cycles of another warp's L-cycle stall
-  (seed 001 Ex 5–6); W = 1 is the degenerate, memory-bound limit.
-* ``scheduler_demand``: N_sched·L/T_issue instruction slots per stall, ÷ I_warp = warps; the
-  SM's warp cap can bind, and instruction-level parallelism closes the gap (seed 001 Ex 10).
-* ``efficiency``: η(N) = min(N, L)/L with one issue per cycle; a plateau at N ≥ L (seed 000 Ex 6).
-* ``littles_law``: concurrency = L × throughput; warps ≈ L·throughput/(ILP·schedulers)
-  (seed 004). ILP and schedulers lower the warps needed; the latency L itself never changes.
+One model, used by every cell and the calculator (``hide_latency``): Little's law per scheduler.
+A scheduler issues X_s instructions per cycle (X_s = 1/T_issue); to cover an L-cycle stall it needs
+L·X_s instructions in flight, and a warp brings W·ILP of them, so it needs ⌈L·X_s/(W·ILP)⌉ warps of
+its own (seed 001: L = 300, W = 15 → 20). Every scheduler needs its own warps: the SM needs
+N_sched times that (seed 001 Ex 10: 4 × 20 = 80 against a cap of 64 → 16 short). More schedulers
+never lower the warps needed; dividing by N_sched is the misconception ``divided_by_schedulers``.
+
+``efficiency`` is seed 000 Ex 6's single-scheduler curve η(N) = min(N, L)/L (one issue per cycle,
+one instruction per warp between stalls): its plateau is ``hide_latency(L, 1).warps_needed``.
 """
 
 from __future__ import annotations
@@ -23,27 +25,36 @@ from quizgen.errors import QuizgenError, require_int
 FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "warps_to_hide": ("ceiling(L/W)", {
         "L": "stall latency (cycles)", "W": "independent instructions a warp issues between stalls"}),
+    "warps_per_scheduler": ("ceiling(L/(T_issue*I_warp))", {
+        "L": "stall latency (cycles)", "T_issue": "cycles between issues of one scheduler",
+        "I_warp": "independent instructions per warp between stalls"}),
+    "littles_per_scheduler": ("ceiling(L*X_s/k_ilp)", {
+        "L": "latency (cycles)", "X_s": "operations one scheduler starts per cycle",
+        "k_ilp": "independent operations in flight per warp (ILP)"}),
+    "hiding_per_scheduler": ("ceiling(L*X_s/(W*k_ilp))", {
+        "L": "stall latency (cycles)", "X_s": "instructions one scheduler issues per cycle",
+        "W": "independent instructions a warp issues between stalls",
+        "k_ilp": "independent operations in flight per warp (ILP)"}),
+    "sm_warps": ("N_sched*n_s", {
+        "N_sched": "warp schedulers per SM", "n_s": "warps each scheduler needs"}),
     "warp_deficit": ("Max(N_w - W_max, 0)", {
         "N_w": "warps needed", "W_max": "max resident warps per SM"}),
-    "instruction_slots": ("N_sched*L/T_issue", {
-        "N_sched": "warp schedulers per SM", "L": "stall latency (cycles)",
-        "T_issue": "cycles between issues of one scheduler"}),
-    "warps_for_slots": ("ceiling(S_in/I_warp)", {
-        "S_in": "instruction slots to fill during one stall",
-        "I_warp": "independent instructions per warp between stalls"}),
-    "ilp_factor": ("ceiling(N_w/W_max)", {
-        "N_w": "warps needed without ILP", "W_max": "max resident warps per SM"}),
-    "warps_with_ilp": ("ceiling(S_in/(I_warp*k_ilp))", {
-        "S_in": "instruction slots to fill during one stall",
-        "I_warp": "independent instructions per warp between stalls",
+    "warps_per_scheduler_cap": ("floor(W_max/N_sched)", {
+        "W_max": "max resident warps per SM", "N_sched": "warp schedulers per SM"}),
+    "ilp_factor": ("ceiling(n_s/c_s)", {
+        "n_s": "warps each scheduler needs without extra ILP",
+        "c_s": "warps one scheduler can hold (its share of the cap)"}),
+    "warps_with_ilp": ("N_sched*ceiling(n_s/k_ilp)", {
+        "N_sched": "warp schedulers per SM", "n_s": "warps each scheduler needs without extra ILP",
         "k_ilp": "instruction-level parallelism factor"}),
+    "sm_throughput": ("N_sched*X_s", {
+        "N_sched": "warp schedulers per SM", "X_s": "operations one scheduler starts per cycle"}),
     "plateau_warps": ("L", {"L": "stall latency (cycles)"}),
     "latency_efficiency": ("Min(N_res, L)/L", {
         "N_res": "resident warps", "L": "stall latency (cycles)"}),
+    "efficiency_at_cap": ("Min(W_max, L)/L", {
+        "W_max": "max resident warps per SM", "L": "stall latency (cycles)"}),
     "concurrency": ("L*X", {"L": "latency (cycles)", "X": "throughput (operations per cycle)"}),
-    "littles_warps": ("ceiling(C_ops/(k_ilp*N_sched))", {
-        "C_ops": "operations that must be in flight", "k_ilp": "independent operations per warp (ILP)",
-        "N_sched": "warp schedulers per SM"}),
     "latency_unchanged": ("L", {"L": "latency of one operation (cycles)"}),
 }
 
@@ -92,19 +103,32 @@ def _ceil(value: Fraction) -> int:
 
 
 @dataclass(slots=True)
-class WarpsNeeded:
-    """⌈L/W⌉ warps to hide an L-cycle stall, against the SM's warp cap."""
+class LatencyHiding:
+    """Warps an SM needs to hide an L-cycle stall: per scheduler ⌈L·X_s/(W·ILP)⌉, × N_sched."""
 
     latency: int
     work_per_warp: int
+    ilp: int | float
+    schedulers: int
+    issue_interval: int
+    throughput: int | float       # X_s: instructions one scheduler issues per cycle
     max_warps: int
+    in_flight: int | float        # L × X, X = N_sched·X_s: operations the SM keeps in flight
+    warps_per_scheduler: int
     warps_needed: int
     deficit: int
+    scheduler_cap: int            # ⌊W_max/N_sched⌋: the warps one scheduler can hold
+    ilp_factor: int               # extra ILP that brings the need under the cap (1: none needed)
+    warps_with_ilp: int
     steps: list[Step] = field(default_factory=list)
 
     @property
     def hidable(self) -> bool:
-        return self.warps_needed <= self.max_warps
+        return self.deficit == 0
+
+    @property
+    def fits(self) -> bool:
+        return self.deficit == 0
 
     @property
     def memory_bound(self) -> bool:
@@ -112,130 +136,138 @@ class WarpsNeeded:
 
     @property
     def degenerate(self) -> bool:
-        """W = 1: nothing to overlap, one warp per cycle of stall (seed 001 Ex 6)."""
-        return self.work_per_warp == 1
-
-    def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "latency": self.latency, "work_per_warp": self.work_per_warp,
-            "max_warps": self.max_warps, "warps_needed": self.warps_needed,
-            "deficit": self.deficit, "hidable": self.hidable, "memory_bound": self.memory_bound,
-            "degenerate": self.degenerate,
-        }
-        if with_steps:
-            out["steps"] = [s.to_dict() for s in self.steps]
-        return out
-
-
-def warps_needed(latency: Any, work_per_warp: Any, *, max_warps: Any = 64,
-                 explain: bool = False) -> WarpsNeeded:
-    """Warps needed to hide `latency` cycles when each warp issues `work_per_warp` between stalls."""
-    L = require_int("latency", latency, minimum=1)
-    W = require_int("work_per_warp", work_per_warp, minimum=1)
-    cap = require_int("max_warps", max_warps, minimum=1)
-    n = -(-L // W)
-    deficit = max(n - cap, 0)
-    steps: list[Step] = []
-    if explain:
-        note = "no_compute" if W == 1 else None if L % W == 0 else "ceil_rounds_up"
-        steps.append(Step("warps_needed", "warps_to_hide", {"L": L, "W": W}, n, "warps",
-                          "fill_the_wait", note))
-        steps.append(Step("deficit", "warp_deficit", {"N_w": n, "W_max": cap}, deficit, "warps",
-                          "compare_cap", "memory_bound" if deficit else "hidable"))
-    return WarpsNeeded(L, W, cap, n, deficit, steps)
-
-
-@dataclass(slots=True)
-class SchedulerDemand:
-    """Seed 001 Ex 10: the instruction slots of one stall, in warps, against the warp cap."""
-
-    schedulers: int
-    latency: int
-    issue_interval: int
-    work_per_warp: int
-    max_warps: int
-    instruction_slots: int | float
-    warps_needed: int
-    deficit: int
-    ilp_factor: int
-    warps_with_ilp: int
-    steps: list[Step] = field(default_factory=list)
+        """W = 1 and no ILP: nothing to overlap, one warp per cycle of stall (seed 001 Ex 6)."""
+        return self.work_per_warp == 1 and self.ilp == 1
 
     @property
-    def fits(self) -> bool:
-        return self.deficit == 0
+    def sm_throughput(self) -> int | float:
+        return plain(Fraction(self.schedulers) * Fraction(str(self.throughput)))
 
     def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "schedulers": self.schedulers, "latency": self.latency,
-            "issue_interval": self.issue_interval, "work_per_warp": self.work_per_warp,
-            "max_warps": self.max_warps, "instruction_slots": self.instruction_slots,
-            "warps_needed": self.warps_needed, "deficit": self.deficit, "fits": self.fits,
-            "ilp_factor": self.ilp_factor, "warps_with_ilp": self.warps_with_ilp,
+            "latency": self.latency, "work_per_warp": self.work_per_warp, "ilp": self.ilp,
+            "schedulers": self.schedulers, "issue_interval": self.issue_interval,
+            "throughput": self.throughput, "sm_throughput": self.sm_throughput,
+            "max_warps": self.max_warps, "in_flight": self.in_flight,
+            "warps_per_scheduler": self.warps_per_scheduler, "warps_needed": self.warps_needed,
+            "deficit": self.deficit, "hidable": self.hidable, "memory_bound": self.memory_bound,
+            "degenerate": self.degenerate, "ilp_factor": self.ilp_factor,
+            "warps_with_ilp": self.warps_with_ilp,
         }
         if with_steps:
             out["steps"] = [s.to_dict() for s in self.steps]
         return out
 
 
-def scheduler_demand(schedulers: Any, latency: Any, issue_interval: Any, work_per_warp: Any, *,
-                     max_warps: Any = 64, explain: bool = False) -> SchedulerDemand:
-    """N_sched·L/T_issue slots, ⌈÷ I_warp⌉ warps, the deficit under the cap, and the ILP to close it.
+def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
+                 issue_interval: Any = 1, throughput: Any = None, ilp: Any = 1,
+                 max_warps: Any = 64, explain: bool = False) -> LatencyHiding:
+    """The one latency-hiding model (see the module docstring): warps per scheduler, × N_sched.
 
-    The ILP factor is the smallest whole k with ⌈slots/(I_warp·k)⌉ ≤ cap, which is ⌈needed/cap⌉.
+    `throughput` is X_s, the operations one scheduler must start per cycle (Little's law); when it
+    is left out, X_s = 1/`issue_interval`. `ilp` multiplies the independent work a warp brings.
+    When the need is over the cap, the smallest whole extra ILP factor k with
+    N_sched·⌈n_s/k⌉ ≤ cap is ⌈n_s/⌊cap/N_sched⌋⌉ (none exists when the cap is below N_sched).
     """
-    n_sched = require_int("schedulers", schedulers, minimum=1)
     L = require_int("latency", latency, minimum=1)
+    W = require_int("work_per_warp", work_per_warp, minimum=1)
+    n_sched = require_int("schedulers", schedulers, minimum=1)
     t_issue = require_int("issue_interval", issue_interval, minimum=1)
-    i_warp = require_int("work_per_warp", work_per_warp, minimum=1)
     cap = require_int("max_warps", max_warps, minimum=1)
-    slots = Fraction(n_sched * L, t_issue)
-    needed = _ceil(slots / i_warp)
-    deficit = max(needed - cap, 0)
-    k = -(-needed // cap)
-    with_ilp = _ceil(slots / (i_warp * k))
+    k = require_number("ilp", ilp)
+    littles = throughput is not None
+    x_s = require_number("throughput", throughput) if littles else Fraction(1, t_issue)
+    per_sched_exact = L * x_s / (W * k)
+    n_s = _ceil(per_sched_exact)
+    need = n_sched * n_s
+    deficit = max(need - cap, 0)
+    c_s = cap // n_sched
+    if deficit and c_s:
+        extra = -(-n_s // c_s)
+    else:
+        extra = 1
+    with_ilp = n_sched * -(-n_s // extra)
+    in_flight = L * x_s * n_sched
     steps: list[Step] = []
     if explain:
-        steps.append(Step("instruction_slots", "instruction_slots",
-                          {"N_sched": n_sched, "L": L, "T_issue": t_issue}, plain(slots),
-                          "instructions", "slots_in_flight",
-                          None if slots.denominator == 1 else "fractional_slots"))
-        steps.append(Step("warps_needed", "warps_for_slots", {"S_in": plain(slots), "I_warp": i_warp},
-                          needed, "warps", "slots_to_warps",
-                          None if (slots / i_warp).denominator == 1 else "ceil_rounds_up"))
-        steps.append(Step("deficit", "warp_deficit", {"N_w": needed, "W_max": cap}, deficit,
-                          "warps", "compare_cap", "cap_binds" if deficit else "fits"))
-        if deficit:
-            steps.append(Step("ilp_factor", "ilp_factor", {"N_w": needed, "W_max": cap}, k, "×",
+        round_note = None if per_sched_exact.denominator == 1 else "ceil_rounds_up"
+        if littles:
+            steps.append(Step("sm_throughput", "sm_throughput", {"N_sched": n_sched, "X_s": plain(x_s)},
+                              plain(x_s * n_sched), "operations per cycle", "every_scheduler_issues"))
+            steps.append(Step("concurrency", "concurrency", {"L": L, "X": plain(x_s * n_sched)},
+                              plain(in_flight), "operations", "littles_law"))
+        if littles or k != 1:
+            if W == 1:
+                steps.append(Step("warps_per_scheduler", "littles_per_scheduler",
+                                  {"L": L, "X_s": plain(x_s), "k_ilp": plain(k)}, n_s, "warps",
+                                  "per_scheduler_littles", round_note))
+            else:
+                steps.append(Step("warps_per_scheduler", "hiding_per_scheduler",
+                                  {"L": L, "X_s": plain(x_s), "W": W, "k_ilp": plain(k)}, n_s,
+                                  "warps", "per_scheduler_littles", round_note))
+        elif t_issue != 1:
+            steps.append(Step("warps_per_scheduler", "warps_per_scheduler",
+                              {"L": L, "T_issue": t_issue, "I_warp": W}, n_s, "warps",
+                              "fill_the_wait_issue", round_note))
+        else:
+            steps.append(Step("warps_per_scheduler", "warps_to_hide", {"L": L, "W": W}, n_s, "warps",
+                              "fill_the_wait", "no_compute" if W == 1 else round_note))
+        steps.append(Step("warps_needed", "sm_warps", {"N_sched": n_sched, "n_s": n_s}, need, "warps",
+                          "every_scheduler_own_warps",
+                          "schedulers_add_warps" if n_sched > 1 else None))
+        degenerate = W == 1 and k == 1
+        steps.append(Step("deficit", "warp_deficit", {"N_w": need, "W_max": cap}, deficit, "warps",
+                          "compare_cap",
+                          ("memory_bound" if degenerate else "cap_binds") if deficit else "hidable"))
+        if deficit and c_s and not degenerate:
+            steps.append(Step("scheduler_cap", "warps_per_scheduler_cap",
+                              {"W_max": cap, "N_sched": n_sched}, c_s, "warps", "share_of_cap"))
+            steps.append(Step("ilp_factor", "ilp_factor", {"n_s": n_s, "c_s": c_s}, extra, "×",
                               "ilp_closes_gap", "ilp_costs_registers"))
             steps.append(Step("warps_with_ilp", "warps_with_ilp",
-                              {"S_in": plain(slots), "I_warp": i_warp, "k_ilp": k}, with_ilp,
-                              "warps", "ilp_check"))
-    return SchedulerDemand(n_sched, L, t_issue, i_warp, cap, plain(slots), needed, deficit, k,
-                           with_ilp, steps)
+                              {"N_sched": n_sched, "n_s": n_s, "k_ilp": extra}, with_ilp, "warps",
+                              "ilp_check"))
+        if littles:
+            steps.append(Step("latency", "latency_unchanged", {"L": L}, L, "cycles",
+                              "latency_is_fixed", "no_l_eff"))
+    return LatencyHiding(L, W, plain(k), n_sched, t_issue, plain(x_s), cap, plain(in_flight), n_s,
+                         need, deficit, c_s, extra, with_ilp, steps)
+
+
+def divided_by_schedulers(result: LatencyHiding) -> int:
+    """The misconception `divided_by_schedulers` (seed 004's "Mistake 2"): the warps one
+    scheduler needs shared out among all N_sched schedulers, ⌈L·X_s/(W·ILP·N_sched)⌉."""
+    x_s = Fraction(str(result.throughput))
+    return _ceil(result.latency * x_s / (result.work_per_warp * Fraction(str(result.ilp))
+                                         * result.schedulers))
 
 
 @dataclass(slots=True)
 class Efficiency:
-    """η(N) = min(N, L)/L: the share of issue cycles that N resident warps keep busy."""
+    """η(N) = min(N, L)/L: the share of one scheduler's issue cycles that N warps keep busy."""
 
     resident_warps: int
     latency: int
     efficiency: float
+    plateau_at: int
+    max_warps: int | None = None
     steps: list[Step] = field(default_factory=list)
 
     @property
-    def plateau_at(self) -> int:
-        return self.latency
-
-    @property
     def saturated(self) -> bool:
-        return self.resident_warps >= self.latency
+        return self.resident_warps >= self.plateau_at
 
     @property
     def spare_warps(self) -> int:
         """Warps past the plateau: they add nothing."""
-        return max(self.resident_warps - self.latency, 0)
+        return max(self.resident_warps - self.plateau_at, 0)
+
+    @property
+    def efficiency_at_cap(self) -> float | None:
+        """η at the SM's warp cap: the best any occupancy can do (seed 000 Ex 6: 64/300)."""
+        if self.max_warps is None:
+            return None
+        return min(self.max_warps, self.plateau_at) / self.latency
 
     def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -243,69 +275,33 @@ class Efficiency:
             "efficiency": self.efficiency, "plateau_at": self.plateau_at,
             "saturated": self.saturated, "spare_warps": self.spare_warps,
         }
+        if self.max_warps is not None:
+            out["max_warps"] = self.max_warps
+            out["efficiency_at_cap"] = self.efficiency_at_cap
         if with_steps:
             out["steps"] = [s.to_dict() for s in self.steps]
         return out
 
 
-def efficiency(resident_warps: Any, latency: Any, *, explain: bool = False) -> Efficiency:
-    """Seed 000 Ex 6's model: one issue per cycle, each warp covers one cycle of an L-cycle stall."""
+def efficiency(resident_warps: Any, latency: Any, *, max_warps: Any = None,
+               explain: bool = False) -> Efficiency:
+    """Seed 000 Ex 6's model: one scheduler issues once per cycle and each warp brings one
+    instruction between stalls, so the plateau is `hide_latency(L, 1)` = L warps; with
+    `max_warps`, also η at the SM's warp cap."""
     n = require_int("resident_warps", resident_warps, minimum=0)
     L = require_int("latency", latency, minimum=1)
-    eta = min(n, L) / L
+    cap = None if max_warps is None else require_int("max_warps", max_warps, minimum=1)
+    plateau = hide_latency(L, 1).warps_needed
+    eta = min(n, plateau) / L
     steps: list[Step] = []
     if explain:
-        steps.append(Step("plateau_warps", "plateau_warps", {"L": L}, L, "warps", "one_warp_per_cycle"))
-        note = "saturated" if n == L else "past_plateau" if n > L else "below_plateau"
+        steps.append(Step("plateau_warps", "plateau_warps", {"L": L}, plateau, "warps",
+                          "one_warp_per_cycle"))
+        note = "saturated" if n == plateau else "past_plateau" if n > plateau else "below_plateau"
         steps.append(Step("efficiency", "latency_efficiency", {"N_res": n, "L": L}, eta, "",
                           "fraction_of_cycles", note))
-    return Efficiency(n, L, eta, steps)
-
-
-@dataclass(slots=True)
-class LittlesLaw:
-    """Concurrency = L × throughput, and the warps that supply it with ILP and several schedulers."""
-
-    latency: int
-    throughput: int | float
-    ilp: int | float
-    schedulers: int
-    concurrency: int | float
-    warps_needed: int
-    steps: list[Step] = field(default_factory=list)
-
-    def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "latency": self.latency, "throughput": self.throughput, "ilp": self.ilp,
-            "schedulers": self.schedulers, "concurrency": self.concurrency,
-            "warps_needed": self.warps_needed,
-        }
-        if with_steps:
-            out["steps"] = [s.to_dict() for s in self.steps]
-        return out
-
-
-def littles_law(latency: Any, throughput: Any, *, ilp: Any = 1, schedulers: Any = 1,
-                explain: bool = False) -> LittlesLaw:
-    """Little's law for latency hiding (seed 004's Mistake 2, done right).
-
-    Warps needed ≈ ⌈L·throughput/(ILP·schedulers)⌉. ILP and schedulers raise what each warp and
-    the SM supply; they never shorten L (no L_eff = L/(…)): the last step records L unchanged.
-    """
-    L = require_int("latency", latency, minimum=1)
-    x = require_number("throughput", throughput)
-    k = require_number("ilp", ilp)
-    n_sched = require_int("schedulers", schedulers, minimum=1)
-    conc = L * x
-    n = _ceil(conc / (k * n_sched))
-    steps: list[Step] = []
-    if explain:
-        steps.append(Step("concurrency", "concurrency", {"L": L, "X": plain(x)}, plain(conc),
-                          "operations", "littles_law"))
-        steps.append(Step("warps_needed", "littles_warps",
-                          {"C_ops": plain(conc), "k_ilp": plain(k), "N_sched": n_sched}, n, "warps",
-                          "share_the_concurrency",
-                          None if (conc / (k * n_sched)).denominator == 1 else "ceil_rounds_up"))
-        steps.append(Step("latency", "latency_unchanged", {"L": L}, L, "cycles",
-                          "latency_is_fixed", "no_l_eff"))
-    return LittlesLaw(L, plain(x), plain(k), n_sched, plain(conc), n, steps)
+        if cap is not None:
+            steps.append(Step("efficiency_at_cap", "efficiency_at_cap", {"W_max": cap, "L": L},
+                              min(cap, plateau) / L, "", "cap_bounds_efficiency",
+                              "cap_below_plateau" if cap < plateau else "cap_reaches_plateau"))
+    return Efficiency(n, L, eta, plateau, cap, steps)

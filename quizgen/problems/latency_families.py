@@ -26,7 +26,8 @@ from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, spli
 
 @register
 class EfficiencyPlateau(EngineFamily):
-    """OCC-6: η(N) = min(N, L)/L, below or past the plateau at N = L (seed 000 Ex 6)."""
+    """OCC-6: η(N) = min(N, L)/L for one scheduler, below or past the plateau at N = L, and η at
+    the SM's warp cap, the most any occupancy can give (seed 000 Ex 6: 64/300 ≈ 21%)."""
 
     cell = "OCC-6"
     topic = "latency-hiding"
@@ -34,11 +35,12 @@ class EfficiencyPlateau(EngineFamily):
     answer_specs = {
         "efficiency": sp.fraction("resident_warps", "latency"),
         "plateau_warps": sp.count("warps", "latency"),
-        "efficiency_doubled": sp.fraction("resident_warps", "latency"),
+        "efficiency_at_cap": sp.fraction("latency"),
         "spare_warps": sp.count("warps", "resident_warps", "plateau_warps", compute=rel.spare_warps),
     }
 
     def space(self, level, gpu):
+        cap = gpu.max_warps_per_sm
         if level == 1:
             lats = (10, 12, 16, 20, 24, 28, 30, 32, 36, 40, 48, 60, 100, 150, 200, 250, 300, 400, 500,
                     600, 800)
@@ -47,40 +49,43 @@ class EfficiencyPlateau(EngineFamily):
             lats = tuple(range(12, 61, 4)) + tuple(range(100, 801, 50))
             warps = tuple(range(2, 65, 5))
         else:
-            lats = (13, 17, 22, 27, 35, 45, 70, 130, 230, 300, 375, 450, 700)
-            warps = (3, 7, 11, 19, 29, 37, 45, 53, 61, 100, 150, 256, 300, 450, 600, 1000)
+            lats = (13, 17, 22, 27, 35, 45, 51, 58, 70, 90, 99, 130, 170, 230, 300, 375, 450, 700)
+            warps = (3, 7, 11, 19, 23, 29, 37, 41, 45, 53, 57, 61)
         for L in lats:
             for N in warps:
-                yield {"latency": L, "resident_warps": N}
+                if N <= cap:        # no SM holds more warps than its cap
+                    yield {"latency": L, "resident_warps": N}
 
     def solve(self, params, gpu, explain=True):
         L, N = params["latency"], params["resident_warps"]
-        res = lat_engine.efficiency(N, L, explain=explain)
-        doubled = lat_engine.efficiency(2 * N, L)
-        steps = list(res.steps)
-        if explain:
-            steps.append(Step("efficiency_doubled", "latency_efficiency", {"N_res": 2 * N, "L": L},
-                              doubled.efficiency, "", "occ6_double",
-                              "past_plateau" if N >= L else "below_plateau" if 2 * N < L else "saturated"))
+        cap = gpu.max_warps_per_sm
+        res = lat_engine.efficiency(N, L, max_warps=cap, explain=explain)
         answers = {"efficiency": res.efficiency, "plateau_warps": res.plateau_at,
-                   "efficiency_doubled": doubled.efficiency, "spare_warps": res.spare_warps}
-        return Solved(answers, {"steps": steps, "ctx": {
-            "L": L, "N": N, "eta": res.efficiency, "eta2": doubled.efficiency,
-            "busy": min(N, L), "above": N > L, "gain": doubled.efficiency - res.efficiency}})
+                   "efficiency_at_cap": res.efficiency_at_cap, "spare_warps": res.spare_warps}
+        return Solved(answers, {"steps": list(res.steps), "ctx": {
+            "L": L, "N": N, "eta": res.efficiency, "eta_cap": res.efficiency_at_cap,
+            "busy": min(N, L), "above": N > L, "cap_busy": min(cap, L),
+            "cap_short": cap < L, "gain": res.efficiency_at_cap - res.efficiency}})
 
     def in_cell(self, params, gpu, solved):
-        return params["resident_warps"] != params["latency"]
+        return (params["resident_warps"] != params["latency"]
+                and params["resident_warps"] <= gpu.max_warps_per_sm)
 
     def misconceptions(self, params, gpu, solved):
         L, N = params["latency"], params["resident_warps"]
         cap = gpu.max_warps_per_sm
         out = [
-            Misconception("no_plateau", {"efficiency": N / L, "efficiency_doubled": 2 * N / L}),
-            Misconception("occupancy_as_efficiency", {"efficiency": min(1.0, N / cap)}),
+            Misconception("no_plateau", {"efficiency": round(N / L, 4),
+                                         "efficiency_at_cap": round(cap / L, 4)}),
+            Misconception("occupancy_as_efficiency", {"efficiency": N / cap}),
         ]
         if N < L:
             out.append(Misconception("idle_share", {"efficiency": 1 - N / L}))
-        out.append(Misconception("latency_over_warps", {"efficiency": min(1.0, round(L / N, 4))}))
+        if N > L:
+            out.append(Misconception("latency_over_warps", {"efficiency": round(L / N, 4)}))
+        else:
+            out.append(Misconception("schedulers_times_efficiency",
+                                     {"efficiency": min(1.0, gpu.schedulers_per_sm * N / L)}))
         return out
 
     def figure(self, params, gpu, solved):
@@ -271,7 +276,9 @@ class MemoryBoundKernel(EngineFamily):
         "compute_cycles": sp.cycles("flops", "flop_latency"),
         "critical_path": sp.cycles("latency", "compute_cycles", compute=rel.critical_path),
         "bound": sp.choice("latency", "compute_cycles"),
-        "warps_needed": sp.count("warps", "latency", "ilp", "schedulers"),
+        "warps_per_scheduler": sp.count("warps", "latency", "flops", "ilp"),
+        "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
+                                 compute=rel.sm_warps),
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
     }
 
@@ -284,7 +291,7 @@ class MemoryBoundKernel(EngineFamily):
 
     def space(self, level, gpu):
         if level == 1:
-            loads, stores, flops, lats, ilps = (4, 8, 16, 32), (4, 8), (4, 8, 10, 12, 16, 20), (300, 350, 400, 450, 500), (4,)
+            loads, stores, flops, lats, ilps = (4, 8, 16, 32), (4, 8), (4, 8, 10, 12, 16, 20), (300, 350, 400, 450, 500), (4, 8)
         elif level == 2:
             loads, stores, flops, lats, ilps = (8, 12, 16, 32), (4, 16), (6, 10, 12, 24, 30), (350, 450, 600, 700), (4, 6, 8)
         else:
@@ -299,18 +306,25 @@ class MemoryBoundKernel(EngineFamily):
 
     def solve(self, params, gpu, explain=True):
         kb = kernel_bound(params, explain)
-        little = lat_engine.littles_law(params["latency"], 1, ilp=params["ilp"],
-                                        schedulers=params["schedulers"], explain=explain)
         cap = gpu.max_warps_per_sm
+        # Between two loads a warp issues its F FLOPs; ILP k keeps k loads in flight per warp.
+        hide = lat_engine.hide_latency(params["latency"], params["flops"], ilp=params["ilp"],
+                                       schedulers=params["schedulers"], max_warps=cap,
+                                       explain=explain)
+        n = hide.warps_needed
+        steps = kb.steps + hide.steps[:2]
+        if explain:
+            steps.append(Step("occupancy_needed", "occupancy", {"A": n, "W_max": cap}, n / cap, "",
+                              "l4_occupancy_needed", None))
         answers = {"bytes_moved": kb.bytes_moved, "arithmetic_intensity": kb.arithmetic_intensity,
                    "compute_cycles": kb.compute_cycles, "critical_path": kb.critical_path,
-                   "bound": kb.bound, "warps_needed": little.warps_needed,
-                   "occupancy_needed": little.warps_needed / cap}
-        return Solved(answers, {"steps": kb.steps + little.steps, "ctx": {
+                   "bound": kb.bound, "warps_per_scheduler": hide.warps_per_scheduler,
+                   "warps_needed": n, "occupancy_needed": n / cap}
+        return Solved(answers, {"steps": steps, "res": hide, "ctx": {
             "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
             "C": kb.compute_cycles, "P": kb.critical_path, "AI": kb.arithmetic_intensity,
             "share": kb.memory_share, "k": params["ilp"], "N": params["schedulers"],
-            "n": little.warps_needed, "cap": cap, "half": cap // 2}})
+            "n": n, "n_s": hide.warps_per_scheduler, "cap": cap, "half": cap // 2}})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
@@ -320,12 +334,16 @@ class MemoryBoundKernel(EngineFamily):
     def misconceptions(self, params, gpu, solved):
         a = solved.answers
         L, f = params["latency"], params["flops"]
+        res = solved.data["res"]
         return [
             Misconception("store_on_critical_path", {"critical_path": a["critical_path"] + L}),
             Misconception("compute_not_pipelined", {"critical_path": L + f * params["flop_latency"]}),
             Misconception("load_only", {"critical_path": L}),
             Misconception("intensity_load_only", {"arithmetic_intensity": f / params["bytes_loaded"]}),
             Misconception("latency_as_warps", {"warps_needed": L}),
+            Misconception("divided_by_schedulers",
+                          {"warps_needed": lat_engine.divided_by_schedulers(res)}),
+            Misconception("forgot_schedulers", {"warps_needed": res.warps_per_scheduler}),
         ]
 
 
@@ -340,7 +358,9 @@ class ComputeBoundKernel(EngineFamily):
         "compute_cycles": sp.cycles("flops", "flop_latency"),
         "critical_path": sp.cycles("latency", "compute_cycles", compute=rel.critical_path),
         "bound": sp.choice("latency", "compute_cycles"),
-        "warps_needed": sp.count("warps", "latency", "work_per_warp"),
+        "warps_per_scheduler": sp.count("warps", "latency", "work_per_warp"),
+        "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
+                                 compute=rel.sm_warps),
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
     }
 
@@ -349,62 +369,71 @@ class ComputeBoundKernel(EngineFamily):
 
     def space(self, level, gpu):
         if level == 1:
-            flops, lats, works, loads = (64, 128, 256, 512), (20, 24, 30, 32, 40), (4, 6, 8, 10, 16), (4, 8, 16)
+            flops, lats, works, loads = (64, 128, 256, 512), (16, 20, 24, 30, 32, 40), (4, 6, 8, 10, 12, 16), (4, 8, 16)
         elif level == 2:
-            flops, lats, works, loads = (96, 160, 256, 384), (22, 28, 30, 36), (3, 5, 6, 8), (8, 16)
+            flops, lats, works, loads = (96, 160, 256, 384), (22, 28, 30, 36), (3, 5, 6, 8, 10, 12, 14, 16), (8, 16)
         else:
-            flops, lats, works, loads = (75, 150, 300, 450, 700), (19, 27, 33, 45), (3, 5, 7), (12, 24)
+            flops, lats, works, loads = (75, 150, 300, 450, 700), (19, 27, 33, 45), (3, 5, 7, 9, 11, 13, 15, 17, 19), (12, 24)
         for f in flops:
             for L in lats:
                 for W in works:
                     for b in loads:
                         yield {"bytes_loaded": b, "bytes_stored": 0 if f % 3 else 4, "flops": f,
-                               "latency": L, "flop_latency": 4, "work_per_warp": W}
+                               "latency": L, "flop_latency": 4, "work_per_warp": W,
+                               "schedulers": gpu.schedulers_per_sm}
 
     def solve(self, params, gpu, explain=True):
         kb = kernel_bound(params, explain)
         cap = gpu.max_warps_per_sm
-        hide = lat_engine.warps_needed(params["latency"], params["work_per_warp"], max_warps=cap,
+        hide = lat_engine.hide_latency(params["latency"], params["work_per_warp"],
+                                       schedulers=params["schedulers"], max_warps=cap,
                                        explain=explain)
         n = hide.warps_needed
-        steps = kb.steps + hide.steps[:1]
+        steps = kb.steps + hide.steps[:2]
         if explain:
             steps.append(Step("occupancy_needed", "occupancy", {"A": n, "W_max": cap}, n / cap, "",
                               "l4_occupancy_needed", "few_warps_enough"))
         answers = {"compute_cycles": kb.compute_cycles, "critical_path": kb.critical_path,
-                   "bound": kb.bound, "warps_needed": n, "occupancy_needed": n / cap}
-        return Solved(answers, {"steps": steps, "ctx": {
+                   "bound": kb.bound, "warps_per_scheduler": hide.warps_per_scheduler,
+                   "warps_needed": n, "occupancy_needed": n / cap}
+        return Solved(answers, {"steps": steps, "res": hide, "ctx": {
             "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
             "C": kb.compute_cycles, "P": kb.critical_path, "W": params["work_per_warp"], "n": n,
-            "cap": cap, "share": kb.memory_share, "occ_needed": n / cap}})
+            "n_s": hide.warps_per_scheduler, "N": params["schedulers"], "cap": cap, "share": kb.memory_share, "occ_needed": n / cap}})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
         return a["bound"] == "compute" and 4 * a["warps_needed"] <= gpu.max_warps_per_sm
 
     def misconceptions(self, params, gpu, solved):
-        L, W = params["latency"], params["work_per_warp"]
+        L, W, N = params["latency"], params["work_per_warp"], params["schedulers"]
         C = solved.answers["compute_cycles"]
+        res = solved.data["res"]
         return [
             Misconception("full_occupancy_needed", {"warps_needed": gpu.max_warps_per_sm,
                                                     "occupancy_needed": 1.0}),
             Misconception("latency_as_warps", {"warps_needed": L}),
-            Misconception("no_ceiling", {"warps_needed": L // W}),
-            Misconception("compute_as_stall", {"warps_needed": -(-(L + C) // W)}),
+            Misconception("no_ceiling", {"warps_needed": N * (L // W)}),
+            Misconception("compute_as_stall", {"warps_needed": N * -(-(L + C) // W)}),
+            Misconception("forgot_schedulers", {"warps_needed": res.warps_per_scheduler}),
+            Misconception("divided_by_schedulers",
+                          {"warps_needed": lat_engine.divided_by_schedulers(res)}),
         ]
 
 
 @register
 class LittlesLaw(EngineFamily):
-    """L-5: concurrency = L × throughput; ILP and schedulers lower the warps, never the latency."""
+    """L-5: in flight = L × X with X = N_sched·X_s; each scheduler needs ⌈L·X_s/ILP⌉ warps of
+    its own. ILP lowers the warps needed, more schedulers raise them; the latency never changes."""
 
     cell = "L-5"
     topic = "latency-hiding"
     main_answer = "warps_needed"
     answer_specs = {
-        "concurrency": sp.real("operations", "latency", "throughput"),
-        "warps_needed": sp.count("warps", "concurrency", "ilp", "schedulers",
-                                 compute=rel.littles_warps),
+        "concurrency": sp.real("operations", "latency", "throughput", "schedulers"),
+        "warps_per_scheduler": sp.count("warps", "latency", "throughput", "ilp"),
+        "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
+                                 compute=rel.sm_warps),
         "latency": sp.cycles("latency"),
     }
 
@@ -414,11 +443,11 @@ class LittlesLaw(EngineFamily):
 
     def space(self, level, gpu):
         if level == 1:
-            lats, xs, ilps, scheds = range(100, 801, 10), (1,), (1, 2, 4, 8), (4,)
+            lats, xs, ilps, scheds = range(100, 801, 10), (1,), (2, 4, 8), (4,)
         elif level == 2:
-            lats, xs, ilps, scheds = range(200, 801, 25), (1, 2), (2, 3, 4, 6), (2, 4)
+            lats, xs, ilps, scheds = range(200, 801, 25), (1, 0.5), (2, 3, 4, 6), (2, 4)
         else:
-            lats, xs, ilps, scheds = range(230, 900, 37), (0.5, 1.5, 2, 3), (3, 5, 6), (1, 2, 4)
+            lats, xs, ilps, scheds = range(230, 900, 37), (0.25, 0.5, 0.75, 1), (3, 5, 6), (2, 4)
         for L in lats:
             for x in xs:
                 for k in ilps:
@@ -426,26 +455,30 @@ class LittlesLaw(EngineFamily):
                         yield {"latency": L, "throughput": x, "ilp": k, "schedulers": n}
 
     def solve(self, params, gpu, explain=True):
-        res = lat_engine.littles_law(params["latency"], params["throughput"], ilp=params["ilp"],
-                                     schedulers=params["schedulers"], explain=explain)
-        answers = {"concurrency": res.concurrency, "warps_needed": res.warps_needed,
-                   "latency": res.latency}
-        return Solved(answers, {"steps": res.steps, "ctx": {
-            "L": res.latency, "X": res.throughput, "k": res.ilp, "N": res.schedulers,
-            "Cops": res.concurrency, "n": res.warps_needed, "per_round": res.ilp * res.schedulers,
-            "l_eff": round(res.latency / (res.ilp * res.schedulers), 2)}})
+        res = lat_engine.hide_latency(params["latency"], 1, throughput=params["throughput"],
+                                      ilp=params["ilp"], schedulers=params["schedulers"],
+                                      max_warps=gpu.max_warps_per_sm, explain=explain)
+        answers = {"concurrency": res.in_flight, "warps_per_scheduler": res.warps_per_scheduler,
+                   "warps_needed": res.warps_needed, "latency": res.latency}
+        return Solved(answers, {"steps": res.steps, "res": res, "ctx": {
+            "L": res.latency, "X": res.throughput, "X_sm": res.sm_throughput, "k": res.ilp,
+            "N": res.schedulers, "Cops": res.in_flight, "n": res.warps_needed,
+            "n_s": res.warps_per_scheduler, "per_sched": res.latency * res.throughput,
+            "cap": gpu.max_warps_per_sm, "deficit": res.deficit}})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
-        return params["ilp"] * params["schedulers"] > 1 and a["warps_needed"] < a["concurrency"]
+        return params["ilp"] > 1 and params["schedulers"] > 1 and a["warps_per_scheduler"] >= 2
 
     def misconceptions(self, params, gpu, solved):
         L, k, N = params["latency"], params["ilp"], params["schedulers"]
+        res = solved.data["res"]
         conc = solved.answers["concurrency"]
         return [
+            Misconception("divided_by_schedulers",
+                          {"warps_needed": lat_engine.divided_by_schedulers(res)}),
+            Misconception("forgot_schedulers", {"warps_needed": res.warps_per_scheduler}),
             Misconception("latency_as_warps", {"warps_needed": L}),
-            Misconception("no_ilp", {"warps_needed": math.ceil(round(conc / N, 9))}),
-            Misconception("no_schedulers", {"warps_needed": math.ceil(round(conc / k, 9))}),
-            Misconception("concurrency_as_warps", {"warps_needed": math.ceil(conc)}),
+            Misconception("no_ilp", {"warps_needed": math.ceil(round(conc, 9))}),
             Misconception("l_eff", {"latency": round(L / (k * N), 2)}),
         ]

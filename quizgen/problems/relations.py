@@ -151,23 +151,29 @@ def occupancy_needed(v: V, gpu: Any) -> Fraction:
     return Fraction(v["warps_needed"]) / gpu.max_warps_per_sm
 
 
-def warps_for_slots(v: V, gpu: Any) -> int:
-    """⌈instruction slots / I_warp⌉."""
-    return _ceil(Fraction(v["instruction_slots"]) / v["work_per_warp"])
+def sm_warps(v: V, gpu: Any) -> int:
+    """Every scheduler needs its own warps: N_sched × one scheduler's warps (never ÷ N_sched)."""
+    return v["schedulers"] * v["warps_per_scheduler"]
+
+
+def coverage(v: V, gpu: Any) -> Fraction:
+    """The share of the need that the SM's cap of warps supplies."""
+    return Fraction(gpu.max_warps_per_sm) / _positive(v["warps_needed"])
 
 
 def ilp_factor(v: V, gpu: Any) -> int:
-    """The smallest whole k with ⌈needed / k⌉ under the cap: ⌈needed / cap⌉."""
-    return _ceil(Fraction(v["warps_needed"]) / gpu.max_warps_per_sm)
+    """The smallest whole k that brings one scheduler's warps within its share of the cap,
+    ⌈n_s / ⌊cap / N_sched⌋⌉ (1 when the need already fits)."""
+    n_s, n_sched = v["warps_per_scheduler"], v["schedulers"]
+    share = gpu.max_warps_per_sm // _positive(n_sched)
+    if n_sched * n_s <= gpu.max_warps_per_sm or share == 0:
+        return 1
+    return _ceil(Fraction(n_s) / share)
 
 
 def warps_with_ilp(v: V, gpu: Any) -> int:
-    return _ceil(Fraction(v["instruction_slots"]) / (v["work_per_warp"] * _positive(v["ilp_factor"])))
-
-
-def littles_warps(v: V, gpu: Any) -> int:
-    """⌈concurrency / (ILP × schedulers)⌉."""
-    return _ceil(Fraction(v["concurrency"]) / (Fraction(v["ilp"]) * v["schedulers"]))
+    """N_sched × ⌈n_s / k⌉."""
+    return v["schedulers"] * _ceil(Fraction(v["warps_per_scheduler"]) / _positive(v["ilp_factor"]))
 
 
 def intensity(v: V, gpu: Any) -> Fraction:

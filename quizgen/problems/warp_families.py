@@ -440,11 +440,13 @@ def warp_cap_gpus(level: int) -> tuple[str, ...]:
 class HidingFamily(EngineFamily):
     topic = "latency-hiding"
     answer_specs = {
-        "warps_needed": sp.count("warps", "latency", "work_per_warp"),
+        "warps_per_scheduler": sp.count("warps", "latency", "work_per_warp"),
+        "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
+                                 compute=rel.sm_warps),
         "deficit": sp.count("warps", "warps_needed", compute=rel.deficit),
         "hidable": sp.yes_no("warps_needed", compute=rel.hidable),
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
-        "coverage": sp.fraction("latency", "work_per_warp"),
+        "coverage": sp.fraction("warps_needed", compute=rel.coverage),
     }
 
     def gpu_choices(self, level):
@@ -452,21 +454,35 @@ class HidingFamily(EngineFamily):
 
     def solve(self, params, gpu, explain=True):
         cap = gpu.max_warps_per_sm
-        res = lat_engine.warps_needed(params["latency"], params["work_per_warp"], max_warps=cap,
+        res = lat_engine.hide_latency(params["latency"], params["work_per_warp"],
+                                      schedulers=params["schedulers"], max_warps=cap,
                                       explain=explain)
         n = res.warps_needed
-        answers = {"warps_needed": n, "deficit": res.deficit, "hidable": res.hidable}
+        answers = {"warps_per_scheduler": res.warps_per_scheduler, "warps_needed": n,
+                   "deficit": res.deficit, "hidable": res.hidable}
         if res.hidable:
             answers["occupancy_needed"] = n / cap
         else:
-            answers["coverage"] = cap * res.work_per_warp / res.latency
-        return Solved(answers, {"steps": res.steps, "ctx": {
-            "L": res.latency, "W": res.work_per_warp, "n": n, "cap": cap}})
+            answers["coverage"] = cap / n
+        return Solved(answers, {"steps": res.steps, "res": res, "ctx": {
+            "L": res.latency, "W": res.work_per_warp, "n": n, "n_s": res.warps_per_scheduler,
+            "N": res.schedulers, "cap": cap}})
+
+    def scheduler_traps(self, solved) -> list[Misconception]:
+        """The two ways of getting the schedulers wrong: leaving them out (one scheduler's warps
+        as the SM's) and dividing by them (seed 004's "Mistake 2")."""
+        res = solved.data["res"] if "res" in solved.data else None
+        n_s = solved.answers["warps_per_scheduler"]
+        out = [Misconception("forgot_schedulers", {"warps_needed": n_s})]
+        if res is not None:
+            out.append(Misconception("divided_by_schedulers",
+                                     {"warps_needed": lat_engine.divided_by_schedulers(res)}))
+        return out
 
 
 @register
 class EnoughWarps(HidingFamily):
-    """W-E: ⌈L/W⌉ warps hide the stall, and the SM can hold them (seed 001's Ex 5 and self-test)."""
+    """W-E: ⌈L/W⌉ warps per scheduler, × N_sched per SM, and the SM can hold them (seed 001 Ex 5)."""
 
     cell = "W-E"
     main_answer = "warps_needed"
@@ -480,18 +496,18 @@ class EnoughWarps(HidingFamily):
             lats, works = range(101, 1000, 34), tuple(range(7, 80, 4))
         for L in lats:
             for W in works:
-                yield {"latency": L, "work_per_warp": W}
+                yield {"latency": L, "work_per_warp": W, "schedulers": gpu.schedulers_per_sm}
 
     def in_cell(self, params, gpu, solved):
-        return params["work_per_warp"] >= 2 and solved.answers["hidable"] and solved.answers["warps_needed"] >= 2
+        return (params["work_per_warp"] >= 2 and solved.answers["hidable"]
+                and solved.answers["warps_per_scheduler"] >= 2)
 
     def misconceptions(self, params, gpu, solved):
-        L, W = params["latency"], params["work_per_warp"]
+        L, W, N = params["latency"], params["work_per_warp"], params["schedulers"]
         n = solved.answers["warps_needed"]
-        return [
-            Misconception("no_ceiling", {"warps_needed": L // W}),
+        return self.scheduler_traps(solved) + [
+            Misconception("no_ceiling", {"warps_needed": N * (L // W)}),
             Misconception("latency_as_warps", {"warps_needed": L}),
-            Misconception("exact_division", {"warps_needed": round(L / W, 3)}),
             Misconception("answer_in_threads", {"warps_needed": n * WARP}),
         ]
 
@@ -501,7 +517,7 @@ class EnoughWarps(HidingFamily):
 
 @register
 class NothingToOverlap(HidingFamily):
-    """W-F: zero compute between loads (W = 1): the need equals L, far above the cap (Ex 6)."""
+    """W-F: zero compute between loads (W = 1): each scheduler needs L warps, far above the cap."""
 
     cell = "W-F"
     main_answer = "warps_needed"
@@ -513,17 +529,17 @@ class NothingToOverlap(HidingFamily):
     def space(self, level, gpu):
         lats = {1: range(100, 1001, 10), 2: range(65, 1001, 5), 3: range(33, 1200, 7)}[level]
         for L in lats:
-            yield {"latency": L, "work_per_warp": 1}
+            yield {"latency": L, "work_per_warp": 1, "schedulers": gpu.schedulers_per_sm}
 
     def in_cell(self, params, gpu, solved):
         return params["work_per_warp"] == 1 and not solved.answers["hidable"]
 
     def misconceptions(self, params, gpu, solved):
-        L = params["latency"]
-        return [
+        L, N = params["latency"], params["schedulers"]
+        return self.scheduler_traps(solved) + [
             Misconception("cap_is_enough", {"warps_needed": gpu.max_warps_per_sm, "hidable": True}),
-            Misconception("one_warp_per_load", {"warps_needed": 1}),
-            Misconception("divide_by_warp_size", {"warps_needed": -(-L // WARP)}),
+            Misconception("one_warp_per_load", {"warps_needed": N}),
+            Misconception("divide_by_warp_size", {"warps_needed": N * -(-L // WARP)}),
         ]
 
     def figure(self, params, gpu, solved):
@@ -533,18 +549,20 @@ class NothingToOverlap(HidingFamily):
 
 @register
 class SchedulerDemand(EngineFamily):
-    """W-J: N_sched·L/T_issue slots ÷ I_warp warps exceed the SM's cap; ILP closes the gap (Ex 10)."""
+    """W-J: every scheduler needs ⌈L/(T_issue·I_warp)⌉ warps of its own; × N_sched they exceed
+    the SM's cap, and ILP closes the gap (seed 001 Ex 10)."""
 
     cell = "W-J"
     topic = "latency-hiding"
     main_answer = "warps_needed"
     answer_specs = {
         "instruction_slots": sp.real("instructions", "schedulers", "latency", "issue_interval"),
-        "warps_needed": sp.count("warps", "instruction_slots", "work_per_warp",
-                                 compute=rel.warps_for_slots),
+        "warps_per_scheduler": sp.count("warps", "latency", "issue_interval", "work_per_warp"),
+        "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
+                                 compute=rel.sm_warps),
         "deficit": sp.count("warps", "warps_needed", compute=rel.deficit),
-        "ilp_factor": sp.ratio("warps_needed", compute=rel.ilp_factor),
-        "warps_with_ilp": sp.count("warps", "instruction_slots", "work_per_warp", "ilp_factor",
+        "ilp_factor": sp.ratio("warps_per_scheduler", "schedulers", compute=rel.ilp_factor),
+        "warps_with_ilp": sp.count("warps", "warps_per_scheduler", "schedulers", "ilp_factor",
                                    compute=rel.warps_with_ilp),
     }
 
@@ -570,28 +588,35 @@ class SchedulerDemand(EngineFamily):
 
     def solve(self, params, gpu, explain=True):
         cap = gpu.max_warps_per_sm
-        res = lat_engine.scheduler_demand(params["schedulers"], params["latency"],
-                                          params["issue_interval"], params["work_per_warp"],
-                                          max_warps=cap, explain=explain)
-        answers = {"instruction_slots": res.instruction_slots, "warps_needed": res.warps_needed,
-                   "deficit": res.deficit, "ilp_factor": res.ilp_factor,
-                   "warps_with_ilp": res.warps_with_ilp}
-        return Solved(answers, {"steps": res.steps, "ctx": {
+        res = lat_engine.hide_latency(params["latency"], params["work_per_warp"],
+                                      schedulers=params["schedulers"],
+                                      issue_interval=params["issue_interval"], max_warps=cap,
+                                      explain=explain)
+        answers = {"instruction_slots": res.in_flight,
+                   "warps_per_scheduler": res.warps_per_scheduler,
+                   "warps_needed": res.warps_needed, "deficit": res.deficit,
+                   "ilp_factor": res.ilp_factor, "warps_with_ilp": res.warps_with_ilp}
+        return Solved(answers, {"steps": res.steps, "res": res, "ctx": {
             "N": res.schedulers, "L": res.latency, "T_issue": res.issue_interval,
-            "I": res.work_per_warp, "S": res.instruction_slots, "n": res.warps_needed,
+            "I": res.work_per_warp, "S": res.in_flight, "n": res.warps_needed,
+            "n_s": res.warps_per_scheduler, "c_s": res.scheduler_cap,
             "cap": cap, "k": res.ilp_factor, "n_ilp": res.warps_with_ilp}})
 
     def in_cell(self, params, gpu, solved):
-        return solved.answers["deficit"] > 0
+        return solved.answers["deficit"] > 0 and solved.data["res"].scheduler_cap > 0
 
     def misconceptions(self, params, gpu, solved):
-        L, t, I = params["latency"], params["issue_interval"], params["work_per_warp"]
+        L, t, I, N = (params["latency"], params["issue_interval"], params["work_per_warp"],
+                      params["schedulers"])
+        res = solved.data["res"]
         slots = solved.answers["instruction_slots"]
         return [
-            Misconception("forgot_schedulers", {"warps_needed": -(-L // (t * I))}),
+            Misconception("forgot_schedulers", {"warps_needed": res.warps_per_scheduler}),
+            Misconception("divided_by_schedulers",
+                          {"warps_needed": lat_engine.divided_by_schedulers(res)}),
             Misconception("cap_is_enough", {"warps_needed": gpu.max_warps_per_sm, "deficit": 0}),
             Misconception("slots_as_warps", {"warps_needed": slots}),
-            Misconception("no_ceiling", {"warps_needed": int(slots // I)}),
+            Misconception("no_ceiling", {"warps_needed": N * (L // (t * I))}),
         ]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from quizgen.engine.bound import KernelBound
 from quizgen.engine.divergence import Divergence
 from quizgen.engine.grid import Waves
-from quizgen.engine.latency import Efficiency, LittlesLaw, SchedulerDemand, WarpsNeeded
+from quizgen.engine.latency import Efficiency, LatencyHiding
 from quizgen.engine.warps import WARP_SIZE, BlockComparison, BlockWarps, Segment, ThreadLocation
 from quizgen.problems.model import Solution, SolutionStep
 from quizgen.render.phrases import phrase
@@ -156,10 +156,9 @@ def compare_solution(comparison: BlockComparison, lang: str, *, salt: str = "") 
 # Latency hiding
 
 
-def latency_solution(lang: str, *, hiding: WarpsNeeded | None = None,
-                     demand: SchedulerDemand | None = None, eta: Efficiency | None = None,
-                     littles: LittlesLaw | None = None, salt: str = "") -> Solution:
-    """Warps to hide a stall (⌈L/W⌉ or the scheduler-level demand), η(N) and Little's law."""
+def latency_solution(lang: str, *, hiding: LatencyHiding | None = None,
+                     eta: Efficiency | None = None, salt: str = "") -> Solution:
+    """Warps an SM needs to hide a stall (one model: per scheduler, × N_sched) and η(N)."""
     steps: list[SolutionStep] = []
     verify: list[str] = []
     answer: list[str] = []
@@ -167,49 +166,31 @@ def latency_solution(lang: str, *, hiding: WarpsNeeded | None = None,
     if hiding is not None:
         h = hiding
         steps += solution_steps(h.steps, lang, salt=salt)
-        verify.append(_p(lang, "latency", "verify_bracket", N=h.warps_needed, W=h.work_per_warp,
-                         L=h.latency, hi=h.warps_needed * h.work_per_warp,
-                         lo=(h.warps_needed - 1) * h.work_per_warp))
-        verify.append(_p(lang, "latency", "verify_cap", N=h.warps_needed, cap=h.max_warps,
-                         fits=h.hidable))
-        answer.append(_p(lang, "latency", "answer", N=h.warps_needed, L=h.latency,
-                         W=h.work_per_warp, cap=h.max_warps, fits=h.hidable, deficit=h.deficit))
-        forecast = _p(lang, "forecast", "latency", cap=h.max_warps)
-    if demand is not None:
-        d = demand
-        steps += solution_steps(d.steps, lang, salt=salt)
-        verify.append(_p(lang, "latency", "verify_slots", N=d.warps_needed, I=d.work_per_warp,
-                         S=d.instruction_slots, hi=d.warps_needed * d.work_per_warp,
-                         lo=(d.warps_needed - 1) * d.work_per_warp))
-        if d.deficit:
-            verify.append(_p(lang, "latency", "verify_ilp", n=d.warps_with_ilp, I=d.work_per_warp,
-                             k=d.ilp_factor, S=d.instruction_slots,
-                             cover=d.warps_with_ilp * d.work_per_warp * d.ilp_factor,
-                             cap=d.max_warps, deficit=d.deficit, N=d.warps_needed))
-        else:
-            verify.append(_p(lang, "latency", "verify_cap", N=d.warps_needed, cap=d.max_warps,
-                             fits=True))
-        answer.append(_p(lang, "latency", "answer_schedulers", N=d.warps_needed,
-                         S=d.instruction_slots, cap=d.max_warps, deficit=d.deficit,
-                         k=d.ilp_factor, n=d.warps_with_ilp))
-        forecast = _p(lang, "forecast", "schedulers", cap=d.max_warps)
+        per_warp = h.work_per_warp * h.ilp               # instructions one warp brings
+        cycles = h.latency * h.throughput                 # L·X_s: what one scheduler must fill
+        verify.append(_p(lang, "latency", "verify_bracket", n=h.warps_per_scheduler, w=per_warp,
+                         need=cycles, hi=h.warps_per_scheduler * per_warp,
+                         lo=(h.warps_per_scheduler - 1) * per_warp))
+        verify.append(_p(lang, "latency", "verify_sm", N=h.schedulers, n=h.warps_per_scheduler,
+                         total=h.warps_needed, cap=h.max_warps, fits=h.hidable))
+        if h.deficit and h.scheduler_cap and not h.degenerate:
+            verify.append(_p(lang, "latency", "verify_ilp", N=h.schedulers, n=h.warps_per_scheduler,
+                             k=h.ilp_factor, with_ilp=h.warps_with_ilp, cap=h.max_warps,
+                             c=h.scheduler_cap))
+        answer.append(_p(lang, "latency", "answer", N=h.schedulers, n=h.warps_per_scheduler,
+                         total=h.warps_needed, cap=h.max_warps, fits=h.hidable,
+                         deficit=h.deficit, degenerate=h.degenerate, k=h.ilp_factor,
+                         with_ilp=h.warps_with_ilp, can_ilp=bool(h.scheduler_cap),
+                         C=h.in_flight, L=h.latency, littles=any(s.key == "concurrency" for s in h.steps)))
+        forecast = _p(lang, "forecast", "latency", cap=h.max_warps, N=h.schedulers)
     if eta is not None:
         steps += solution_steps(eta.steps, lang, salt=salt)
         verify.append(_p(lang, "latency", "verify_eta", N=eta.resident_warps, L=eta.latency,
                          eta=eta.efficiency, busy=min(eta.resident_warps, eta.latency)))
         answer.append(_p(lang, "latency", "answer_eta", N=eta.resident_warps, L=eta.latency,
-                         eta=eta.efficiency, spare=eta.spare_warps))
+                         eta=eta.efficiency, spare=eta.spare_warps, cap=eta.max_warps,
+                         eta_cap=eta.efficiency_at_cap))
         forecast = forecast or _p(lang, "forecast", "eta", N=eta.resident_warps, L=eta.latency)
-    if littles is not None:
-        x = littles
-        steps += solution_steps(x.steps, lang, salt=salt)
-        per = x.ilp * x.schedulers
-        verify.append(_p(lang, "latency", "verify_littles", n=x.warps_needed, k=x.ilp,
-                         s=x.schedulers, C=x.concurrency, hi=x.warps_needed * per,
-                         lo=(x.warps_needed - 1) * per))
-        answer.append(_p(lang, "latency", "answer_littles", C=x.concurrency, n=x.warps_needed,
-                         L=x.latency, k=x.ilp, s=x.schedulers))
-        forecast = forecast or _p(lang, "forecast", "littles", L=x.latency)
     return Solution(forecast=forecast, steps=steps, verify=verify, answer=" ".join(answer),
                     trap="")
 

@@ -1,0 +1,95 @@
+"""The physics every cell, calculator and grader shares (CELLS.md): one answer for one case.
+
+Latency hiding: every scheduler needs ⌈L·X_s/(W·ILP)⌉ warps of its own and the SM needs N_sched
+times that (seed 001 Ex 10: 4 × 20 = 80 against 64 → 16 short); nothing divides by N_sched.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from quizgen.engine.latency import divided_by_schedulers, efficiency, hide_latency
+from quizgen.problems import families, generate_one, resolve_named_gpu
+
+LATENCY_CELLS = ("W-E", "W-F", "W-J", "L-3", "L-4", "L-5")
+
+
+def cli_json(*args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "quizgen", *args, "--json"], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
+
+
+def solve(cell, params, gpu="textbook"):
+    return families()[cell].solve(params, resolve_named_gpu(gpu)).answers
+
+
+# (L, W, N_sched, T_issue): seed 001 Ex 10, its self-test, a ragged case, one scheduler, T_issue 2
+CASES = [(400, 20, 4, 1), (300, 15, 4, 1), (301, 15, 4, 1), (300, 15, 1, 1), (401, 20, 4, 2),
+         (128, 8, 4, 1), (400, 1, 4, 1)]
+
+
+@pytest.mark.parametrize("L, W, N, T", CASES)
+def test_calculator_and_cells_give_one_answer(L, W, N, T):
+    expect = N * -(-L // (T * W))
+    assert hide_latency(L, W, schedulers=N, issue_interval=T).warps_needed == expect
+    cli = cli_json("latency", "--latency", str(L), "--work", str(W), "--schedulers", str(N),
+                   "--issue-interval", str(T))
+    got = {"calculator": cli["warps_needed"],
+           "W-J": solve("W-J", {"schedulers": N, "latency": L, "issue_interval": T,
+                                "work_per_warp": W})["warps_needed"]}
+    if T == 1:
+        got["W-E"] = solve("W-E", {"latency": L, "work_per_warp": W, "schedulers": N})["warps_needed"]
+        if W == 1:
+            got["W-F"] = solve("W-F", {"latency": L, "work_per_warp": 1, "schedulers": N})["warps_needed"]
+        got["L-4"] = solve("L-4", {"bytes_loaded": 8, "bytes_stored": 0, "flops": 256, "latency": L,
+                                   "flop_latency": 4, "work_per_warp": W, "schedulers": N})["warps_needed"]
+        # L-3: a warp issues its F FLOPs between loads (W = F), ILP 1
+        got["L-3"] = solve("L-3", {"bytes_loaded": 16, "bytes_stored": 4, "flops": W, "latency": L,
+                                   "flop_latency": 4, "ilp": 1, "schedulers": N})["warps_needed"]
+        # L-5 with ILP = W and X_s = 1: the same count
+        got["L-5"] = solve("L-5", {"latency": L, "throughput": 1, "ilp": W, "schedulers": N})["warps_needed"]
+        got["calculator (Little)"] = cli_json("latency", "--latency", str(L), "--throughput", "1",
+                                              "--ilp", str(W), "--schedulers", str(N))["warps_needed"]
+    assert set(got.values()) == {expect}, got
+
+
+def test_seed_001_example_10_everywhere():
+    cli = cli_json("latency", "--latency", "400", "--work", "20", "--schedulers", "4")
+    wj = solve("W-J", {"schedulers": 4, "latency": 400, "issue_interval": 1, "work_per_warp": 20})
+    for answers in (cli, wj):
+        assert (answers["warps_needed"], answers["deficit"]) == (80, 16)
+
+
+def test_occ6_plateau_is_the_one_scheduler_count():
+    for L in (13, 300, 700):
+        assert efficiency(10, L).plateau_at == hide_latency(L, 1).warps_needed == L
+
+
+@pytest.mark.parametrize("cell", LATENCY_CELLS)
+def test_no_answer_divides_by_the_schedulers(cell):
+    """Every generated latency problem: warps needed = N_sched × one scheduler's warps, the
+    correct option says so, and the divided count is only ever a labelled distractor."""
+    fam = families()[cell]
+    for level in (1, 2, 3):
+        for seed in range(40):
+            p = generate_one(cell, level=level, seed=seed, lang="en")
+            a, n_sched = p.answers, p.params["schedulers"]
+            assert a["warps_needed"] == n_sched * a["warps_per_scheduler"], (p.id, a)
+            if p.main_answer == "warps_needed":
+                correct = [c for c in p.choices if c.correct]
+                assert [c.value for c in correct] == [a["warps_needed"]], p.id
+            gpu = resolve_named_gpu(p.gpu["name"])
+            solved = fam.solve(p.params, gpu)
+            wrong = {m.key: m.answers for m in fam.misconceptions(p.params, gpu, solved)}
+            assert "divided_by_schedulers" in wrong, p.id
+            divided = wrong["divided_by_schedulers"]["warps_needed"]
+            assert divided == divided_by_schedulers(solved.data["res"])
+            assert n_sched == 1 or divided < a["warps_needed"], p.id
+            for c in p.choices if p.main_answer == "warps_needed" else ():
+                if c.value == divided and divided != a["warps_needed"]:
+                    assert not c.correct, p.id
