@@ -19,7 +19,13 @@ import quizgen
 from quizgen.errors import QuizgenError, require_int
 
 LANGS = ("hinglish", "en")
-KINDS = ("numeric", "mcq", "cloze", "concept")
+#: Card kinds made from single problems (a recipe without ``kinds`` gets these).
+PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")
+#: Every kind; ``skill``: one note per cell and level holding `variants` solved variants.
+KINDS = PROBLEM_KINDS + ("skill",)
+#: Variants per skill note unless the recipe says (``variants = K``).
+DEFAULT_VARIANTS = 24
+MAX_VARIANTS = 200
 LEVELS = (1, 2, 3)
 DEFAULT_RECIPE = "default.toml"
 
@@ -30,7 +36,7 @@ MAX_PER_CELL = 1000
 MAX_SEED = 2**53
 
 _KEYS = ("name", "title", "deck", "description", "cells", "per_cell", "levels", "gpu", "lang",
-         "seed", "kinds")
+         "seed", "kinds", "kind", "variants")
 
 
 def packaged_path(folder: str, *parts: str) -> Path:
@@ -80,6 +86,7 @@ class DeckRecipe:
     seed: int
     kinds: tuple[str, ...]
     description: str = ""
+    variants: int = DEFAULT_VARIANTS  # solved variants per skill note
     source: str = ""                # where the recipe came from (file path), for messages
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,6 +96,7 @@ class DeckRecipe:
             "per_cell": self.per_cell, "levels": list(self.levels),
             "gpu": list(self.gpus) or "default",
             "lang": list(self.langs), "seed": self.seed, "kinds": list(self.kinds),
+            "variants": self.variants,
         }
 
 
@@ -131,11 +139,14 @@ def recipe_from_dict(data: dict[str, Any], *, source: str = "recipe") -> DeckRec
 
 
 def apply_overrides(recipe: DeckRecipe, *, seed: Any = None, lang: Any = None,
-                    per_cell: Any = None, gpu: Any = None) -> DeckRecipe:
-    """The recipe with command-line options (``--seed``, ``--lang``, ``--per-cell``, ``--gpu``) applied.
+                    per_cell: Any = None, gpu: Any = None, variants: Any = None,
+                    skills: bool = False) -> DeckRecipe:
+    """The recipe with command-line options (``--seed``, ``--lang``, ``--per-cell``, ``--gpu``,
+    ``--variants``, ``--skills``) applied.
 
     ``None`` keeps the recipe's value. `lang` and `gpu` take the recipe's forms: a name, a
-    comma-separated list, ``both`` (languages) or ``default`` (GPUs).
+    comma-separated list, ``both`` (languages) or ``default`` (GPUs). `skills` keeps only the
+    skill notes.
     """
     data = recipe.to_dict()
     if seed is not None:
@@ -146,6 +157,10 @@ def apply_overrides(recipe: DeckRecipe, *, seed: Any = None, lang: Any = None,
         data["per_cell"] = per_cell
     if gpu is not None:
         data["gpu"] = _split(gpu)
+    if variants is not None:
+        data["variants"] = variants
+    if skills:
+        data["kinds"] = ["skill"]
     return recipe_from_dict(data, source=recipe.source or recipe.name)
 
 
@@ -180,10 +195,17 @@ def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
     gpus = _gpus(data.get("gpu", "default"))
     langs = _langs(data.get("lang", "hinglish"))
     seed = require_int("seed", data.get("seed", 0), minimum=0, maximum=MAX_SEED)
-    kinds = _names(data.get("kinds", list(KINDS)), "kinds", KINDS)
+    if "kind" in data and "kinds" in data:
+        raise QuizgenError("give either 'kind' or 'kinds', not both", field="kind")
+    if "kind" in data:
+        kinds = _names(data["kind"], "kind", KINDS)
+    else:
+        kinds = _names(data.get("kinds", list(PROBLEM_KINDS)), "kinds", KINDS)
+    variants = require_int("variants", data.get("variants", DEFAULT_VARIANTS), minimum=1,
+                           maximum=MAX_VARIANTS)
     return DeckRecipe(name=name, title=title, deck=deck, cells=cells, per_cell=per_cell,
                       levels=levels, gpus=gpus, langs=langs, seed=seed, kinds=kinds,
-                      description=_text(data, "description"), source=source)
+                      description=_text(data, "description"), source=source, variants=variants)
 
 
 def _text(data: dict[str, Any], key: str, *, required: bool = False) -> str:

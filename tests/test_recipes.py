@@ -15,7 +15,7 @@ def test_default_recipe_is_the_whole_course():
     assert recipe.cells == known_cells()
     assert len(recipe.cells) == 31 and recipe.cells[0] == "OCC-1" and recipe.cells[-1] == "X-5"
     assert recipe.langs == ("hinglish",)
-    assert set(recipe.kinds) == {"numeric", "mcq", "cloze", "concept"}
+    assert set(recipe.kinds) == {"numeric", "mcq", "cloze", "concept", "skill"}
     assert "::" in recipe.deck
     problems = len(plan_slots(recipe))
     assert 200 <= problems <= 600          # "a few hundred notes"

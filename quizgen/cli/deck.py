@@ -18,6 +18,8 @@ def deck_command(
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Override the language: hinglish, en or both.")] = None,
     per_cell: Annotated[Optional[int], typer.Option("--per-cell", help="Override problems per cell and level.")] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", "-g", help="Override the GPU: a preset, a comma list, or 'default' (each cell's own).")] = None,
+    skills: Annotated[bool, typer.Option("--skills", help="Only skill notes: one note per cell and level that shows a new solved variant each day (Anki only).")] = False,
+    variants: Annotated[Optional[int], typer.Option("--variants", help="Solved variants per skill note (default 24, or the recipe's 'variants').")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Build the deck: auto-solved problems with worked solutions, one note per problem.
@@ -30,7 +32,10 @@ def deck_command(
 
     if fmt not in ("apkg", "obsidian"):
         raise QuizgenError(f"got {fmt!r}; expected apkg or obsidian", field="format")
-    the_recipe = apply_overrides(load_deck_recipe(recipe), seed=seed, lang=lang, per_cell=per_cell, gpu=gpu)
+    the_recipe = apply_overrides(load_deck_recipe(recipe), seed=seed, lang=lang, per_cell=per_cell, gpu=gpu,
+                                 variants=variants, skills=skills)
+    if fmt == "obsidian" and skills:
+        raise QuizgenError("skill notes need Anki's card scripts; use --format apkg", field="skills")
     if fmt == "apkg" and out.suffix.lower() != ".apkg":
         raise QuizgenError(f"{out} should end in .apkg (or use --format obsidian for a folder)", field="out")
     if fmt == "apkg" and out.exists() and out.is_dir():

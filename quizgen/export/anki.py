@@ -560,9 +560,14 @@ def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
     Raises `QuizgenError` for bad input; on any failure no file (and no partial file) is left
     at `out_path` (an existing file there is left untouched).
     """
+    from quizgen.export import skills
+
     stamp = build_timestamp() if timestamp is None else int(timestamp)
-    items = iter_deck_items(recipe, problems_for=problems_for, progress=progress)
+    progress, skill_progress = skills.split_progress(recipe, progress)
+    items = iter_deck_items(recipe, problems_for=problems_for, progress=progress) \
+        if skills.has_problem_kinds(recipe) else ()
     package = build_package(recipe, items)
+    skills.add_skills(package, recipe, problems_for=problems_for, progress=skill_progress)
     notes, cards = count_cards(package)
     size = write_package(package, out_path, stamp)
     return DeckSummary(notes=notes, cards=cards, cells=package.cells, bytes=size,
