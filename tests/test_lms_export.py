@@ -16,7 +16,7 @@ from lms_readers import (ImportRejected, extract_cloze, read_gift, read_moodle_x
                          validate_cloze)
 from quizgen.export.gift import gift_text
 from quizgen.export.lms import (MOODLE_GRADES, Answer, Box, answer_tolerance, build_bank,
-                                is_moodle_grade, lms_options, load_bank_recipe)
+                                is_moodle_grade, lms_labels, lms_options, load_bank_recipe)
 from quizgen.export.moodle import cloze_escape, cloze_markup, moodle_xml, prose_for_cloze
 from quizgen.export.qti import qti_zip
 from quizgen.errors import QuizgenError
@@ -111,7 +111,9 @@ def test_moodle_html_and_mathjax_survive_and_figures_decode_as_svg():
     for q in questions:
         problem = records[q.idnumber].problem
         assert q.questiontext.startswith(question_html(problem))
-        assert q.generalfeedback.startswith(solution_html(problem))
+        solution = solution_html(problem)
+        assert q.generalfeedback.startswith(lms_labels(solution))
+        assert solution.count('<span class="qz-label">') == q.generalfeedback.count("<strong")
         if problem.solution.steps and any(s.formula for s in problem.solution.steps):
             assert "\\(" in q.generalfeedback and "\\)" in q.generalfeedback
         for path, data in q.files.items():

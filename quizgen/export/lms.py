@@ -28,6 +28,7 @@ uses any other. The teacher sets a misconception's partial grade in the recipe::
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -638,12 +639,23 @@ def box_prompt_html(question: BankQuestion, index: int) -> str:
     return f"{lead}{esc(box.label)} <small>({esc(box.hint)})</small>"
 
 
+_LABEL = re.compile(r'<span class="qz-label">([^<]*)</span>')
+
+
+def lms_labels(card_html: str) -> str:
+    """Card HTML with its label spans as ``<strong>``."""
+    return _LABEL.sub(r'<strong class="qz-label">\1</strong>', card_html)
+
+
 def solution_html(question: BankQuestion, figure_src: str | None) -> str:
     """The worked solution (HTML, math as MathJax ``\\( … \\)``), with the figure when given."""
     from quizgen.export.cards import esc, solution_html as card_solution
 
-    out = card_solution(question.problem)
+    # An LMS has no card stylesheet: the section labels ("Forecast", "Why this step?") are made
+    # bold in the markup itself, so they do not run into the sentence they introduce.
+    out = lms_labels(card_solution(question.problem))
     if figure_src:
         alt = esc(_words(question.problem.lang)["figure"])
-        out += f'<p><img src="{esc(figure_src)}" alt="{alt}"></p>'
+        out += (f'<p><img src="{esc(figure_src)}" alt="{alt}" '
+                f'style="max-width:100%;height:auto"></p>')
     return out
