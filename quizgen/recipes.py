@@ -36,7 +36,7 @@ MAX_PER_CELL = 1000
 MAX_SEED = 2**53
 
 _KEYS = ("name", "title", "deck", "description", "cells", "per_cell", "levels", "gpu", "lang",
-         "seed", "kinds", "kind", "variants")
+         "seed", "kinds", "kind", "variants", "lms")
 
 
 def packaged_path(folder: str, *parts: str) -> Path:
@@ -174,6 +174,10 @@ def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
         raise QuizgenError(f"unknown key {unknown[0]!r}; expected one of: {', '.join(_KEYS)}")
+    if "lms" in data:       # grades of the LMS banks (quizgen export): checked here, used there
+        from quizgen.export.lms import lms_options
+
+        lms_options(data["lms"])
 
     name = _text(data, "name", required=True)
     if not all(ch.isalnum() or ch in "-_." for ch in name):

@@ -429,3 +429,19 @@ def test_readme_export_examples_run(tmp_path):
         assert done.returncode == 0, (command, done.stderr)
     assert len(read_moodle_xml((tmp_path / "gpu-bank.xml").read_bytes())) == 31
     assert read_qti(tmp_path / "midterm.zip")
+
+
+def test_an_lms_table_is_part_of_deck_and_exam_recipes():
+    from quizgen.export.sheet import parse_exam_recipe
+    from quizgen.recipes import recipe_from_dict
+
+    deck = recipe_from_dict({"name": "d", "cells": ["OCC-1"], "lms": {"partial": {"no_floor": 50}}})
+    assert deck.cells == ("OCC-1",)
+    exam = parse_exam_recipe({"title": "t", "questions": [{"cell": "OCC-2"}],
+                              "lms": {"default_partial": 10}})
+    assert exam.title == "t"
+    with pytest.raises(QuizgenError, match="lms.partial.no_floor"):
+        recipe_from_dict({"name": "d", "lms": {"partial": {"no_floor": 45}}})
+    with pytest.raises(QuizgenError, match="lms.default_partial"):
+        parse_exam_recipe({"title": "t", "questions": [{"cell": "OCC-2"}],
+                           "lms": {"default_partial": 101}})

@@ -133,7 +133,7 @@ class ExamRecipe:
 
 
 _RECIPE_KEYS = {"title", "course", "date", "duration", "instructions", "gpu", "lang", "seed",
-                "questions"}
+                "questions", "lms"}
 _QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
 
 
@@ -162,6 +162,10 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
     if unknown:
         raise QuizgenError(f"unknown field {unknown[0]!r}; fields are: {', '.join(sorted(_RECIPE_KEYS))}",
                            field="recipe")
+    if "lms" in raw:        # grades of the LMS banks (quizgen export): checked here, used there
+        from quizgen.export.lms import lms_options
+
+        lms_options(raw["lms"])
     title = _text(raw, "title", required=True)
     lang = _text(raw, "lang") or "hinglish"
     if lang not in LANGS:
