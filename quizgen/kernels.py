@@ -53,6 +53,16 @@ def kernel_meta(key: str) -> dict[str, Any]:
     return kernels[key]
 
 
+def dyn_smem_for(key: str, threads: int) -> int:
+    """Dynamic shared memory (bytes) a launch of the shipped kernel passes for `threads` (for a
+    kernel whose buffer follows the problem size, its first listed size)."""
+    meta = kernel_meta(key)
+    if meta.get("dyn_smem_choices"):            # set by the problem size (a row length), not T
+        return meta["dyn_smem_choices"][0]
+    return meta.get("dyn_smem_per_thread", 0) * threads + (meta.get("dyn_smem_per_block", 0)
+                                                            if meta.get("dyn_smem_per_thread") else 0)
+
+
 @cache
 def kernel_source(key: str) -> str:
     return (KERNEL_DIR / kernel_meta(key)["source"]).read_text(encoding="utf-8")

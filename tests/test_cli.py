@@ -133,7 +133,7 @@ def test_readme_main_job_builds_the_default_deck(tmp_path):
     deck = tmp_path / out_name
     assert deck.is_file() and deck.stat().st_size > 10_000
     summary = result.stdout.strip().splitlines()[-1]
-    assert re.match(r"\d+ notes, \d+ cards, 31 cells", summary), summary
+    assert re.match(r"\d+ notes, \d+ cards, 32 cells", summary), summary
 
 
 def _readme_calculator_lines() -> list[str]:

@@ -410,6 +410,7 @@ def _problem(figure):
 
 def test_figure_for_dispatches_every_kind():
     from quizgen.render import measured_figures as MF
+    from quizgen.render.kernel_figures import kernel_source_figure
 
     a100 = get_gpu("a100")
     cases = [
@@ -429,6 +430,8 @@ def test_figure_for_dispatches_every_kind():
          F.waves_figure(40, 80, 8, "en")),
         ({"kind": "measured_fma"}, MF.fma_issue_figure("en")),
         ({"kind": "measured_bandwidth"}, MF.bandwidth_figure("en")),
+        ({"kind": "kernel_source", "kernel": "reduce_sum", "arch": "sm_80"},
+         kernel_source_figure("reduce_sum", "sm_80", "en")),
     ]
     assert {spec["kind"] for spec, _ in cases} == set(F.KINDS)
     for spec, expected in cases:

@@ -180,7 +180,7 @@ def test_table_kernel_and_gpu_warning_from_the_real_command():
     lines = done.stdout.splitlines()
     assert lines[0].split()[:4] == ["kernel", "arch", "GPU", "block"]
     rows = [ln.split() for ln in lines[2:]]
-    assert len(rows) == 2 * len(shipped.shipped_archs())
+    assert len(rows) == 3 * len(shipped.shipped_archs())     # sgemm_tiled<8>, <16>, <32>
     assert all(r[2] == "a100" for r in rows)
     if shutil.which("c++filt"):
         assert {r[3] for r in rows if r[0] == "sgemm_tiled<32>"} == {"32×32×1"}
@@ -208,7 +208,7 @@ def test_shipped_kernel_by_name_uses_its_block_and_dynamic_shared_memory():
     (["--ptxas", str(LOGS / "vector_add.log"), "--threads", "64", "--kernel", "nope"], "no kernel named"),
     (["--ptxas", str(LOGS / "vector_add.log"), "--threads", "64", "--arch", "sm_61"], "no kernel compiled for sm_61"),
     (["--ptxas", str(LOGS / "vector_add.log"), "--threads", "64", "--regs", "32"], "come from the compiler"),
-    (["--kernel", "sgemm_tiled"], "names 2 shipped kernels"),
+    (["--kernel", "sgemm_tiled"], "names 3 shipped kernels"),
     (["--cu", "x.cu"], "--cu needs --arch"),
 ])
 def test_bad_kernel_input_is_one_line_exit_2(args, message):

@@ -47,10 +47,9 @@ def kernels_command(*, ptxas, cu, arch, kernel, list_kernels, gpu, gpu_file, set
                                      in shipped.shipped_archs() else shipped.shipped_archs())
         usages = [shipped.kernel_usage(keys[0], a) for a in archs]
         default_block = shipped.kernel_meta(keys[0])["blocks"][0]
-        per_thread = shipped.kernel_meta(keys[0]).get("dyn_smem_per_thread", 0)
-        if dyn_smem is None and per_thread:
+        if dyn_smem is None:
             shape = _shape(block[0]) if block else ([threads, 1, 1] if threads else default_block)
-            dyn_smem = str(per_thread * shape[0] * shape[1] * shape[2])
+            dyn_smem = str(shipped.dyn_smem_for(keys[0], shape[0] * shape[1] * shape[2]))
     if arch is not None and (ptxas is not None or cu is not None):
         usages = [u for u in usages if u.arch in (None, arch)] or _none_for(arch, usages)
     if kernel is not None and (ptxas is not None or cu is not None):

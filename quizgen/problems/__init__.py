@@ -25,6 +25,7 @@ FAMILY_MODULES = (
     "quizgen.problems.warp_families",
     "quizgen.problems.latency_families",
     "quizgen.problems.concepts",
+    "quizgen.problems.kernel_families",
 )
 
 __all__ = ["CELLS", "LEVELS", "generate", "generate_one", "families", "family"]

@@ -10,6 +10,7 @@ CELLS: tuple[str, ...] = (
     "W-A", "W-B", "W-C", "W-C2", "W-D", "W-E", "W-F", "W-G", "W-H", "W-I", "W-J",
     "L-1", "L-2", "L-3", "L-4", "L-5", "L-6",
     "X-1", "X-2", "X-3", "X-4", "X-5",
+    "K-1",
 )
 
 FAMILIES: dict[str, Family] = {}

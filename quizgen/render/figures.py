@@ -23,6 +23,7 @@ Figures:
 * `waves_figure`: waves of blocks across the SMs and the ragged tail (seed 000 Ex 7).
 * `measured_fma`, `measured_bandwidth`: curves measured on a real H200 beside the latency model's
   prediction (`quizgen.render.measured_figures`).
+* `kernel_source`: a shipped kernel's CUDA source and its ptxas report (`quizgen.render.kernel_figures`).
 
 `figure_for` draws the figure a problem asks for (its ``figure`` spec); `media_name` names an
 SVG by its content for Anki's media folder. A deck draws each distinct figure once:
@@ -1038,7 +1039,7 @@ def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str =
 # The dispatcher and Anki media names
 
 KINDS = ("occupancy_lids", "occupancy_sweep", "efficiency_curve", "warp_grid", "divergence_timeline",
-         "waves_figure", "measured_fma", "measured_bandwidth")
+         "waves_figure", "measured_fma", "measured_bandwidth", "kernel_source")
 
 _CONFIG_KEYS = ("threads_per_block", "regs_per_thread", "smem_per_block", "dyn_smem", "optin",
                 "carveout", "barriers", "block")
@@ -1120,6 +1121,10 @@ def draw_figure(spec: Mapping[str, Any]) -> str:
 
         draw = measured_figures.fma_issue_figure if kind == "measured_fma" else measured_figures.bandwidth_figure
         return draw(lang)
+    if kind == "kernel_source":
+        from quizgen.render.kernel_figures import kernel_source_figure
+
+        return kernel_source_figure(_need(spec, "kernel"), _need(spec, "arch"), lang, spec.get("before"))
     raise QuizgenError(f"got kind {kind!r}; expected one of: {', '.join(KINDS)}", field="figure")
 
 

@@ -16,5 +16,6 @@ __global__ void sgemm_tiled(const float* A, const float* B, float* C, int n) {
     }
     C[row * n + col] = acc;
 }
+template __global__ void sgemm_tiled<8>(const float*, const float*, float*, int);
 template __global__ void sgemm_tiled<16>(const float*, const float*, float*, int);
 template __global__ void sgemm_tiled<32>(const float*, const float*, float*, int);
