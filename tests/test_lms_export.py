@@ -68,7 +68,7 @@ def test_moodle_bank_reads_back_equal_to_the_records(lang):
     bank = course_bank(lang)
     questions = read_moodle_xml(moodle_xml(bank))
     records = _by_id(bank)
-    assert len(questions) == len(bank.questions) == 31 * 2
+    assert len(questions) == len(bank.questions) == 32 * 2
     assert {q.category for q in questions} == {("quizgen", cell) for cell in
                                               {q.problem.cell for q in bank.questions}}
     assert len({q.idnumber for q in questions}) == len(questions)
@@ -251,8 +251,8 @@ def test_moodle_bank_of_31_cells_by_20_variants_exports_in_under_5_seconds():
     bank = build_bank(load_bank_recipe(None), variants=20, lang="hinglish")
     text = moodle_xml(bank)
     elapsed = time.perf_counter() - start
-    assert len({q.category for q in bank.questions}) == 31
-    assert len(bank.questions) == 620
+    assert len({q.category for q in bank.questions}) == 32
+    assert len(bank.questions) == 640
     assert len(text) > 1_000_000
     assert elapsed < 5.0, f"{elapsed:.2f} s"
 
@@ -427,7 +427,7 @@ def test_readme_export_examples_run(tmp_path):
     for command in lines:
         done = _run(*command.split()[1:], "--variants", "1", cwd=tmp_path)
         assert done.returncode == 0, (command, done.stderr)
-    assert len(read_moodle_xml((tmp_path / "gpu-bank.xml").read_bytes())) == 31
+    assert len(read_moodle_xml((tmp_path / "gpu-bank.xml").read_bytes())) == 32
     assert read_qti(tmp_path / "midterm.zip")
 
 
