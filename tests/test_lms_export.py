@@ -9,6 +9,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -445,3 +446,88 @@ def test_an_lms_table_is_part_of_deck_and_exam_recipes():
     with pytest.raises(QuizgenError, match="lms.default_partial"):
         parse_exam_recipe({"title": "t", "questions": [{"cell": "OCC-2"}],
                            "lms": {"default_partial": 101}})
+
+
+# ---------------------------------------------------------------------------------------------
+# In a browser: what Moodle stores, with MathJax (Moodle's filter) and the figure files
+
+
+_BROWSER_PAGE = r"""<!doctype html>
+<html><head><meta charset="utf-8">
+<script>
+window.MathJax = { tex: { inlineMath: [["\\(", "\\)"]], displayMath: [["\\[", "\\]"]] },
+                   svg: { fontCache: "global" }, startup: { typeset: false } };
+</script>
+<script src="__MATHJAX__"></script>
+</head><body>__BODY__<pre id="qz-result">pending</pre>
+<script>
+window.addEventListener("load", () => {
+  MathJax.startup.promise.then(() => MathJax.typesetPromise()).then(() => {
+    const questions = [...document.querySelectorAll(".qz-moodle")].map((q) => {
+      const copy = q.cloneNode(true);
+      copy.querySelectorAll("mjx-container").forEach((m) => m.remove());
+      return {
+        math: q.querySelectorAll("mjx-container").length,
+        errors: q.querySelectorAll("[data-mjx-error], merror").length,
+        leftover: copy.textContent.includes("\\(") || copy.textContent.includes("\\)"),
+        images: [...q.querySelectorAll("img")].map((i) => [i.complete, i.naturalWidth]),
+        inputs: q.querySelectorAll("input.qz-box").length,
+      };
+    });
+    document.getElementById("qz-result").textContent = JSON.stringify(questions);
+  }).catch((e) => { document.getElementById("qz-result").textContent = "ERROR " + e; });
+});
+</script></body></html>"""
+
+
+def test_moodle_questions_render_in_a_browser_with_mathjax_and_svg_figures(tmp_path):
+    import base64
+    import json
+    import os
+    import re
+    import shutil
+    import tempfile
+
+    browser = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    mathjax = pytest.importorskip("mathjax")
+    if browser is None:
+        pytest.skip("chromium is not installed")
+    script = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
+    questions = (read_moodle_xml(moodle_xml(course_bank("en")))[::2]
+                 + read_moodle_xml(moodle_xml(exam_bank()))[::3])
+    parts, expected = [], []
+    for q in questions:
+        text = q.questiontext
+        if q.qtype == "cloze":          # as Moodle shows it: each {#n} becomes an input box
+            text, subs = extract_cloze(text)
+            text = re.sub(r"\{#\d+\}", '<input class="qz-box">', text)
+        feedback = q.generalfeedback
+        for path, data in q.files.items():
+            uri = "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
+            feedback = feedback.replace(f"@@PLUGINFILE@@{path}", uri)
+        parts.append(f'<div class="qz-moodle">{text}<hr>{feedback}</div>')
+        expected.append((q.questiontext.count("\\(") + q.generalfeedback.count("\\("),
+                         len(q.files), len(q.subs)))
+    page = tmp_path / "moodle.html"
+    page.write_text(_BROWSER_PAGE.replace("__MATHJAX__", script.as_uri())
+                    .replace("__BODY__", "".join(parts)), encoding="utf-8")
+    profile = tempfile.mkdtemp(prefix="quizgen-chromium-")
+    try:
+        out = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={profile}", "--allow-file-access-from-files",
+             "--virtual-time-budget=60000", "--dump-dom", page.as_uri()],
+            capture_output=True, text=True, timeout=180)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    match = re.search(r'<pre id="qz-result">(.*?)</pre>', out.stdout, re.S)
+    assert match, out.stderr[-2000:]
+    result = json.loads(html.unescape(match.group(1)))
+    assert len(result) == len(questions)
+    for got, (math, figures, boxes) in zip(result, expected):
+        assert got["math"] == math and got["errors"] == 0 and not got["leftover"]
+        assert len(got["images"]) == figures
+        assert all(done and width > 0 for done, width in got["images"])
+        assert got["inputs"] == boxes
+    assert sum(g["math"] for g in result) > 100 and sum(len(g["images"]) for g in result) > 10
