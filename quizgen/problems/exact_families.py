@@ -295,7 +295,8 @@ class InverseRegisters(ExactFamily):
         inv = solved.data["inverse"]
         block = params.get("block")
         T = params["threads_per_block"]
-        return {"T": T, "T_text": f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T),
+        return {**solved.answers, "T": T,
+                "T_text": f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T),
                 "s": params.get("smem_per_block", 0), "gpu": gpu.to_dict(), "inv": inv,
                 "book": solved.data["book"], "target": params["target_occupancy"],
                 "model": solved.data["model"], "r": inv.answer, "B": inv.target_blocks,

@@ -124,7 +124,7 @@ class OccupancyFamily(Family):
         block = params.get("block")
         T = params["threads_per_block"]
         T_text = (f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T))
-        return {"T": T, "T_text": T_text, "r": params.get("regs_per_thread", 0), "s": s,
+        return {**solved.answers, "T": T, "T_text": T_text, "r": params.get("regs_per_thread", 0), "s": s,
                 "gpu": gpu.to_dict(), "res": res, "B": res.blocks_per_sm, "A": res.active_warps,
                 "w": res.warps_per_block, "occ": res.occupancy, "limiter": res.limiter,
                 "model": self.model, "params": params, **solved.data.get("extra", {})}
@@ -403,7 +403,7 @@ class RealGpuRegisters(OccupancyFamily):
         return 0 < solved.answers["active_warps"] < gpu.max_warps_per_sm
 
     def render(self, params, gpu, solved, lang, salt):
-        ctx = {"r": params["regs_per_thread"], "gpu": gpu.to_dict(), "A": solved.data["warps"],
+        ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(), "A": solved.data["warps"],
                "occ": solved.data["occ"], "gpu_name": gpu.description or gpu.name}
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
         verify = phrase_list(lang, self.cell, "verify", {**ctx, "need": 32 * ctx["r"]}, salt=salt)

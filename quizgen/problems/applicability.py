@@ -1,0 +1,123 @@
+"""When a family's words apply: predicates over a solved problem.
+
+A misconception is offered as a distractor, and diagnosed by the grader, only when every predicate
+its family declares for it holds (`Family.misconception_when`), and only when its answers differ
+from the right ones. "Ignored the shared-memory lid, which is the binding one here" is said only
+where shared memory is used and binds; "forgot B_max" only where B_max binds; and so on.
+
+A predicate takes the problem's `Facts` (what the solved problem shows, computed on demand) and the
+misconception, and returns a bool.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+Predicate = Callable[["Facts", Any], bool]
+
+
+class Facts:
+    """What one solved problem shows: which lids bind, ties, what the launch uses, …"""
+
+    __slots__ = ("params", "gpu", "solved", "_limiter")
+
+    def __init__(self, params: dict[str, Any], gpu: Any, solved: Any) -> None:
+        self.params, self.gpu, self.solved = params, gpu, solved
+        self._limiter: frozenset[str] | None = None
+
+    @property
+    def answers(self) -> dict[str, Any]:
+        return self.solved.answers
+
+    @property
+    def limiter(self) -> frozenset[str]:
+        """The binding lids of the problem's own occupancy result (empty when it has none)."""
+        if self._limiter is None:
+            data = self.solved.data
+            res = data.get("result") or data.get("occ")
+            found = self.solved.answers.get("limiter")
+            if found is None and res is not None:
+                found = getattr(res, "limiter", None)
+            self._limiter = frozenset(found or ())
+        return self._limiter
+
+    @property
+    def smem(self) -> int:
+        return int(self.params.get("smem_per_block", 0) or 0) + int(self.params.get("dyn_smem", 0) or 0)
+
+    @property
+    def threads(self) -> int:
+        return int(self.params.get("threads_per_block", 0) or 0)
+
+
+# The predicates families name ----------------------------------------------------------------
+
+
+def binds(lid: str) -> Predicate:
+    """The named lid (registers, shared_memory, warps, blocks, barriers) is a binding one."""
+    def holds(facts: Facts, m: Any) -> bool:
+        return lid in facts.limiter
+    holds.__name__ = f"binds_{lid}"
+    return holds
+
+
+def uses_smem(facts: Facts, m: Any) -> bool:
+    """The launch asks for shared memory."""
+    return facts.smem > 0
+
+
+def uses_regs(facts: Facts, m: Any) -> bool:
+    return bool(facts.params.get("regs_per_thread"))
+
+
+def whole_kilobytes(facts: Facts, m: Any) -> bool:
+    """The shared-memory request holds at least one kilobyte (so "1 KB = 1000 B" can change it)."""
+    return facts.smem >= 1024
+
+
+def partial_warp(facts: Facts, m: Any) -> bool:
+    """The block is not a multiple of 32 threads: its last warp is partial."""
+    return facts.threads % 32 != 0
+
+
+def several_blocks(facts: Facts, m: Any) -> bool:
+    """An SM holds more than one block (so "one block per SM" is a real slip)."""
+    return facts.answers.get("blocks_per_sm", 0) > 1
+
+
+def ragged_tail(facts: Facts, m: Any) -> bool:
+    """The grid takes several waves and the last one is partial."""
+    a = facts.answers
+    return a.get("waves", 0) > 1 and a.get("tail_blocks", 0) > 0
+
+
+def carveout_set(facts: Facts, m: Any) -> bool:
+    return facts.params.get("carveout", -1) != -1
+
+
+def tie(facts: Facts, m: Any) -> bool:
+    return len(facts.limiter) >= 2
+
+
+def changes_answer(facts: Facts, m: Any) -> bool:
+    """The wrong method gives another value for at least one of the problem's answers."""
+    answers = facts.answers
+    return any(key in answers and _norm(value) != _norm(answers[key])
+               for key, value in m.answers.items())
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return round(float(value), 6)
+    if isinstance(value, list):
+        return tuple(_norm(v) for v in value)
+    return value
+
+
+def applies(when: dict[str, tuple[Predicate, ...]], facts: Facts, m: Any) -> bool:
+    """Whether misconception `m` applies: it changes an answer and its predicates hold."""
+    if not changes_answer(facts, m):
+        return False
+    return all(p(facts, m) for p in when.get(m.key, ()))

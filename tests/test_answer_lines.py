@@ -1,0 +1,57 @@
+"""Answer lines print answers from the answer record: by its names, never from a look-alike."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from jinja2 import meta
+
+from quizgen.problems import CELLS, LEVELS, family, generate_one
+from quizgen.render.phrases import _env, book
+
+#: Names an Answer line may print besides answers and parameters: the GPU, a GPU's label, and
+#: flags or shares that no answer names.
+NOT_ANSWERS = {"gpu", "gpu_name", "small", "share", "equal", "loop"}
+_ENV = _env()            # the phrasebook's own environment (its filters)
+
+
+def printed_names(template: str) -> set[str]:
+    return meta.find_undeclared_variables(_ENV.parse(template))
+
+
+@pytest.mark.parametrize("lang", ["en", "hinglish"])
+@pytest.mark.parametrize("cell", CELLS)
+def test_answer_templates_name_only_answers_and_givens(cell, lang):
+    section = book(lang).get(cell, {})
+    templates = []
+    for entry in ("answer", "answer_prefix"):
+        value = section.get(entry)
+        templates += [value] if isinstance(value, str) else list(value or [])
+    if not templates:
+        pytest.skip("the Answer line is built from the engine's result (the record's own object)")
+    fam = family(cell)
+    answers = set(fam.answer_specs)
+    params = set()
+    for level in LEVELS:
+        params |= set(generate_one(cell, level=level, seed=0, lang=lang).params)
+    for template in templates:
+        for name in printed_names(template):
+            assert (name in answers or name in params or name in NOT_ANSWERS
+                    or name.endswith("_text")), (cell, lang, name, template)
+        # no answer written as a bare literal ("0 blocks", "0 wasted lanes")
+        assert not re.search(r"(?<![\w{.])0 (blocks|wasted)", template), (cell, template)
+
+
+@pytest.mark.parametrize("lang", ["en", "hinglish"])
+def test_occ7_answer_line_prints_the_recorded_idle_sms(lang):
+    for level in LEVELS:
+        for seed in range(12):
+            p = generate_one("OCC-7", level=level, seed=seed, lang=lang)
+            a = p.answers
+            line = p.solution.answer
+            assert f"{a['blocks_per_sm']} blocks/SM" in line
+            numbers = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", line)]
+            assert a["idle_sms"] in numbers and a["waves"] in numbers, (line, a)
+            if a["waves"] > 1:
+                assert a["tail_blocks"] in numbers and a["tail_sms"] in numbers
