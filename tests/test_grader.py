@@ -104,7 +104,7 @@ def first_trap(question: dict, key: str):
     fam = family(question["cell"])
     gpu = gpu_from_dict(question["gpu"])
     solved = fam.solve(question["params"], gpu)
-    for m in fam.misconceptions(question["params"], gpu, solved):
+    for m in fam.applicable_misconceptions(question["params"], gpu, solved):
         if key in m.answers and check_answer(question, key, plain(m.answers[key])).status == "wrong":
             return m
     return None
@@ -555,7 +555,7 @@ def test_family_correct_scores_full_and_every_distractor_less(cell):
                     assert choice.misconception in result.misconceptions
             gpu = gpu_from_dict(problem.gpu)
             solved = fam.solve(problem.params, gpu)
-            for m in fam.misconceptions(problem.params, gpu, solved):
+            for m in fam.applicable_misconceptions(problem.params, gpu, solved):
                 for key, value in m.answers.items():
                     if key not in problem.answers or value == problem.answers[key]:
                         continue

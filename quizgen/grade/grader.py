@@ -511,7 +511,7 @@ def _derive_now(problem: Mapping[str, Any]) -> dict[str, Any]:
         solved = fam.solve(params, gpu, explain=False)
         out["solved"] = solved
         out["misconceptions"] = [(m.key, dict(m.answers))
-                                 for m in fam.misconceptions(params, gpu, solved)]
+                                 for m in fam.applicable_misconceptions(params, gpu, solved)]
         # Each trap's numbers, exact, per answer key (the comparisons' fast path).
         traps: dict[str, list[tuple[str, Fraction]]] = {}
         for name, answers in out["misconceptions"]:

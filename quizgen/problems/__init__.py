@@ -300,7 +300,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
     answers = solved.answers
     pid = problem_id(fam.cell, params, the_gpu, seed, level)
     title, question, solution = fam.render(params, the_gpu, solved, lang, pid)
-    miscs = fam.misconceptions(params, the_gpu, solved)
+    miscs = fam.applicable_misconceptions(params, the_gpu, solved)
     choices: list[Choice] = (build_choices(fam, solved, miscs, lang, pid) if fam.main_answer
                              else (fam.choices(params, the_gpu, solved, lang, pid) or []))
     return Problem(

@@ -121,3 +121,25 @@ def applies(when: dict[str, tuple[Predicate, ...]], facts: Facts, m: Any) -> boo
     if not changes_answer(facts, m):
         return False
     return all(p(facts, m) for p in when.get(m.key, ()))
+
+
+# Notes on solution steps -----------------------------------------------------------------------
+
+#: The lid each occupancy step computes (the engine's step keys).
+LID_STEPS = {"blocks_by_regs": "registers", "blocks_by_smem": "shared_memory",
+             "blocks_by_warps": "warps"}
+
+
+def keep_applicable_notes(steps: list[Any], limiter: Any) -> list[Any]:
+    """The occupancy cliff ("the floor throws away a fractional block") is remarked only on a
+    lid that binds: on a lid above the minimum the floor changes nothing the student sees."""
+    binding = frozenset(limiter or ())
+    for step in steps:
+        if step.note == "floor_drops" and LID_STEPS.get(step.key) not in binding:
+            step.note = None
+    return steps
+
+
+def note_applies(step_key: str, note: str | None, limiter: Any) -> bool:
+    """The predicate `keep_applicable_notes` enforces (a test checks generated problems)."""
+    return note != "floor_drops" or LID_STEPS.get(step_key) in frozenset(limiter or ())

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
 from quizgen.gpus import GPU
+from quizgen.problems.applicability import Facts, Predicate, applies
 from quizgen.problems.model import Choice, Solution
 from quizgen.problems.specs import AnswerSpec
 
@@ -50,6 +51,9 @@ class Family:
     #: answer key → unit key and → tolerance, read from `answer_specs` (never written by hand).
     units: ClassVar[dict[str, str]] = {}
     tolerances: ClassVar[dict[str, float]] = {}
+    #: misconception key → predicates over the solved problem that must hold for it to be
+    #: offered as a distractor or diagnosed (besides changing an answer at all).
+    misconception_when: ClassVar[dict[str, tuple[Predicate, ...]]] = {}
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
 
@@ -91,6 +95,14 @@ class Family:
 
     def misconceptions(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> list[Misconception]:
         return []
+
+    def applicable_misconceptions(self, params: dict[str, Any], gpu: GPU,
+                                  solved: Solved) -> list[Misconception]:
+        """The wrong methods that apply to this problem, best first: each changes an answer and
+        its declared predicates hold (what distractors and the grader's diagnosis use)."""
+        facts = Facts(params, gpu, solved)
+        when = self.misconception_when
+        return [m for m in self.misconceptions(params, gpu, solved) if applies(when, facts, m)]
 
     def figure(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any] | None:
         return None

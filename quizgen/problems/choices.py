@@ -30,7 +30,11 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     if not wrong:
         return []
     text = answer_text(correct, unit, lang)
-    choices = [Choice(text, correct, True, phrase(lang, "misconception", "correct", salt=salt))]
+    # The right option's reason is the cell's own method (the occupancy sentence is the default
+    # only for the cells that are the notes' occupancy calculation).
+    why = (phrase(lang, fam.cell, "correct", salt=salt) if has(lang, fam.cell, "correct")
+           else phrase(lang, "misconception", "correct", salt=salt))
+    choices = [Choice(text, correct, True, why)]
     shown = {text}
     for m in wrong:
         value = m.answers[key]

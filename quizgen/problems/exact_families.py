@@ -9,6 +9,7 @@ from quizgen.gpus import get_gpu
 from quizgen.problems import sampling
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.model import Solution
+from quizgen.problems import applicability as when
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, answers_of,
@@ -37,6 +38,7 @@ class ExactFamily(OccupancyFamily):
     def solve(self, params, gpu, explain=True):
         cfg = self.config(params)
         res = occupancy(gpu, cfg, model="exact", explain=explain)
+        when.keep_applicable_notes(res.steps, res.limiter)
         book = occupancy(gpu, cfg, model="textbook")
         return Solved(answers_of(res), {"result": res, "textbook": book})
 
@@ -118,6 +120,7 @@ class DynamicSmemOptIn(ExactFamily):
 
     cell = "X-3"
     answer_specs = {**EXACT_SPECS, "blocks_without_optin": sp.count("blocks", *LAUNCH, "dyn_smem")}
+    misconception_when = {**OccupancyFamily.misconception_when, "ignore_carveout": (when.carveout_set,)}
 
     def gpu_choices(self, level):
         return {1: ("a100", "h100"), 2: ("a100", "h100", "b200"), 3: ("a100", "h100", "b200", "a10", "rtx4090")}[level]
@@ -191,6 +194,8 @@ class SameKernelManyGpus(ExactFamily):
     def solve(self, params, gpu, explain=True):
         cfg = self.config(params)
         results = {name: occupancy(get_gpu(name), cfg, model="exact", explain=explain) for name in X5_GPUS}
+        for res in results.values():
+            when.keep_applicable_notes(res.steps, res.limiter)
         answers: dict[str, Any] = {}
         for name, res in results.items():
             answers[f"blocks_per_sm_{name}"] = res.blocks_per_sm

@@ -17,6 +17,7 @@ from quizgen.engine import grid as grid_engine
 from quizgen.engine import latency as lat_engine
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import launch_config, occupancy
+from quizgen.problems import applicability as when
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
@@ -109,6 +110,8 @@ class GridWaves(EngineFamily):
         "idle_sms": sp.count("SMs", "grid_blocks", "num_sms"),
         "tail_sms": sp.count("SMs", "blocks_per_sm", "grid_blocks", "num_sms", compute=rel.tail_sms),
     }
+    misconception_when = {"forgot_tail_wave": (when.ragged_tail,),
+                          "one_block_per_sm": (when.several_blocks,)}
 
     def model_for(self, gpu):
         return "textbook"
@@ -139,6 +142,7 @@ class GridWaves(EngineFamily):
         cfg = launch_config(params["threads_per_block"], params["regs_per_thread"],
                             params.get("smem_per_block", 0))
         occ = occupancy(gpu, cfg, model="textbook", explain=explain)
+        when.keep_applicable_notes(occ.steps, occ.limiter)
         B = occ.blocks_per_sm
         answers: dict[str, Any] = {"blocks_per_sm": B}
         if B == 0:
@@ -220,6 +224,7 @@ class EqualOccupancyDivergence(EngineFamily):
     def solve(self, params, gpu, explain=True):
         occ = occupancy(gpu, launch_config(params["threads_per_block"], params["regs_per_thread"]),
                         model="textbook", explain=explain)
+        when.keep_applicable_notes(occ.steps, occ.limiter)
         twist = div_engine.equal_occupancy_twist(params["branches"], occupancy=occ.occupancy,
                                                  explain=explain)
         y = twist.divergent

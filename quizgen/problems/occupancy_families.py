@@ -11,6 +11,7 @@ from typing import Any
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
 from quizgen.gpus import GPU
+from quizgen.problems import applicability as when
 from quizgen.problems import relations as rel
 from quizgen.problems import sampling
 from quizgen.problems import specs as sp
@@ -102,6 +103,15 @@ class OccupancyFamily(Family):
     topic = "occupancy"
     main_answer = "occupancy"
     answer_specs = OCC_SPECS
+    #: Each standard slip is named only where the rule it bends matters here.
+    misconception_when = {
+        "ignore_smem": (when.uses_smem, when.binds("shared_memory")),
+        "kb_as_1000": (when.uses_smem, when.whole_kilobytes, when.binds("shared_memory")),
+        "ignore_bmax": (when.binds("blocks"),),
+        "ignore_warp_cap": (when.binds("warps"),),
+        "ignore_regs": (when.uses_regs, when.binds("registers")),
+        "threads_not_warps": (when.partial_warp,),
+    }
     uses_model = True
     model = "textbook"
 
@@ -116,6 +126,7 @@ class OccupancyFamily(Family):
 
     def solve(self, params: dict[str, Any], gpu: GPU, explain: bool = True) -> Solved:
         res = occupancy(gpu, self.config(params), model=self.model, explain=explain)
+        when.keep_applicable_notes(res.steps, res.limiter)
         return Solved(answers_of(res), {"result": res})
 
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
