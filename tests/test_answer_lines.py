@@ -11,8 +11,8 @@ from quizgen.problems import CELLS, LEVELS, family, generate_one
 from quizgen.render.phrases import _env, book
 
 #: Names an Answer line may print besides answers and parameters: the GPU, a GPU's label, and
-#: flags or shares that no answer names.
-NOT_ANSWERS = {"gpu", "gpu_name", "small", "share", "equal", "loop"}
+#: flags, shares and rates that no answer names (X_sm: the SM's issue rate, L-5).
+NOT_ANSWERS = {"gpu", "gpu_name", "small", "share", "equal", "loop", "X_sm"}
 _ENV = _env()            # the phrasebook's own environment (its filters)
 
 
