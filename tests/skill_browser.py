@@ -167,7 +167,7 @@ async function main() {
     }
   }
   delete window.pycmd;
-  for (const c of PLAN.checks) result.checks.push(window.qzSkill.checkAnswer(c[0], c[1], c[2], c[3], c[4]));
+  for (const c of PLAN.checks) result.checks.push(window.qzAnswer.check(c[0], c[1], c[2], c[3], c[4]));
   document.getElementById("qz-result").textContent = JSON.stringify(result);
 }
 main().catch((e) => { document.getElementById("qz-result").textContent = "ERROR " + e + "\n" + e.stack; });

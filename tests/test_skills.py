@@ -335,3 +335,29 @@ def test_deck_command_builds_skill_notes_and_refuses_bad_options(tmp_path):
         bad = run(*args)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and field in bad.stderr, bad.stderr
     assert "--skills" in run("--help").stdout
+
+
+def test_typed_check_data_is_the_graders_kind_tolerance_and_answer():
+    from quizgen.grade.grader import prepare
+    from quizgen.problems import CELLS, generate_one
+
+    typed = 0
+    for cell in CELLS:
+        for level in (1, 2, 3):
+            problem = generate_one(cell, level=level, seed=11)
+            check = S.typed_check(problem)
+            key = problem.main_answer
+            if check is None:
+                assert key is None or problem.answer_specs[key]["kind"] not in (
+                    "count", "fraction", "ratio", "bytes", "cycles", "real", "coords")
+                continue
+            typed += 1
+            if check["kind"] == "list":
+                assert [int(v) for v in check["answer"].split(",")] == list(problem.answers[key])
+                continue
+            q = prepare(problem, asked=[key])
+            assert check["kind"] == q.kind[key]
+            assert Fraction(check["answer"]) == q.expected[key]
+            tol = q.tolerance[key]
+            assert (Fraction(check["tol"]) if check["tol"] else None) == (tol if tol else None)
+    assert typed >= 80

@@ -16,7 +16,8 @@ K), so a rebuild with new variants updates the note students already review: the
 
 Where the viewer keeps page state across the flip (Anki desktop), the front offers a box to type
 the main answer; the back checks it numerically with the grader's accepted forms (``25%``,
-``16/64``, ``8 blocks``, ``48 KB``, ``ceil(100/32)``), mirrored in ``templates/cards/skill.js``.
+``16/64``, ``8 blocks``, ``48 KB``, ``ceil(100/32)``), mirrored in ``templates/cards/answer.js``,
+with the kind, unit and tolerance of the answer's spec.
 """
 
 from __future__ import annotations
@@ -80,24 +81,23 @@ def _word(lang: str, key: str, **context: Any) -> str:
 
 
 def typed_check(problem: Problem) -> dict[str, str] | None:
-    """What the card's script needs to check a typed main answer, or None when it cannot be typed:
-    the exact expected value, the grader's kind, tolerance and unit for it."""
+    """What the card's script needs to check a typed main answer, from the answer's spec (the
+    same kind, unit and tolerance the grader uses), or None when it is not a number to type."""
+    from quizgen.grade.compare import KINDS
+
     key = problem.main_answer
-    if not key or key not in problem.answers:
+    spec = problem.answer_specs.get(key or "")
+    if spec is None or key not in problem.answers:
         return None
     value = problem.answers[key]
-    if isinstance(value, (list, tuple)):
+    if spec["kind"] == "coords":
         shown = C.answer_value(problem)
         return None if shown is None else {"answer": shown, "kind": "list", "tol": "", "unit": ""}
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if spec["kind"] not in KINDS or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    from quizgen.grade.grader import prepare
-
-    prepared = prepare(problem, asked=[key])
-    tol = prepared.tolerance.get(key)
-    return {"answer": repr(value) if isinstance(value, float) else str(value),
-            "kind": prepared.kind[key], "tol": "" if tol is None else repr(float(tol)),
-            "unit": prepared.unit.get(key) or ""}
+    tol = spec.get("tolerance") or 0
+    return {"answer": repr(value) if isinstance(value, float) else str(value), "kind": spec["kind"],
+            "tol": repr(float(tol)) if tol else "", "unit": spec.get("unit") or ""}
 
 
 def question_block(problem: Problem, number: int) -> str:
@@ -163,9 +163,10 @@ def words_html(lang: str) -> str:
 
 @cache
 def skill_script() -> str:
+    """The card script: the answer reader (answer.js), then the variant picker (skill.js)."""
     from quizgen.export.anki import _template
 
-    return _template("skill.js")
+    return _template("answer.js") + _template("skill.js")
 
 
 @cache
