@@ -49,7 +49,7 @@ def test_grade_writes_results_and_refuses_to_overwrite(exam):
     assert result.exit_code == 0, result.output
     assert "2 students, 4 answers graded" in result.stdout
     assert "1 answers left out of the score" in result.stderr
-    with (out / "results.csv").open(encoding="utf-8", newline="") as fh:
+    with (out / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
         rows = {r["roll"]: r for r in csv.DictReader(fh)}
     assert (rows["A1"]["score"], rows["A1"]["max_score"]) == ("4", "4")
     assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "2")
@@ -61,7 +61,7 @@ def test_grade_writes_results_and_refuses_to_overwrite(exam):
     assert again.stderr.strip().count("\n") == 0 and "--force" in again.stderr
     zero = runner.invoke(app, args + ["--force", "--invalid", "zero", "--format", "html"])
     assert zero.exit_code == 0, zero.output
-    with (out / "results.csv").open(encoding="utf-8", newline="") as fh:
+    with (out / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
         rows = {r["roll"]: r for r in csv.DictReader(fh)}
     assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "4")
     assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.html", "B2.html"]

@@ -157,7 +157,7 @@ def exam(tmp_path_factory):
                         generate=generate_one)
     manifest = json.loads(result.manifest.read_text(encoding="utf-8"))
     pwned = root / "PWNED"
-    with result.answers_csv.open(encoding="utf-8", newline="") as fh:
+    with result.answers_csv.open(encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.reader(fh))
     header = rows[0]
     filled = [header]
@@ -217,7 +217,7 @@ def by_persona(summary, persona):
 
 
 def results_rows(summary):
-    with summary.results_csv.open(encoding="utf-8", newline="") as fh:
+    with summary.results_csv.open(encoding="utf-8-sig", newline="") as fh:
         return {row["student"]: row for row in csv.DictReader(fh)}
 
 
@@ -310,7 +310,7 @@ def test_invalid_policy_zero_versus_flag(graded, exam, tmp_path):
 
 
 def test_results_csv_shape_and_points_split(graded, exam):
-    with graded.results_csv.open(encoding="utf-8", newline="") as fh:
+    with graded.results_csv.open(encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.reader(fh))
     header = rows[0]
     assert header[:5] == ["student", "roll", "version", "score", "max_score"]
@@ -336,8 +336,17 @@ def test_inputs_are_never_written_and_outputs_never_clobbered(exam, tmp_path):
     with pytest.raises(QuizgenError, match="--force"):
         grade_class(exam["manifest"], exam["answers"], out)
     assert stale.exists()
-    grade_class(exam["manifest"], exam["answers"], out, force=True)
-    assert not stale.exists()
+    ours = out / "feedback" / sorted(p.name for p in (out / "feedback").iterdir())[0]
+    ours.unlink()                         # one of our pages gone: written again
+    notes = out / "report.md"
+    notes.write_text("the teacher's own notes", encoding="utf-8")
+    with pytest.warns(UserWarning, match="kept as report.md.kept"):
+        grade_class(exam["manifest"], exam["answers"], out, force=True)
+    # --force replaces only quizgen's own files: a file it did not write stays, one in the way
+    # of a new file is kept under another name
+    assert stale.read_text(encoding="utf-8") == "old" and ours.exists()
+    assert (out / "report.md.kept").read_text(encoding="utf-8") == "the teacher's own notes"
+    assert (out / "report.md").read_text(encoding="utf-8") != "the teacher's own notes"
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in before}
     assert after == before
     # An answer sheet called results.csv in the output folder would be overwritten: refused.

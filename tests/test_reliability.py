@@ -198,3 +198,136 @@ def test_batch_keeps_going_past_every_kind_of_bad_line(tmp_path):
     plain = _quizgen("occupancy", "--batch", "-", "--gpu", "h100",
                      input=b'{"threads_per_block": 256}\n')
     assert plain.returncode == 0 and json.loads(plain.stdout)["gpu"] == "h100"
+
+
+# ------------------------------------------------------------------------------------------------
+# Nothing lost: atomic writes, folders that hold someone else's files, spreadsheet formulas
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, capsys, monkeypatch):
+    import quizgen.export.text as text
+
+    out = tmp_path / "problems.md"
+    out.write_text("the old problems\n", encoding="utf-8")
+    real = text.iter_problems_text
+
+    def fails_midway(*args, **kwargs):
+        for i, piece in enumerate(real(*args, **kwargs)):
+            if i == 2:
+                raise OSError(28, "No space left on device")
+            yield piece
+
+    monkeypatch.setattr(text, "iter_problems_text", fails_midway)
+    code, _, err = run_cli(["generate", "--cell", "OCC-1", "--count", "5", "--out", str(out)],
+                           capsys, monkeypatch)
+    assert code == 2 and "No space left" in err and err.count("\n") == 1
+    assert out.read_text(encoding="utf-8") == "the old problems\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["problems.md"]
+
+
+def test_sigterm_during_a_deck_build_leaves_no_temporaries(tmp_path):
+    import signal
+    import time
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "quizgen", "deck", "--per-cell", "15",
+                             "--out", str(tmp_path / "d.apkg"), "--quiet"],
+                            env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    while not list(temp.glob("quizgen-*.anki2")) and proc.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    assert list(temp.glob("quizgen-*.anki2")) or proc.returncode == 0
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err
+    if proc.returncode == 143:            # stopped while writing (else it had just finished)
+        assert not (tmp_path / "d.apkg").exists()
+    assert list(temp.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir() if p.name != "temp"] in ([], ["d.apkg"])
+
+
+def test_sheet_never_deletes_what_it_did_not_write(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "exam"
+    args = ["sheet", "--versions", "2", "--out", str(out)]
+    assert run_cli(args, capsys, monkeypatch)[0] == 0
+    # run again on its own files: replaced without a question
+    assert run_cli(args, capsys, monkeypatch)[0] == 0
+    filled = out / "answers.csv"
+    filled.write_text(filled.read_text(encoding="utf-8-sig").replace(",,,", ",,,8", 1),
+                      encoding="utf-8")
+    (out / "graded").mkdir()
+    (out / "graded" / "results.csv").write_text("precious", encoding="utf-8")
+    before = filled.read_bytes()
+    code, _, err = run_cli(args, capsys, monkeypatch)
+    assert code == 2 and "did not write" in err and "--force" in err
+    assert filled.read_bytes() == before
+    code, _, err = run_cli([*args, "--force"], capsys, monkeypatch)
+    assert code == 0 and "kept as answers.csv.kept" in err
+    assert (out / "answers.csv.kept").read_bytes() == before
+    assert (out / "graded" / "results.csv").read_text(encoding="utf-8") == "precious"
+    assert (out / "answers.csv").read_bytes() != before
+
+
+def test_obsidian_writes_beside_other_files_only_with_force(tmp_path, capsys, monkeypatch):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "diary.md").write_text("my own note", encoding="utf-8")
+    (vault / "OCC-1.md").write_bytes(b"\xff\xfe not UTF-8")
+    (vault / ".obsidian").mkdir()
+    args = ["deck", "occupancy-basics", "--format", "obsidian", "--out", str(vault),
+            "--per-cell", "1", "--quiet"]
+    code, _, err = run_cli(args, capsys, monkeypatch)
+    assert code == 2 and "not quizgen notes" in err and "Traceback" not in err
+    code, _, err = run_cli([*args, "--force"], capsys, monkeypatch)
+    assert code == 0, err
+    assert (vault / "diary.md").read_text(encoding="utf-8") == "my own note"
+    assert (vault / "OCC-1.md.kept").read_bytes() == b"\xff\xfe not UTF-8"
+    assert (vault / "OCC-1.md").read_text(encoding="utf-8").startswith("---\nquizgen-recipe:")
+    # once the other files are gone, a rebuild over its own notes needs no --force
+    (vault / "diary.md").unlink()
+    (vault / "OCC-1.md.kept").unlink()
+    assert run_cli(args, capsys, monkeypatch)[0] == 0
+    assert not [p for p in vault.iterdir() if p.name.endswith(".tmp")]
+
+
+FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "@SUM(1+1)", "+cmd|' /C calc'!A0", "-2+3",
+            "\tTab", "\rCR"]
+
+
+def test_every_csv_cell_that_a_spreadsheet_would_run_is_neutralised(tmp_path, manifest_data):
+    import csv
+
+    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.files import csv_text, plain_cell, safe_cell
+    from quizgen.grade.grader import grade_class
+    from quizgen.problems import generate_one
+
+    assert [safe_cell(v) for v in ("-3", "+2.5", "12%", "plain", "")] == \
+        ["-3", "+2.5", "12%", "plain", ""]
+    assert all(safe_cell(f).startswith("'") and plain_cell(safe_cell(f)) == f for f in FORMULAS)
+    assert csv_text([["a"]]).startswith("\ufeff")
+    recipe = {"title": "Quiz", "lang": "en", "seed": 9,
+              "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
+                             "answers": ["blocks_per_sm", "occupancy"]}]}
+    students = [Student(name=f, roll=f"R{i}") for i, f in enumerate(FORMULAS[:4])]
+    plan = plan_exam(parse_exam_recipe(recipe), students, None, generate=generate_one)
+    assert plan.answers_csv.startswith("\ufeff")
+    (tmp_path / "m.json").write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv.lstrip("\ufeff"))))
+    rows[1][3] = "=1+1"                         # a student's answer that is a formula
+    rows.append(["=stranger", "X9", "NOPE", "1"])       # a row matching nobody: unmatched.csv
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    (tmp_path / "filled.csv").write_text(buf.getvalue(), encoding="utf-8")
+    summary = grade_class(tmp_path / "m.json", tmp_path / "filled.csv", tmp_path / "graded")
+    assert sorted(s.name for s in summary.students) == sorted(FORMULAS[:4])
+    for name in ("results.csv", "unmatched.csv"):
+        text = (tmp_path / "graded" / name).read_text(encoding="utf-8")
+        assert text.startswith("\ufeff")
+        for row in csv.reader(io.StringIO(text.lstrip("\ufeff"))):
+            assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) or
+                           (cell.startswith("-") and not cell[1:].replace(".", "").isdigit())
+                           for cell in row), row

@@ -18,6 +18,7 @@ from quizgen.errors import QuizgenError
 from quizgen.export import sheet
 from quizgen.export.sheet import (FontWarning, Student, build_exam, load_exam_recipe,
                                   parse_exam_recipe, parse_roster, plan_exam, read_roster)
+from quizgen.files import plain_cell
 from quizgen.gpus import get_gpu
 from quizgen.problems.model import Problem, Solution, SolutionStep
 
@@ -144,7 +145,7 @@ def _unit_pages(pages: list[str], code: str) -> list[str]:
 def test_outputs_exist_and_folder_is_clean(built):
     result = built["result"]
     assert sorted(p.name for p in result.out_dir.iterdir()) == \
-        ["answers.csv", "exam.pdf", "key.pdf", "manifest.json"]
+        [".quizgen-files.json", "answers.csv", "exam.pdf", "key.pdf", "manifest.json"]
     assert not [p for p in result.out_dir.parent.iterdir() if p.name.startswith(".")]
     assert result.students == 40
 
@@ -249,12 +250,14 @@ def test_manifest_shape(built):
 
 
 def test_answers_csv(built):
-    rows = list(csv.reader(io.StringIO(built["result"].answers_csv.read_text(encoding="utf-8"))))
+    rows = list(csv.reader(io.StringIO(built["result"].answers_csv.read_text(encoding="utf-8-sig"))))
     assert rows[0] == ["name", "roll", "version", "Q1.blocks_per_sm", "Q1.active_warps",
                        "Q1.occupancy", "Q1.limiter", "Q2.blocks_per_sm", "Q2.occupancy",
                        "Q3.limiter"]
     assert len(rows) == 41
-    assert [r[0] for r in rows[1:]] == [s.name for s in built["roster"]]
+    # a name a spreadsheet would run as a formula is written with an apostrophe in front
+    assert [plain_cell(r[0]) for r in rows[1:]] == [s.name for s in built["roster"]]
+    assert all(not r[0].startswith(("=", "+", "-", "@")) for r in rows)
     assert [r[2] for r in rows[1:]] == [s["version"] for s in built["manifest"]["students"]]
     assert all(cell == "" for r in rows[1:] for cell in r[3:])
 
@@ -441,7 +444,7 @@ def test_output_folder_rules(tmp_path):
     (foreign / "chapter1.tex").write_text("precious", encoding="utf-8")
     with pytest.raises(QuizgenError) as exc:
         build_exam(recipe, None, 1, foreign, generate=occupancy_problem)
-    assert "not empty" in _one_line(exc)
+    assert "did not write" in _one_line(exc)
     assert (foreign / "chapter1.tex").read_text(encoding="utf-8") == "precious"
     # an earlier build is replaced whole
     out = tmp_path / "exam"

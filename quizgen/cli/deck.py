@@ -21,6 +21,7 @@ def deck_command(
     skills: Annotated[bool, typer.Option("--skills", help="Only skill notes: one note per cell and level that shows a new solved variant each day (Anki only).")] = False,
     variants: Annotated[Optional[int], typer.Option("--variants", help="Solved variants per skill note (default 24, or the recipe's 'variants').")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="With --format obsidian: write into a folder that holds other files too (they are never changed; one in the way of a note is kept as NAME.kept).")] = False,
 ) -> None:
     """Build the deck: auto-solved problems with worked solutions, one note per problem.
 
@@ -48,8 +49,23 @@ def deck_command(
             return build_deck(the_recipe, out, progress=progress)
         from quizgen.export.obsidian import write_obsidian
 
-        return write_obsidian(the_recipe, out, progress=progress)
+        return write_obsidian(the_recipe, out, progress=progress, force=force)
 
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = _build(run, quiet)
+    for warning in caught:
+        typer.echo(f"warning: {warning.message}", err=True)
+    size = summary.bytes
+    human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
+    where = "folder" if fmt == "obsidian" else "file"
+    typer.echo(f"{summary.notes} notes, {summary.cards} cards, {summary.cells} cells, {human} → "
+               f"{out} ({where})")
+
+
+def _build(run, quiet: bool):
     if quiet:
         summary = run(None)
     else:
@@ -63,8 +79,4 @@ def deck_command(
                 bar.update(task, completed=done, total=total)
 
             summary = run(progress)
-    size = summary.bytes
-    human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
-    where = "folder" if fmt == "obsidian" else "file"
-    typer.echo(f"{summary.notes} notes, {summary.cards} cards, {summary.cells} cells, {human} → "
-               f"{out} ({where})")
+    return summary

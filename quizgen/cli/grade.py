@@ -3,6 +3,7 @@
 
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -17,7 +18,7 @@ def grade_command(
     answers: Annotated[Path, typer.Argument(help="The filled answer sheet (answers.csv; Excel's CSV is fine).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")],
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable answers: flag (left out of the score and listed) or zero.")] = "flag",
-    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
@@ -34,14 +35,20 @@ def grade_command(
     try:
         if lms is not None and lms not in ("moodle", "canvas"):
             raise QuizgenError(f"got {lms!r}; expected moodle or canvas", field="lms")
-        summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
-                              feedback_format=fmt)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
+                                  feedback_format=fmt)
         if lms is not None:
+            from quizgen.files import add_to_ledger
             from quizgen.grade.lms import write_gradebook
 
-            write_gradebook(summary.students, manifest, summary.out_dir, lms)
+            add_to_ledger(summary.out_dir, write_gradebook(summary.students, manifest,
+                                                           summary.out_dir, lms))
     except QuizgenError as exc:
         raise fail(str(exc)) from None
+    for warning in caught:
+        typer.echo(f"warning: {warning.message}", err=True)
     scores = [s.score for s in summary.students]
     mean = points_text(sum(scores) / len(scores)) if scores else "—"
     typer.echo(f"{len(summary.students)} students, {summary.answers} answers graded; "

@@ -33,6 +33,7 @@ def sheet_command(
     paper: Annotated[str, typer.Option("--paper", help="a4 or letter.")] = "a4",
     practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each worked solution right after its problem.")] = False,
     font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Build into a folder that holds files quizgen did not write (a filled answers.csv, graded/): only quizgen's own files are replaced; yours stay (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Write a unique exam version per student, an answer key with worked solutions, and the
     grader's inputs (manifest.json, answers.csv).
@@ -64,7 +65,7 @@ def sheet_command(
         with Console(stderr=True).status("Building the exam (Typst)…"):
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,
-                                font_paths=[str(p) for p in (font_path or [])])
+                                font_paths=[str(p) for p in (font_path or [])], force=force)
     for warning in caught:
         typer.echo(f"warning: {warning.message}", err=True)
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")

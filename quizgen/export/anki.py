@@ -27,7 +27,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 import zipfile
@@ -494,16 +493,15 @@ def write_package(package: DeckPackage, out_path: str | Path, timestamp: int) ->
     The collection is written by genanki; the zip is written here in one pass, with fixed entry
     dates and modes (genanki would stamp them with 'now') and the media straight from memory.
     """
+    from quizgen.files import atomic_open, temporary_path
+
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, db_name = tempfile.mkstemp(prefix="quizgen-", suffix=".anki2")
-    os.close(fd)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    try:
+    # both temporaries go whatever happens (an error, Ctrl-C, SIGTERM); the old deck stays
+    with temporary_path(prefix="quizgen-", suffix=".anki2") as db_name:
         _write_collection(package, db_name, timestamp)
         names = list(package.media)
-        with zipfile.ZipFile(tmp_name, "w") as zout:
+        with atomic_open(out, "wb") as handle, zipfile.ZipFile(handle, "w") as zout:
             info = _zip_entry("collection.anki2")
             info.file_size = os.path.getsize(db_name)
             with open(db_name, "rb") as src, zout.open(info, "w") as dst:
@@ -512,13 +510,6 @@ def write_package(package: DeckPackage, out_path: str | Path, timestamp: int) ->
             zout.writestr(_zip_entry("media"), json.dumps(dict(enumerate(names))))
             for index, name in enumerate(names):
                 zout.writestr(_zip_entry(str(index)), package.media[name])
-        os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, out)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    finally:
-        Path(db_name).unlink(missing_ok=True)
     return out.stat().st_size
 
 

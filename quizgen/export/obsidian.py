@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
+import warnings
 from pathlib import Path
 
+from quizgen.errors import QuizgenError
 from quizgen.export import cards as C
 from quizgen.export.anki import (DeckItem, DeckSummary, Progress, ProblemSource, deck_items,
                                  formula_examples, formula_guid, note_guid, tag_part)
@@ -175,14 +176,56 @@ def note_text(title: str, tag: str, cards: list[tuple[str, list[str]]],
     return "\n".join(lines)
 
 
+#: How every note quizgen writes begins (its front matter).
+NOTE_START = b"---\nquizgen-recipe:"
+
+
+def _quizgen_note(path: Path) -> str | None:
+    """The text of a note quizgen wrote, or None for any other file (or one not UTF-8)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(16 << 20)
+        return data.decode("utf-8") if data.startswith(NOTE_START) else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _foreign_files(out: Path) -> list[str]:
+    """Files in `out` (hidden ones such as .obsidian/ aside) that are not quizgen notes."""
+    if out.exists() and not out.is_dir():
+        raise QuizgenError(f"{out} exists and is not a folder", field="out")
+    if not out.is_dir():
+        return []
+    found = []
+    for root, dirs, names in os.walk(out):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            path = Path(root) / name
+            if not name.startswith(".") and _quizgen_note(path) is None:
+                found.append(str(path.relative_to(out)))
+    return found
+
+
 def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
                    problems_for: ProblemSource | None = None,
-                   progress: Progress | None = None) -> DeckSummary:
+                   progress: Progress | None = None, force: bool = False) -> DeckSummary:
     """Write the recipe's deck as Markdown notes into `out_dir` (created if missing).
 
     Existing notes of the same names are replaced, keeping the plugin's review schedule of every
     card that is still there. Returns the same summary as `build_deck` (bytes: all notes).
+    A folder holding other files (not quizgen notes; hidden ones such as .obsidian/ aside) is
+    refused unless `force`; even then they are never changed, and one in the way of a note is
+    kept as NAME.kept.
     """
+    from quizgen.files import atomic_write
+
+    foreign = _foreign_files(Path(out_dir))
+    if foreign:
+        if not force:
+            shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+            raise QuizgenError(f"{out_dir} holds files that are not quizgen notes ({shown}); "
+                               "choose a folder of their own, or pass --force to write the notes "
+                               "beside them (yours are never changed)", field="out")
     items = deck_items(recipe, problems_for=problems_for, progress=progress)
     out = Path(out_dir)
     several = len(recipe.langs) > 1
@@ -210,20 +253,19 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
     total = 0
     for name, (title, tag, note_cards) in files.items():
         path = out / name
-        if path.is_file():
-            carried = _carry([card for _, card in note_cards], path.read_text(encoding="utf-8"))
-            note_cards = [(heading, card) for (heading, _), card in zip(note_cards, carried)]
+        if path.is_file() or os.path.lexists(path):
+            old = _quizgen_note(path)
+            if old is None:                    # not ours (or not UTF-8): kept, never overwritten
+                from quizgen.files import _kept_name
+
+                kept = _kept_name(path)
+                os.replace(path, kept)
+                warnings.warn(f"{path} is not a quizgen note; kept as {kept.name}", stacklevel=2)
+            else:
+                carried = _carry([card for _, card in note_cards], old)
+                note_cards = [(heading, card) for (heading, _), card in zip(note_cards, carried)]
         text = note_text(title, tag, note_cards, recipe)
-        data = text.encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        total += len(data)
+        total += atomic_write(path, text, field="out")
     cells = len({item.problem.cell for item in items if item.kind is not None})
     skipped = sum(1 for item in items if item.kind is None)
     return DeckSummary(notes=len(files), cards=cards, cells=cells, bytes=total, path=str(out),

@@ -442,7 +442,8 @@ def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | 
 def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
                out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
                practice: bool = False,
-               font_paths: Iterable[str | os.PathLike[str]] = ()) -> SheetResult:
+               font_paths: Iterable[str | os.PathLike[str]] = (),
+               force: bool = False) -> SheetResult:
     """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
@@ -452,11 +453,15 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     example a Devanagari font for the roster's names).
 
     The folder appears complete or not at all: everything is written into a temporary folder
-    beside `out_dir` and renamed into place at the end. An existing `out_dir` is replaced only if
-    it is empty or an earlier exam build (it holds our manifest).
+    beside `out_dir` and moved into place at the end. In an existing `out_dir` only the files an
+    earlier build wrote (and nobody changed since) are replaced; a folder holding anything else
+    (a filled answers.csv, graded results) is refused, unless `force`: then those files stay, and
+    one in the way is kept as NAME.kept (a warning says so).
     """
+    from quizgen.files import check_folder
+
     out = Path(out_dir)
-    _check_out_dir(out)
+    check_folder(out, force=force, own=_built_earlier)
     plan = plan_exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
                      font_paths=font_paths)
     for message in plan.warnings:
@@ -472,10 +477,14 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         (tmp / "answers.csv").write_text(plan.answers_csv, encoding="utf-8", newline="")
         # The manifest goes last: a folder holding one is a finished build.
         (tmp / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
-        _swap_into_place(tmp, out)
+        from quizgen.files import publish_folder
+
+        kept = publish_folder(tmp, out, SHEET_FILES, own=_built_earlier)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    for message in kept:
+        warnings.warn(message, stacklevel=2)
     return SheetResult(out_dir=out, exam_pdf=out / "exam.pdf", key_pdf=out / "key.pdf",
                        manifest=out / "manifest.json", answers_csv=out / "answers.csv",
                        students=len(plan.manifest["students"]), warnings=list(plan.warnings))
@@ -503,12 +512,22 @@ def _codes(seed: int, keys: list[str]) -> list[str]:
     raise AssertionError("version codes collide")   # 2^65 codes for 10,000 students: cannot happen
 
 
-def _check_out_dir(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise QuizgenError(f"{out} exists and is not a folder", field="out")
-    if out.is_dir() and any(out.iterdir()) and not _is_sheet_dir(out):
-        raise QuizgenError(f"{out} is not empty and holds no exam manifest; choose a new or empty "
-                           f"folder", field="out")
+#: What `build_exam` writes, in order (the manifest last: a folder holding one is finished).
+SHEET_FILES = ("exam.pdf", "key.pdf", "answers.csv", "manifest.json")
+
+
+def _built_earlier(rel: str, path: Path) -> bool:
+    """A file of a build made before builds kept a ledger: ours if the folder holds our manifest,
+    and, for answers.csv, only while no answer is filled in."""
+    if rel not in SHEET_FILES or not _is_sheet_dir(path.parent):
+        return False
+    if rel != "answers.csv":
+        return True
+    try:
+        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    except (OSError, ValueError, csv.Error):
+        return False
+    return all(not any(cell.strip() for cell in row[3:]) for row in rows[1:])
 
 
 def _is_sheet_dir(path: Path) -> bool:
@@ -517,21 +536,6 @@ def _is_sheet_dir(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-    old.rmdir()
-    os.replace(out, old)
-    try:
-        os.replace(tmp, out)
-    except BaseException:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -586,12 +590,12 @@ def _answers_csv(entries) -> str:
         for number, _, _, asked in questions:
             for key in asked:
                 columns[f"Q{number}.{key}"] = None
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["name", "roll", "version", *columns])
-    for student, code, _ in entries:
-        writer.writerow([student.name, student.roll, code, *([""] * len(columns))])
-    return buf.getvalue()
+    from quizgen.files import csv_text
+
+    rows = [["name", "roll", "version", *columns]]
+    rows += [[student.name, student.roll, code, *([""] * len(columns))]
+             for student, code, _ in entries]
+    return csv_text(rows)
 
 
 # ---------------------------------------------------------------------------------------------

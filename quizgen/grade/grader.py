@@ -32,6 +32,7 @@ import re
 import shutil
 import tempfile
 import unicodedata
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quizgen.errors import QuizgenError, require_int
+from quizgen.files import plain_cell
 from quizgen.grade.carry import carried_values, computes, record_specs
 from quizgen.grade.compare import DEFAULT_TOLERANCE, compare
 from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
@@ -1131,7 +1133,7 @@ def _records(body: io.StringIO, delimiter: str, skip: int,
                 continue
             if not any(cell.strip() for cell in record):
                 continue
-            rows.append(SheetRow(start, tuple(record)))
+            rows.append(SheetRow(start, tuple(plain_cell(cell) for cell in record)))
     except csv.Error as exc:
         issues.append(FileIssue(line + 1, f"unreadable CSV ({exc}); the rest of the file was "
                                           "not read"))
@@ -1517,7 +1519,8 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
         try:
             written = report.write_all(tmp, manifest, sheet, students, issues, unmatched,
                                        invalid=invalid, lang=the_lang, fmt=feedback_format)
-            _move_into_place(tmp, out, written)
+            for message in _move_into_place(tmp, out, written):
+                warnings.warn(message, stacklevel=2)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     feedback = sorted((out / "feedback").glob(f"*.{feedback_format}"))
@@ -1544,17 +1547,25 @@ def _check_out(out: Path, inputs: Sequence[Path], force: bool) -> None:
     if out.is_dir() and any(out.iterdir()) and not force:
         raise QuizgenError(f"{out} already exists and is not empty; pass --force to overwrite "
                            "its results", field="out")
+    from quizgen.files import check_folder
+
+    check_folder(out, force=force, own=_graded_earlier)
 
 
-def _move_into_place(tmp: Path, out: Path, written: Sequence[str]) -> None:
-    if not out.exists():
-        tmp.rename(out)
-        return
-    for name in OUTPUTS:   # an earlier run's results go, whatever this run writes
-        old = out / name
-        if old.is_dir():
-            shutil.rmtree(old)
-        elif old.exists():
-            old.unlink()
+def _graded_earlier(rel: str, path: Path) -> bool:
+    """A file `grade_class` wrote before it kept a ledger of its files."""
+    return rel in OUTPUTS or (rel.startswith("feedback/") and rel.count("/") == 1
+                              and rel.endswith((".md", ".html")))
+
+
+def _move_into_place(tmp: Path, out: Path, written: Sequence[str]) -> list[str]:
+    """Replace only our own files in `out` (an earlier run's, unchanged); returns what was kept."""
+    from quizgen.files import publish_folder
+
+    names = []
     for name in written:
-        os.replace(tmp / name, out / name)
+        if (tmp / name).is_dir():
+            names += sorted(f"{name}/{p.name}" for p in (tmp / name).iterdir())
+        else:
+            names.append(name)
+    return publish_folder(tmp, out, names, own=_graded_earlier)

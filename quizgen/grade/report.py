@@ -7,8 +7,6 @@ language, with the worked solutions rendered by `quizgen.render.text`.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import statistics
 from collections import Counter
@@ -102,27 +100,24 @@ def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any
 
 
 def results_csv(students: Sequence[StudentResult], columns: Sequence[str]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["student", "roll", "version", "score", "max_score", *columns])
+    from quizgen.files import csv_text
+
+    rows = [["student", "roll", "version", "score", "max_score", *columns]]
     for student in students:
         cells = {}
         for box in student.boxes:
             cells[box.column] = (points_text(box.points) if box.counted
                                  else box.check.status)   # "invalid" / "missing": flagged
-        writer.writerow([student.name, student.roll, student.version,
-                         points_text(student.score), points_text(student.max_score),
-                         *[cells.get(c, "") for c in columns]])
-    return buf.getvalue()
+        rows.append([student.name, student.roll, student.version,
+                     points_text(student.score), points_text(student.max_score),
+                     *[cells.get(c, "") for c in columns]])
+    return csv_text(rows)
 
 
 def unmatched_csv(sheet: AnswerSheet, rows: Sequence[SheetRow]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["line", *sheet.header])
-    for row in rows:
-        writer.writerow([row.line, *row.cells])
-    return buf.getvalue()
+    from quizgen.files import csv_text
+
+    return csv_text([["line", *sheet.header], *([row.line, *row.cells] for row in rows)])
 
 
 # ---------------------------------------------------------------------------------------------

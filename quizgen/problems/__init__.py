@@ -196,8 +196,9 @@ def write_pool_cache(path: Path = POOL_CACHE) -> int:
     import json
 
     entries = pool_cache_entries()
-    path.write_text(json.dumps({"pools": entries}, sort_keys=True, separators=(",", ":")) + "\n",
-                    encoding="utf-8")
+    from quizgen.files import atomic_write
+
+    atomic_write(path, json.dumps({"pools": entries}, sort_keys=True, separators=(",", ":")) + "\n")
     return len(entries)
 
 

@@ -181,8 +181,9 @@ def printed_formulas() -> dict[str, Any]:
 def write_cache(path: Path = CACHE_FILE) -> int:
     """Print every formula with sympy and store the result next to the GPU catalogue."""
     data = printed_formulas()
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                    encoding="utf-8")
+    from quizgen.files import atomic_write
+
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return len(data["formulas"])
 
 
