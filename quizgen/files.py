@@ -67,6 +67,24 @@ def _check_target(path: Path, field: str) -> None:
         raise QuizgenError(f"cannot write {path}: the folder {path.parent} {what}", field=field)
 
 
+_HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+              if hasattr(signal, name))
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Signals wait while a temporary is made and listed (so that none is ever left unlisted)."""
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    except (AttributeError, ValueError, OSError):
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, field: str = "out",
                 encoding: str = "utf-8", newline: str | None = "") -> Iterator[IO[Any]]:
@@ -84,11 +102,12 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, field: str = "
             raise QuizgenError(os_error_text(exc, target), field=field) from None
         return
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp",
-                                   dir=target.parent)
+        with _signals_held():             # a temporary exists only once it is on the list
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp",
+                                       dir=target.parent)
+            _LIVE.add(tmp)
     except OSError as exc:
         raise QuizgenError(os_error_text(exc, target), field=field) from None
-    _LIVE.add(tmp)
     try:
         try:
             binary = "b" in mode
@@ -141,9 +160,10 @@ def _fsync_folder(folder: Path) -> None:
 @contextmanager
 def temporary_path(prefix: str = "quizgen-", suffix: str = "", folder: str | None = None) -> Iterator[str]:
     """A temporary file name that is removed afterwards, whatever happens (also on SIGTERM)."""
-    fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
-    os.close(fd)
-    _LIVE.add(name)
+    with _signals_held():
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
+        os.close(fd)
+        _LIVE.add(name)
     try:
         yield name
     finally:

@@ -231,7 +231,7 @@ def test_sigterm_during_a_deck_build_leaves_no_temporaries(tmp_path):
 
     temp = tmp_path / "temp"
     temp.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "quizgen", "deck", "--per-cell", "15",
+    proc = subprocess.Popen([sys.executable, "-m", "quizgen", "deck", "--per-cell", "5",
                              "--out", str(tmp_path / "d.apkg"), "--quiet"],
                             env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
