@@ -80,3 +80,14 @@ def test_kinds_follow_the_declaration_not_the_name():
     assert family("X-5").answer_specs["occupancy_t4"].kind == "fraction"
     assert family("OCC-3").answer_specs["limiter"].kind == "limits"
     assert family("L-6").answer_specs["concept"].kind == "choice"
+
+
+@pytest.mark.parametrize("lang", ["en", "hinglish"])
+def test_every_answer_key_has_a_name_in_every_language(lang):
+    """Box labels, card hints and carried-credit sentences name answers from the phrasebook,
+    never by guessing from the key (``occupancy_t4`` is declared, not split at a GPU name)."""
+    from quizgen.render.phrases import book
+
+    names = book(lang).get("answer_name", {})
+    missing = sorted({key for cell in CELLS for key in family(cell).answer_specs if key not in names})
+    assert not missing, missing
