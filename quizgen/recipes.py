@@ -18,7 +18,7 @@ from typing import Any
 import quizgen
 from quizgen.errors import QuizgenError, require_int
 
-LANGS = ("hinglish", "en")
+from quizgen.render.phrases import LANGS  # noqa: E402  (the phrasebook's languages)
 #: Card kinds made from single problems (a recipe without ``kinds`` gets these).
 PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")
 #: Every kind; ``skill``: one note per cell and level holding `variants` solved variants.
@@ -52,23 +52,10 @@ def packaged_path(folder: str, *parts: str) -> Path:
     raise FileNotFoundError(f"quizgen's {folder}/ folder is missing from this installation")
 
 
-#: The course's cells in CELLS.md order; the problem generator's ``CELLS`` is the authority when
-#: it is importable, this copy lets recipes be checked without it.
-COURSE_CELLS = (
-    "OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-6", "OCC-7", "OCC-8", "OCC-9",
-    "W-A", "W-B", "W-C", "W-C2", "W-D", "W-E", "W-F", "W-G", "W-H", "W-I", "W-J",
-    "L-1", "L-2", "L-3", "L-4", "L-5", "L-6",
-    "X-1", "X-2", "X-3", "X-4", "X-5",
-    "K-1",
-)
-
-
 def known_cells() -> tuple[str, ...]:
-    """Every cell id of CELLS.md, in its order."""
-    try:
-        from quizgen.problems import CELLS
-    except ImportError:
-        return COURSE_CELLS
+    """Every cell id, in the course's order: the registered families' (one list, theirs)."""
+    from quizgen.problems import CELLS
+
     return tuple(CELLS)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.recipes import (COURSE_CELLS, LANGS, apply_overrides, known_cells, load_deck_recipe,
+from quizgen.recipes import (LANGS, apply_overrides, known_cells, load_deck_recipe,
                              packaged_path, plan_slots, problem_seed, recipe_from_dict)
 
 
@@ -29,10 +29,17 @@ def test_focused_recipe_by_file_and_by_name():
     assert len(plan_slots(by_file)) == 5 * by_file.per_cell * len(by_file.levels)
 
 
-def test_course_cells_match_the_generator():
+def test_course_cells_are_the_registered_families_in_course_order():
     from quizgen import problems
+    from quizgen.problems.registry import cell_order
 
-    assert tuple(problems.CELLS) == COURSE_CELLS
+    cells = known_cells()
+    assert cells == tuple(problems.CELLS) == tuple(problems.families())
+    assert cells[:3] == ("OCC-1", "OCC-2", "OCC-3") and cells.index("W-C") < cells.index("W-C2") \
+        < cells.index("W-D")
+    assert sorted(cells, key=cell_order) == list(cells)
+    assert sorted(["OCC-10", "OCC-9", "W-C2", "W-C", "Z-1", "K-1"], key=cell_order) == \
+        ["OCC-9", "OCC-10", "W-C", "W-C2", "K-1", "Z-1"]
 
 
 def write(tmp_path, text, name="r.toml"):

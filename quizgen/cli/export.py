@@ -31,8 +31,10 @@ def export_command(
 
     if fmt not in FORMATS:
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
-    if lang is not None and lang not in ("hinglish", "en"):
-        raise QuizgenError(f"got {lang!r}; expected hinglish or en", field="lang")
+    from quizgen.render.phrases import LANGS
+
+    if lang is not None and lang not in LANGS:
+        raise QuizgenError(f"got {lang!r}; expected {' or '.join(LANGS)}", field="lang")
     if answers not in ("main", "all") and not answers.replace(",", "").replace("_", "").replace(" ", "").isalnum():
         raise QuizgenError(f"got {answers!r}; expected main, all or answer keys such as "
                            "blocks_per_sm,occupancy", field="answers")

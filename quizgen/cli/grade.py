@@ -83,8 +83,10 @@ def check_command(
     try:
         data = _load_problem(problem, manifest)
         others = _given(given)
-        if lang is not None and lang not in ("hinglish", "en"):
-            raise QuizgenError(f"got {lang!r}; expected hinglish or en", field="lang")
+        from quizgen.render.phrases import LANGS
+
+        if lang is not None and lang not in LANGS:
+            raise QuizgenError(f"got {lang!r}; expected {' or '.join(LANGS)}", field="lang")
         result = check_answer(data, key, answer, given=others, lang=lang)
     except QuizgenError as exc:
         raise fail(str(exc)) from None

@@ -87,6 +87,8 @@ def load_gpu(name: str, gpu_file: Path | None, overrides: list[str] | None):
 
 
 def check_lang(lang: str) -> str:
-    if lang not in ("hinglish", "en"):
-        raise QuizgenError(f"got {lang!r}; expected hinglish or en", field="lang")
+    from quizgen.render.phrases import LANGS
+
+    if lang not in LANGS:
+        raise QuizgenError(f"got {lang!r}; expected {' or '.join(LANGS)}", field="lang")
     return lang

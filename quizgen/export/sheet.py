@@ -45,16 +45,15 @@ __all__ = [
     "build_exam", "compile_typst", "load_manifest", "answer_columns", "version_code",
 ]
 
-#: The scenario cells an exam may ask for (CELLS.md).
-CELLS = (
-    "OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-6", "OCC-7", "OCC-8", "OCC-9",
-    "W-A", "W-B", "W-C", "W-C2", "W-D", "W-E", "W-F", "W-G", "W-H", "W-I", "W-J",
-    "L-1", "L-2", "L-3", "L-4", "L-5", "L-6",
-    "X-1", "X-2", "X-3", "X-4", "X-5",
-    "K-1",
-)
 LEVELS = (1, 2, 3)
-LANGS = ("hinglish", "en")
+from quizgen.recipes import known_cells  # noqa: E402  (the registered families' cells)
+from quizgen.render.phrases import LANGS  # noqa: E402  (the phrasebook's languages)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CELLS":                  # the scenario cells an exam may ask for
+        return known_cells()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 PAPERS = ("a4", "us-letter")
 MANIFEST_FORMAT = "quizgen-exam-manifest"
 #: 2: every question carries its answers' specs (``answer_specs``); the grader still reads 1.
@@ -223,8 +222,9 @@ def _question(number: int, item: Any) -> ExamQuestion:
     if not isinstance(cell, str) or not cell.strip():
         raise QuizgenError("missing; give a scenario cell such as OCC-2", field=f"{where}.cell")
     cell = cell.strip().upper()
-    if cell not in CELLS:
-        raise QuizgenError(f"unknown cell {item['cell']!r}; cells are: {', '.join(CELLS)}",
+    cells = known_cells()
+    if cell not in cells:
+        raise QuizgenError(f"unknown cell {item['cell']!r}; cells are: {', '.join(cells)}",
                            field=f"{where}.cell")
     level = require_int(f"{where}.level", item.get("level", 1), minimum=LEVELS[0],
                         maximum=LEVELS[-1])

@@ -15,31 +15,37 @@ from quizgen.errors import QuizgenError
 from quizgen.problems.base import LEVELS, problem_id, rng_for
 from quizgen.problems.choices import build_choices
 from quizgen.problems.model import Choice, Problem
-from quizgen.problems.registry import CELLS, FAMILIES
+from quizgen.problems.registry import FAMILIES, registered_cells
 from quizgen.render.phrases import LANGS, book
 
-#: Modules that define families (each registers its own on import).
-FAMILY_MODULES = (
-    "quizgen.problems.occupancy_families",
-    "quizgen.problems.exact_families",
-    "quizgen.problems.warp_families",
-    "quizgen.problems.latency_families",
-    "quizgen.problems.concepts",
-    "quizgen.problems.kernel_families",
-)
+#: Modules of this package that hold the machinery, not families; every other module defines
+#: families (each registers its own on import), so a new family module needs no list.
+MACHINERY = frozenset({"__main__", "applicability", "base", "choices", "model", "registry",
+                       "relations", "sampling", "specs"})
+
+
+def family_modules() -> list[str]:
+    import pkgutil
+
+    return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__)
+                  if m.name not in MACHINERY)
 
 __all__ = ["CELLS", "LEVELS", "generate", "generate_one", "families", "family"]
 
 
 @cache
 def families() -> dict[str, Any]:
-    for name in FAMILY_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-    return {cell: FAMILIES[cell] for cell in CELLS if cell in FAMILIES}
+    for name in family_modules():
+        importlib.import_module(name)
+    return {cell: FAMILIES[cell] for cell in registered_cells()}
+
+
+def __getattr__(name: str) -> Any:
+    # CELLS: every registered cell in the course's order (computed on first use, since the
+    # families register themselves when their modules are imported).
+    if name == "CELLS":
+        return tuple(families())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: Families by their exact cell name, filled on first use (a quick path for `generate_one`).

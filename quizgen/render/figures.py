@@ -51,7 +51,7 @@ from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, launch_confi
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU, resolve_gpu
 
-LANGS = ("hinglish", "en")
+from quizgen.render.phrases import LANGS  # noqa: E402  (the phrasebook's languages)
 WIDTH = 360
 FONT = 12
 #: Rough advance of one character, in font sizes (DejaVu Sans is among the widest sans fonts).

@@ -22,7 +22,19 @@ from typing import Any
 from quizgen.render.fastjinja import Unsupported, compile_function, default_filters
 from quizgen.resources import data_dir
 
-LANGS = ("hinglish", "en")
+#: The language a command uses when none is asked for.
+DEFAULT_LANG = "hinglish"
+
+
+def _phrasebook_langs() -> tuple[str, ...]:
+    """The languages the phrasebook has files for (``<name>.<lang>.toml``), the default first:
+    a new language is new TOML files, and nothing else lists it."""
+    folder = data_dir("templates") / "phrases"
+    found = {path.name.split(".")[-2] for path in folder.glob("*.*.toml")}
+    return tuple(sorted(found, key=lambda lang: (lang != DEFAULT_LANG, lang)))
+
+
+LANGS: tuple[str, ...] = _phrasebook_langs()
 
 
 @cache
