@@ -166,7 +166,8 @@ def gpu_for_kernel(usage: KernelUsage, gpu=None, arch: str | None = None):
     return get_gpu(name), None
 
 
-def launch_for(usage: KernelUsage, threads: int | None = None, block: Any = None, dyn_smem: int = 0):
+def launch_for(usage: KernelUsage, threads: int | None = None, block: Any = None, dyn_smem: int = 0,
+               optin: Any = None):
     """The launch the ptxas numbers describe, with the block size the user chose."""
     from quizgen.engine.occupancy import launch_config
 
@@ -174,7 +175,7 @@ def launch_for(usage: KernelUsage, threads: int | None = None, block: Any = None
         raise QuizgenError(f"{usage.shown} needs a block size: give --threads T or --block x,y "
                            "(or --block NAME=x,y per kernel)", field="threads")
     barriers = 1 if usage.barriers is None else usage.barriers
-    return launch_config(threads, usage.registers, usage.smem, dyn_smem, None, -1, barriers, block)
+    return launch_config(threads, usage.registers, usage.smem, dyn_smem, optin, -1, barriers, block)
 
 
 @dataclass(slots=True)
@@ -193,8 +194,8 @@ class KernelAnswer:
 
 def answer_kernels(kernels: list[KernelUsage], *, gpu=None, arch: str | None = None,
                    threads: int | None = None, blocks: dict[str, Any] | None = None,
-                   block: Any = None, dyn_smem: int = 0, model: str | None = None,
-                   explain: bool = False) -> list[KernelAnswer]:
+                   block: Any = None, dyn_smem: int = 0, optin: Any = None,
+                   model: str | None = None, explain: bool = False) -> list[KernelAnswer]:
     """Occupancy of every kernel of a log, each on its architecture's GPU (or on `gpu`).
 
     `blocks` maps a kernel name (anything `find_kernels` accepts) to its block shape; kernels it
@@ -215,7 +216,7 @@ def answer_kernels(kernels: list[KernelUsage], *, gpu=None, arch: str | None = N
     for usage in kernels:
         the_gpu, warning = gpu_for_kernel(usage, gpu, arch)
         shape = chosen.get(id(usage), block)
-        config = launch_for(usage, None if shape is not None else threads, shape, dyn_smem)
+        config = launch_for(usage, None if shape is not None else threads, shape, dyn_smem, optin)
         result = occupancy(the_gpu, config, model=model, explain=explain)
         out.append(KernelAnswer(usage, the_gpu, result, warning))
     return out

@@ -242,3 +242,11 @@ def test_cu_compiles_with_nvcc_and_matches_the_shipped_report():
     row = json.loads(done.stdout)
     assert row["regs_per_thread"] == shipped.kernel_usage("vector_add", "sm_80").registers
     assert row["gpu"] == "a100"
+
+
+def test_dynamic_shared_memory_above_48_kb_needs_the_opt_in():
+    base = ["occupancy", "--kernel", "softmax_cached", "--gpu", "h200", "--dyn-smem", "48KB", "--json"]
+    without = json.loads(_invoke(*base).stdout)
+    with_optin = json.loads(_invoke(*base, "--optin").stdout)
+    assert without["blocks_per_sm"] == 0 and without["launch_fails"]
+    assert with_optin["blocks_per_sm"] >= 1 and with_optin["optin"] == 49152

@@ -12,7 +12,7 @@ from quizgen.errors import QuizgenError
 
 
 def kernels_command(*, ptxas, cu, arch, kernel, list_kernels, gpu, gpu_file, set_, threads, block,
-                    regs, smem, dyn_smem, model, lang, as_json) -> None:
+                    regs, smem, dyn_smem, model, lang, as_json, optin=None) -> None:
     from quizgen import kernels as shipped
     from quizgen.engine.ptxas import arch_capability, find_kernels
 
@@ -63,7 +63,7 @@ def kernels_command(*, ptxas, cu, arch, kernel, list_kernels, gpu, gpu_file, set
         common = default_block
     answers = shipped.answer_kernels(usages, gpu=the_gpu, arch=arch, threads=threads,
                                      blocks=per_kernel, block=common,
-                                     dyn_smem=parse_size("dyn-smem", dyn_smem), model=model,
+                                     dyn_smem=parse_size("dyn-smem", dyn_smem), optin=optin, model=model,
                                      explain=not as_json and kernel is not None)
     for warning in dict.fromkeys(a.warning for a in answers if a.warning):
         typer.echo(f"warning: {warning}", err=True)

@@ -63,7 +63,9 @@ def occupancy_command(
         kernels_command(ptxas=ptxas, cu=cu, arch=arch, kernel=kernel, list_kernels=list_kernels,
                         gpu=gpu, gpu_file=gpu_file, set_=set_, threads=threads, block=block,
                         regs=regs, smem=smem, dyn_smem=dyn_smem, model=model, lang=lang or "hinglish",
-                        as_json=as_json)
+                        as_json=as_json,
+                        optin=(parse_size("optin-limit", optin_limit) if optin_limit is not None
+                               else True if optin else None))
         return
     from quizgen.engine.occupancy import launch_config, occupancy
 
