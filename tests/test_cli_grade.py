@@ -112,7 +112,8 @@ def test_check_a_problem_file_and_stdin(tmp_path):
     trap = next(c for c in problem.choices if not c.correct and c.misconception)
     result = runner.invoke(app, ["check", str(path), trap.text])
     assert result.exit_code == 1
-    assert f"misconception {trap.misconception}" in result.stdout
+    assert f"misconception: {trap.why}" in result.stdout
+    assert trap.misconception not in result.stdout          # explained, never a bare key
     carried = runner.invoke(app, ["check", "-", str((a["blocks_per_sm"] + 1) * a["warps"]),
                                   "--key", "active_warps",
                                   "--given", f"blocks_per_sm={a['blocks_per_sm'] + 1}"],

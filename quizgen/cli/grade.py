@@ -103,9 +103,9 @@ def _describe(result) -> str:
         lines.append(f"  {result.note}")
     if result.carried:
         lines.append(f"  {result.carried}")
-    for i, name in enumerate(result.misconceptions):
-        text = f": {result.explanation}" if i == 0 and result.explanation else ""
-        lines.append(f"  misconception {name}{text}")
+    if result.misconceptions and result.explanation:
+        # the best-ranked misconception that applies, explained (never a bare key)
+        lines.append(f"  misconception: {result.explanation}")
     if result.step:
         lines.append(f"  parts from the solution at step {result.step} ({result.step_title}): "
                      f"{result.step_result}")

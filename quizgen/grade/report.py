@@ -197,10 +197,10 @@ def _solution_in(data: Mapping[str, Any], lang: str):
 def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[str, Any]:
     check: CheckResult = box.check
     labels = _labels(lang)
+    # One explanation: the best-ranked misconception that applies and gives this very answer.
     misconceptions = []
-    for i, key in enumerate(check.misconceptions):
-        text = (check.explanation if i == 0 and check.explanation
-                else _misconception_text(lang, key, problem_id))
+    for key in check.misconceptions[:1]:
+        text = check.explanation or _misconception_text(lang, key, problem_id)
         misconceptions.append({"key": key, "name": humanize(key), "explanation": text})
     parting = None
     if check.status == "wrong" and not check.misconceptions:
