@@ -353,8 +353,13 @@ def test_waves_seed_000_example_7_big_grid():
     root = parse(F.waves_figure(2000, 80, 8, "en"))
     summary = [t.text for t in texts(root) if t.get("class") == "qz-summary"][0]
     assert [int(n) for n in NUMBER.findall(summary)] == [4, 3, 80]
-    assert [t.text for t in texts(root) if t.get("class") == "qz-busy-label"] == ["10 SMs busy"]
+    # breadth-first: the 80-block tail runs one block on each of the 80 SMs (not packed on 10),
+    # so no SM idles in the last wave
+    assert [t.text for t in texts(root) if t.get("class") in ("qz-busy-label", "qz-idle-label")] == []
+    # a 60-block tail spreads over 60 SMs and leaves 20 idle
     assert len(rects(root, **{"class": "qz-wave"})) == 3
+    root = parse(F.waves_figure(700, 80, 8, "en"))
+    assert [t.text for t in texts(root) if t.get("class") == "qz-busy-label"] == ["60 SMs busy"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -93,3 +93,33 @@ def test_no_answer_divides_by_the_schedulers(cell):
             for c in p.choices if p.main_answer == "warps_needed" else ():
                 if c.value == divided and divided != a["warps_needed"]:
                     assert not c.correct, p.id
+
+
+# Blocks go out breadth-first (OCC-7, waves) --------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "hinglish"])
+def test_occ7_tail_spreads_and_the_answer_line_agrees(lang):
+    fam = families()["OCC-7"]
+    for level in (1, 2, 3):
+        for seed in range(30):
+            p = generate_one("OCC-7", level=level, seed=seed, lang=lang)
+            a, S, G = p.answers, p.params["num_sms"], p.params["grid_blocks"]
+            assert "breadth-first" in p.question, p.id
+            assert a["tail_sms"] == min(a["tail_blocks"], S), p.id
+            assert a["idle_sms"] == S - min(G, S), p.id
+            answer = p.solution.answer
+            if a["idle_sms"]:
+                assert f"{a['idle_sms']} SMs" in answer, (p.id, answer)
+            if a["tail_blocks"] and a["waves"] > 1:
+                assert f"{a['tail_sms']} SMs" in answer, (p.id, answer)
+            gpu = resolve_named_gpu(p.gpu["name"])
+            wrong = {m.key: m.answers for m in fam.misconceptions(p.params, gpu, fam.solve(p.params, gpu))}
+            assert wrong["packed_tail"]["tail_sms"] == -(-a["tail_blocks"] // a["blocks_per_sm"])
+
+
+def test_waves_calculator_agrees_with_occ7():
+    cli = cli_json("waves", "--grid", "2000", "--blocks-per-sm", "8")
+    occ7 = solve("OCC-7", {"threads_per_block": 256, "regs_per_thread": 32, "grid_blocks": 2000,
+                           "num_sms": 80})
+    assert cli["tail_sms"] == occ7["tail_sms"] == 80 and cli["idle_sms"] == occ7["idle_sms"] == 0

@@ -79,10 +79,12 @@ SEED_CASES = [
     ("000 Ex 7 small", "OCC-7", {"threads_per_block": 256, "regs_per_thread": 32, "grid_blocks": 40,
                                  "num_sms": 80},
      {"blocks_per_sm": 8, "slots": 640, "waves": 1, "idle_sms": 40}, True),
-    # … and 2000 blocks → 4 waves, an 80-block tail on 10 SMs
+    # … and 2000 blocks → 4 waves, an 80-block tail
     ("000 Ex 7 big", "OCC-7", {"threads_per_block": 256, "regs_per_thread": 32, "grid_blocks": 2000,
                                "num_sms": 80},
-     {"blocks_per_sm": 8, "waves": 4, "tail_blocks": 80, "tail_sms": 10, "idle_sms": 0}, True),
+     # corrected: blocks go out breadth-first, so the tail's 80 blocks sit on all 80 SMs (the
+     # seed's "10 SMs" packs them 8 per SM: the misconception packed_tail)
+     {"blocks_per_sm": 8, "waves": 4, "tail_blocks": 80, "tail_sms": 80, "idle_sms": 0}, True),
     # seed 000 Ex 8: equal 100% occupancy; Y splits 16/16 → 2× slower
     ("000 Ex 8", "OCC-8", {"threads_per_block": 256, "regs_per_thread": 32,
                            "branches": branches((16, 10), (16, 10))},

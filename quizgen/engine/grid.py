@@ -7,8 +7,10 @@ The notes' model, used here:
   min(grid, SMs) SMs and leaves the rest idle;
 * waves = ⌈grid/slots⌉; the last wave holds the tail, grid − full waves × slots blocks (0 when the
   last wave is full);
-* after full waves the tail fills ⌈tail/blocks per SM⌉ SMs (the notes count the fewest SMs that
-  hold it); when the whole grid is one partial wave, the first rule applies instead.
+* blocks go out breadth-first (CELLS.md; measured on an H200: 200 blocks that could fit 16 per
+  SM land on all 132 SMs, at most 2 on any one): the tail's t blocks spread one per SM first, so
+  min(t, SMs) SMs hold them, and the tail's cost is its share of the slots, t/slots. Packing the
+  tail onto ⌈t/blocks per SM⌉ SMs (seed 000 Ex 7's "10 SMs") is the misconception `packed_tail`.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "G": "blocks in the grid", "C_slots": "block slots of one wave"}),
     "tail_blocks": ("G - F_w*C_slots", {
         "G": "blocks in the grid", "F_w": "full waves", "C_slots": "block slots of one wave"}),
-    "tail_sms": ("ceiling(R_tail/B_SM)", {
-        "R_tail": "blocks in the tail wave", "B_SM": "resident blocks per SM"}),
+    "tail_sms": ("Min(R_tail, N_SM)", {
+        "R_tail": "blocks in the tail wave", "N_SM": "SMs on the GPU"}),
+    "tail_utilisation": ("R_tail/C_slots", {
+        "R_tail": "blocks in the tail wave", "C_slots": "block slots of one wave"}),
     "sm_utilisation": ("U_SM/N_SM", {"U_SM": "SMs that hold a block", "N_SM": "SMs on the GPU"}),
     "slot_utilisation": ("G/(N_waves*C_slots)", {
         "G": "blocks in the grid", "N_waves": "waves", "C_slots": "block slots of one wave"}),
@@ -67,6 +71,16 @@ class Waves:
         return self.tail_sms / self.num_sms if self.tail_blocks else 1.0
 
     @property
+    def tail_utilisation(self) -> float:
+        """The share of the block slots the last wave uses: t/slots (1 when it is full)."""
+        return self.tail_blocks / self.slots if self.tail_blocks else 1.0
+
+    @property
+    def packed_tail_sms(self) -> int:
+        """The misconception `packed_tail`: the tail packed B blocks per SM, ⌈t/B⌉ SMs."""
+        return -(-self.tail_blocks // self.blocks_per_sm)
+
+    @property
     def small_grid(self) -> bool:
         """Fewer blocks than SMs: some SMs get nothing at all."""
         return self.grid_blocks < self.num_sms
@@ -79,7 +93,8 @@ class Waves:
             "waves": self.waves, "full_waves": self.full_waves, "tail_blocks": self.tail_blocks,
             "tail_sms": self.tail_sms, "tail_idle_sms": self.tail_idle_sms,
             "sm_utilisation": self.sm_utilisation, "slot_utilisation": self.slot_utilisation,
-            "tail_sm_utilisation": self.tail_sm_utilisation, "small_grid": self.small_grid,
+            "tail_sm_utilisation": self.tail_sm_utilisation,
+            "tail_utilisation": self.tail_utilisation, "small_grid": self.small_grid,
         }
         if with_steps:
             out["steps"] = [s.to_dict() for s in self.steps]
@@ -98,12 +113,7 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
     n_waves = -(-G // slots)
     full = G // slots
     tail = G - full * slots
-    if tail == 0:
-        tail_sms = 0
-    elif full == 0:
-        tail_sms = used            # one partial wave: handed out one block per SM first
-    else:
-        tail_sms = -(-tail // B)   # the notes' count for the ragged tail after full waves
+    tail_sms = min(tail, S)        # breadth-first: one block per SM first (0 when no tail)
     sm_util = used / S
     slot_util = G / (n_waves * slots)
 
@@ -124,8 +134,11 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
             steps.append(Step("tail_blocks", "tail_blocks", {"G": G, "F_w": full, "C_slots": slots},
                               tail, "blocks", "leftover_blocks", None if tail else "no_tail"))
             if tail:
-                steps.append(Step("tail_sms", "tail_sms", {"R_tail": tail, "B_SM": B}, tail_sms, "SMs",
-                                  "tail_lights_few", "tail_idle_sms" if tail_sms < S else None))
+                steps.append(Step("tail_sms", "tail_sms", {"R_tail": tail, "N_SM": S}, tail_sms, "SMs",
+                                  "tail_breadth_first", "tail_idle_sms" if tail_sms < S else None))
+                steps.append(Step("tail_utilisation", "tail_utilisation",
+                                  {"R_tail": tail, "C_slots": slots}, tail / slots, "",
+                                  "tail_cost_is_slot_share"))
         steps.append(Step("sm_utilisation", "sm_utilisation", {"U_SM": used, "N_SM": S}, sm_util, "",
                           "share_of_sms", "grid_too_small" if G < S else None))
         steps.append(Step("slot_utilisation", "slot_utilisation",

@@ -155,7 +155,8 @@ class GridWaves(EngineFamily):
             "s": params.get("smem_per_block", 0), "G": wv.grid_blocks, "S": wv.num_sms, "B": B,
             "C": wv.slots, "F": wv.full_waves, "R": wv.tail_blocks, "U": wv.sms_with_blocks,
             "small": wv.small_grid, "w": occ.warps_per_block, "tail_idle": wv.tail_idle_sms,
-            "util": wv.sm_utilisation}})
+            "util": wv.sm_utilisation, "tail_util": wv.tail_utilisation,
+            "packed": wv.packed_tail_sms}})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
@@ -174,6 +175,7 @@ class GridWaves(EngineFamily):
             Misconception("forgot_tail_wave", {"waves": G // C, "tail_blocks": 0}),
             Misconception("exact_waves", {"waves": round(G / C, 3)}),
             Misconception("one_block_per_sm", {"waves": -(-G // S), "slots": S}),
+            Misconception("packed_tail", {"tail_sms": -(-a["tail_blocks"] // a["blocks_per_sm"])}),
         ]
 
     def figure(self, params, gpu, solved):

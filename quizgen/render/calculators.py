@@ -239,13 +239,14 @@ def waves_solution(result: Waves, lang: str, *, occupancy: Any = None, gpu: Any 
               _p(lang, "waves", "verify_sum", F=w.full_waves, C=w.slots, R=w.tail_blocks,
                  G=w.grid_blocks, full=w.full_waves * w.slots)]
     if w.tail_blocks and w.full_waves:
-        verify.append(_p(lang, "waves", "verify_tail", m=w.tail_sms, B=w.blocks_per_sm,
-                         R=w.tail_blocks, hi=w.tail_sms * w.blocks_per_sm,
-                         lo=(w.tail_sms - 1) * w.blocks_per_sm))
+        verify.append(_p(lang, "waves", "verify_tail", m=w.tail_sms, S=w.num_sms,
+                         R=w.tail_blocks, C=w.slots, tail_idle=w.tail_idle_sms,
+                         tail_util=w.tail_utilisation))
     ctx = {"n": w.waves, "F": w.full_waves, "R": w.tail_blocks, "m": w.tail_sms,
            "S": w.num_sms, "used": w.sms_with_blocks, "idle": w.idle_sms, "C": w.slots,
            "G": w.grid_blocks, "B": w.blocks_per_sm, "sm_util": w.sm_utilisation,
-           "slot_util": w.slot_utilisation, "tail_idle": w.tail_idle_sms}
+           "slot_util": w.slot_utilisation, "tail_idle": w.tail_idle_sms,
+           "tail_util": w.tail_utilisation}
     return Solution(forecast=_p(lang, "forecast", "waves", G=w.grid_blocks, S=w.num_sms),
                     steps=steps, verify=verify, answer=_p(lang, "waves", "answer", **ctx), trap="")
 

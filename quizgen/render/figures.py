@@ -934,17 +934,13 @@ def divergence_timeline(branches: Any, baseline: Any = None, lang: str = "hingli
 
 
 def last_wave_spread(plan: grid_engine.Waves) -> tuple[int, ...]:
-    """Blocks on each SM in the last wave drawn, from the engine's counts: a grid of one partial
-    wave is handed out one block per SM first; a tail after full waves fills whole SMs."""
+    """Blocks on each SM in the last wave drawn, from the engine's counts: blocks go out
+    breadth-first, one per SM first, so the tail's blocks spread over its tail_sms SMs."""
     if plan.tail_blocks == 0:
         return (plan.blocks_per_sm,) * plan.num_sms
     used = plan.tail_sms
-    if plan.full_waves == 0:
-        base, extra = divmod(plan.tail_blocks, used)
-        spread = [base + 1] * extra + [base] * (used - extra)
-    else:
-        full, rest = divmod(plan.tail_blocks, plan.blocks_per_sm)
-        spread = [plan.blocks_per_sm] * full + ([rest] if rest else [])
+    base, extra = divmod(plan.tail_blocks, used)
+    spread = [base + 1] * extra + [base] * (used - extra)
     return tuple(spread + [0] * (plan.num_sms - len(spread)))
 
 
