@@ -72,6 +72,16 @@ class GPU:
         return self.max_warps_per_sm * self.warp_size
 
     @property
+    def spoken_name(self) -> str:
+        """The GPU as a person says it ("A100", "RTX 4090", "V100"), not its catalogue string."""
+        if self.is_textbook or not self.description:
+            return self.name
+        text = self.description.split(" (")[0].split(",")[0]
+        for word in ("NVIDIA ", "GeForce ", "Tesla "):
+            text = text.replace(word, "")
+        return text.strip() or self.name
+
+    @property
     def is_textbook(self) -> bool:
         return self.name == "textbook" or self.base == "textbook"
 

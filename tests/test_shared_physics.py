@@ -123,3 +123,50 @@ def test_waves_calculator_agrees_with_occ7():
     occ7 = solve("OCC-7", {"threads_per_block": 256, "regs_per_thread": 32, "grid_blocks": 2000,
                            "num_sms": 80})
     assert cli["tail_sms"] == occ7["tail_sms"] == 80 and cli["idle_sms"] == occ7["idle_sms"] == 0
+
+
+# Which model a real GPU's question uses ------------------------------------------------------
+
+MODEL_CELLS = ("OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-7", "OCC-9", "L-1", "L-2",
+               "X-1", "X-2", "X-3", "X-4", "X-5")
+
+
+def test_every_real_gpu_question_is_exact_or_says_textbook_and_shows_exact():
+    from quizgen.engine.occupancy import launch_config, occupancy
+    from quizgen.errors import QuizgenError
+
+    checked = 0
+    for cell in MODEL_CELLS:
+        for gpu in (None, "a100", "t4", "h100"):
+            for level in (1, 2, 3):
+                for seed in range(6):
+                    for lang in ("en", "hinglish"):
+                        try:
+                            p = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+                        except QuizgenError:
+                            continue
+                        the_gpu = resolve_named_gpu(p.gpu["name"])
+                        if the_gpu.is_textbook or p.model == "exact":
+                            continue
+                        checked += 1
+                        assert p.model == "textbook", p.id
+                        assert "textbook" in p.question.lower(), (p.id, p.question)
+                        marker = "exact model" if lang == "en" else "exact model"
+                        assert marker in p.solution.answer.lower(), (p.id, p.solution.answer)
+                        if cell == "L-1":   # the exact warps for the stated block size are shown
+                            exact = occupancy(the_gpu, launch_config(p.params["threads_per_block"],
+                                                                     p.params["regs_per_thread"]),
+                                              model="exact")
+                            assert f"{exact.active_warps} warp" in p.solution.answer, p.id
+    assert checked > 200
+
+
+def test_occ5_largest_block_on_an_a100():
+    """The issue's case: at 176 registers the textbook model allows 352 threads; the A100's exact
+    rules allow 256, and the answer says both."""
+    p = generate_one("OCC-5", level=1, seed=1, lang="en", gpu="a100")
+    r = p.params["regs_per_thread"]
+    from quizgen.problems.real_gpu import largest_exact_block
+    from quizgen.engine.occupancy import launch_config
+    exact = largest_exact_block(resolve_named_gpu("a100"), lambda T: launch_config(T, r))
+    assert f"{exact} threads" in p.solution.answer and "textbook" in p.question

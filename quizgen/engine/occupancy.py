@@ -194,7 +194,15 @@ def launch_config(threads_per_block: Any = None, regs_per_thread: Any = 0, smem_
 
 def occupancy(gpu: GPU, config: LaunchConfig, *, model: str | None = None,
               explain: bool = False) -> OccupancyResult:
-    """Resident blocks, warps and occupancy of `config` on one SM of `gpu`."""
+    """Resident blocks, warps and occupancy of `config` on one SM of `gpu`.
+
+    More registers per thread than the GPU allows is an input error (ptxas never emits such a
+    kernel), not a launch to solve: one clear line, whichever model is asked for.
+    """
+    if config.regs_per_thread > gpu.max_regs_per_thread:
+        raise QuizgenError(f"got {config.regs_per_thread}; the {gpu.name} allows at most "
+                           f"{gpu.max_regs_per_thread} registers per thread",
+                           field="regs_per_thread")
     model = model or gpu.default_model
     if model == "textbook":
         return _textbook(gpu, config, explain)
@@ -422,8 +430,8 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
                                   {"P": P, "n_P": per_sub, "w": w}, by_regs, "blocks",
                                   "register_lid_exact", _floor_note(per_sub * P, w)))
             else:
-                steps.append(Step("blocks_by_regs", "regs_per_block_allocated",
-                                  {"R_warp": regs_warp, "w": w}, 0, "blocks", "register_lid_exact",
+                steps.append(Step("blocks_by_regs", "", {"R_warp": regs_warp, "w": w}, 0, "blocks",
+                                  "register_lid_exact_fails",
                                   failure if failure in ("regs_per_thread", "regs_per_block") else "regs_per_block"))
         else:
             steps.append(Step("blocks_by_regs", "", {"T": T, "r": 0}, None, "blocks",

@@ -302,7 +302,8 @@ class InverseRegisters(ExactFamily):
         T = params["threads_per_block"]
         return {**solved.answers, "T": T,
                 "T_text": f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T),
-                "s": params.get("smem_per_block", 0), "gpu": gpu.to_dict(), "inv": inv,
+                "s": params.get("smem_per_block", 0), "gpu": gpu.to_dict(),
+                "gpu_name": gpu.spoken_name, "inv": inv,
                 "book": solved.data["book"], "target": params["target_occupancy"],
                 "model": solved.data["model"], "r": inv.answer, "B": inv.target_blocks,
                 "next": inv.at_next, "at": inv.at_answer}

@@ -18,10 +18,12 @@ from quizgen.engine import latency as lat_engine
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.problems import applicability as when
+from quizgen.problems import real_gpu
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.registry import register
+from quizgen.render.phrases import phrase
 from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, splits
 
 
@@ -177,6 +179,33 @@ class GridWaves(EngineFamily):
             Misconception("one_block_per_sm", {"waves": -(-G // S), "slots": S}),
             Misconception("packed_tail", {"tail_sms": -(-a["tail_blocks"] // a["blocks_per_sm"])}),
         ]
+
+    def render(self, params, gpu, solved, lang, salt):
+        title, question, solution = super().render(params, gpu, solved, lang, salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
+        return title, question, solution
+
+    def real_note(self, params, gpu, solved, lang, salt) -> str:
+        """Blocks per SM and waves under the exact model, beside the textbook answer."""
+        cfg = launch_config(params["threads_per_block"], params["regs_per_thread"],
+                            params.get("smem_per_block", 0))
+        B = real_gpu.exact_occupancy(gpu, cfg).blocks_per_sm
+        a = solved.answers
+
+        def text(blocks, slots, n):
+            if not blocks:
+                return phrase(lang, real_gpu.SECTION, "exact_none", {})
+            return phrase(lang, real_gpu.SECTION, "exact_waves", {"B": blocks, "C": slots, "n": n})
+        if B:
+            wv = grid_engine.waves(params["grid_blocks"], params["num_sms"], B)
+            exact = text(B, wv.slots, wv.waves)
+        else:
+            exact = text(0, 0, 0)
+        return real_gpu.answer_note(gpu, lang, salt, exact=exact,
+                                    book=text(a["blocks_per_sm"], a["slots"], a["waves"]),
+                                    same=B == a["blocks_per_sm"])
 
     def figure(self, params, gpu, solved):
         return {"kind": "waves_figure", "grid_blocks": params["grid_blocks"],

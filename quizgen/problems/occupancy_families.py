@@ -12,6 +12,7 @@ from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
 from quizgen.gpus import GPU
 from quizgen.problems import applicability as when
+from quizgen.problems import real_gpu
 from quizgen.problems import relations as rel
 from quizgen.problems import sampling
 from quizgen.problems import specs as sp
@@ -136,7 +137,8 @@ class OccupancyFamily(Family):
         T = params["threads_per_block"]
         T_text = (f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T))
         return {**solved.answers, "T": T, "T_text": T_text, "r": params.get("regs_per_thread", 0), "s": s,
-                "gpu": gpu.to_dict(), "res": res, "B": res.blocks_per_sm, "A": res.active_warps,
+                "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name, "res": res,
+                "B": res.blocks_per_sm, "A": res.active_warps,
                 "w": res.warps_per_block, "occ": res.occupancy, "limiter": res.limiter,
                 "model": self.model, "params": params, **solved.data.get("extra", {})}
 
@@ -151,7 +153,14 @@ class OccupancyFamily(Family):
         solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
         extra = phrase_list(lang, self.cell, "verify", ctx, salt=salt) if has(lang, self.cell, "verify") else []
         solution.verify.extend(extra)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
         return title, question, solution
+
+    def real_note(self, params, gpu, solved, lang, salt) -> str:
+        """The exact model's answer beside the textbook one (the question names a real GPU)."""
+        return real_gpu.occupancy_note(gpu, self.config(params), solved.data["result"], lang, salt)
 
     def misconceptions(self, params, gpu, solved):
         return standard_misconceptions(gpu, solved.data["result"])
@@ -324,7 +333,25 @@ class CannotFit(OccupancyFamily):
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
-        return res.blocks_per_sm == 0 and res.limiter == ["registers"] and solved.answers["largest_block"] >= 32
+        largest = solved.answers["largest_block"]
+        if not (res.blocks_per_sm == 0 and res.limiter == ["registers"] and largest >= 32):
+            return False
+        # The largest block is checked with the question's own model: it runs, 32 more do not.
+        fits = self.blocks_of(params, gpu, largest)
+        return fits >= 1 and (largest + 32 > gpu.max_threads_per_block
+                              or self.blocks_of(params, gpu, largest + 32) == 0)
+
+    def blocks_of(self, params, gpu, T, model=None):
+        cfg = launch_config(T, params["regs_per_thread"])
+        return occupancy(gpu, cfg, model=model or self.model).blocks_per_sm
+
+    def real_note(self, params, gpu, solved, lang, salt) -> str:
+        r = params["regs_per_thread"]
+        exact = real_gpu.largest_exact_block(gpu, lambda T: launch_config(T, r))
+        book = solved.answers["largest_block"]
+        text = lambda T: phrase(lang, real_gpu.SECTION, "exact_largest", {"T": T})
+        return real_gpu.answer_note(gpu, lang, salt, exact=text(exact), book=text(book),
+                                    same=exact == book)
 
     def misconceptions(self, params, gpu, solved):
         T, r = params["threads_per_block"], params["regs_per_thread"]
@@ -340,6 +367,8 @@ class CannotFit(OccupancyFamily):
         title, question, solution = super().render(params, gpu, solved, lang, salt)
         ctx = self.context(params, gpu, solved)
         solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
         return title, question, solution
 
 
@@ -394,7 +423,8 @@ class RealGpuRegisters(OccupancyFamily):
     def space(self, level, gpu):
         regs = {1: range(33, 129), 2: range(129, 256), 3: range(20, 256)}[level]
         for r in regs:
-            yield {"regs_per_thread": r}
+            for T in (128, 256):        # the block size the question states (the exact model needs it)
+                yield {"regs_per_thread": r, "threads_per_block": T}
 
     def solve(self, params, gpu, explain=True):
         r = params["regs_per_thread"]
@@ -414,15 +444,23 @@ class RealGpuRegisters(OccupancyFamily):
         return 0 < solved.answers["active_warps"] < gpu.max_warps_per_sm
 
     def render(self, params, gpu, solved, lang, salt):
-        ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(), "A": solved.data["warps"],
-               "occ": solved.data["occ"], "gpu_name": gpu.description or gpu.name}
+        ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(),
+               "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
+               "T": params.get("threads_per_block", 32)}
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
         verify = phrase_list(lang, self.cell, "verify", {**ctx, "need": 32 * ctx["r"]}, salt=salt)
         sol = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
                        verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
                        trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
-        return (phrase(lang, self.cell, "title", ctx, salt=salt),
-                phrase(lang, self.cell, "question", ctx, salt=salt), sol)
+        question = phrase(lang, self.cell, "question", ctx, salt=salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+            exact = real_gpu.exact_occupancy(gpu, launch_config(ctx["T"], ctx["r"]))
+            warps = lambda A, occ: phrase(lang, real_gpu.SECTION, "exact_warps", {"A": A, "occ": occ})
+            sol.answer = (f"{sol.answer} " + real_gpu.answer_note(
+                gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
+                book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"]))
+        return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
     def misconceptions(self, params, gpu, solved):
         r = params["regs_per_thread"]

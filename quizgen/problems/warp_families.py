@@ -63,10 +63,10 @@ def spread(count: int, limit: int) -> list[int]:
 
 
 def gpu_label(gpu: GPU, lang: str) -> str:
-    """How a question names the GPU: its description, or the notes' SM in words."""
+    """How a question names the GPU: as a person says it ("A100"), or the notes' SM in words."""
     if gpu.is_textbook:
         return phrase(lang, "gpu_label", "textbook")
-    return gpu.description or gpu.name
+    return gpu.spoken_name
 
 
 class EngineFamily(Family):
