@@ -7,6 +7,7 @@ own TOML file of the same shape, or override single fields of a preset (`with_ov
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 import tomllib
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -66,6 +67,18 @@ class GPU:
     description: str = ""
     #: The preset this GPU was built from ("textbook" keeps the notes' model as default).
     base: str | None = None
+    #: Peak FP32 throughput (GFLOP/s, non-tensor) and memory bandwidth (GB/s) of the whole GPU,
+    #: for the roofline; 0 = unknown. `peak_source` says where the two figures come from.
+    peak_fp32_gflops: int = 0
+    mem_bandwidth_gbs: int = 0
+    peak_source: str = ""
+
+    @property
+    def machine_balance(self) -> Fraction | None:
+        """FLOP per byte at which the roofline bends: peak FLOP/s ÷ peak bytes/s (None: unknown)."""
+        if not (self.peak_fp32_gflops and self.mem_bandwidth_gbs):
+            return None
+        return Fraction(self.peak_fp32_gflops, self.mem_bandwidth_gbs)
 
     @property
     def max_threads_per_sm(self) -> int:
@@ -158,7 +171,12 @@ def gpu_from_dict(data: Mapping[str, Any], *, name: str | None = None) -> GPU:
             raise QuizgenError(
                 f"GPU {merged['name']!r}: {key} must be a whole number from {minimum} to "
                 f"{MAX_FIELD:,}, got {_short(value)}", field="gpu")
-    for key in ("name", "description"):
+    for key in ("peak_fp32_gflops", "mem_bandwidth_gbs"):
+        value = merged.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_FIELD:
+            raise QuizgenError(f"GPU {merged['name']!r}: {key} must be a whole number from 0 to "
+                               f"{MAX_FIELD:,}, got {_short(value)}", field="gpu")
+    for key in ("name", "description", "peak_source"):
         if not isinstance(merged.get(key, ""), str) or len(merged.get(key, "")) > 1000:
             raise QuizgenError(f"GPU {key} must be a short text, got {_short(merged[key])}",
                                field="gpu")

@@ -170,3 +170,46 @@ def test_occ5_largest_block_on_an_a100():
     from quizgen.engine.occupancy import launch_config
     exact = largest_exact_block(resolve_named_gpu("a100"), lambda T: launch_config(T, r))
     assert f"{exact} threads" in p.solution.answer and "textbook" in p.question
+
+
+# Memory- or compute-bound: the roofline ------------------------------------------------------
+
+
+@pytest.mark.parametrize("gpu", ["textbook", "a100", "t4", "h100"])
+@pytest.mark.parametrize("load, store, flops", [(16, 4, 10), (4, 0, 100), (8, 0, 256), (4, 4, 140),
+                                                (32, 0, 400)])
+def test_bound_is_decided_by_intensity_against_machine_balance(gpu, load, store, flops):
+    from quizgen.engine.bound import classify_kernel
+
+    g = resolve_named_gpu(gpu)
+    balance = g.peak_fp32_gflops / g.mem_bandwidth_gbs
+    expect = "memory" if flops / (load + store) < balance else "compute"
+    cli = cli_json("bound", "--load-bytes", str(load), "--store-bytes", str(store), "--flops",
+                   str(flops), "--load-latency", "400", "--gpu", gpu)
+    assert cli["bound"] == expect and cli["machine_balance"] == pytest.approx(balance)
+    assert classify_kernel(load, store, flops, load_latency=30, gpu=g).bound == expect
+
+
+def test_issue_case_speaks_with_one_voice():
+    """`bound --load-bytes 4 --flops 100 --load-latency 400`: 25 FLOP/B is above the notes' SM's
+    balance (15,700/900 ≈ 17.4), so compute-bound, everywhere in the text."""
+    out = subprocess.run([sys.executable, "-m", "quizgen", "bound", "--load-bytes", "4", "--flops",
+                          "100", "--load-latency", "400", "--lang", "en"], capture_output=True,
+                         text=True, check=True).stdout
+    verdicts = [line for line in out.splitlines()
+                if line.strip().startswith(("Answer:", "↳", "•"))]
+    assert any("compute-bound" in line.lower() for line in verdicts)
+    assert not any("memory-bound" in line.lower() for line in verdicts), verdicts
+
+
+@pytest.mark.parametrize("cell, verdict", [("L-3", "memory"), ("L-4", "compute")])
+def test_l3_l4_bound_by_the_roofline(cell, verdict):
+    for level in (1, 2, 3):
+        for seed in range(25):
+            p = generate_one(cell, level=level, seed=seed, lang="en")
+            g = resolve_named_gpu(p.gpu["name"])
+            moved = p.params["bytes_loaded"] + p.params["bytes_stored"]
+            ai = p.params["flops"] / moved
+            assert p.answers["bound"] == verdict
+            assert (ai < g.peak_fp32_gflops / g.mem_bandwidth_gbs) == (verdict == "memory"), p.id
+            assert "roofline" in p.question.lower()

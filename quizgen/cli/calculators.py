@@ -324,6 +324,9 @@ def bound_command(
     store_bytes: Annotated[int, typer.Option("--store-bytes", help="Bytes one thread stores (traffic, but not on the critical path).")] = 0,
     flop_latency: Annotated[str, typer.Option("--flop-latency", help="Latency of one FLOP in cycles (the shortest compute time).")] = "4",
     flops_per_cycle: Annotated[str, typer.Option("--flops-per-cycle", help="FLOPs one thread issues per cycle when pipelined.")] = "1",
+    gpu: GpuOpt = "textbook",
+    gpu_file: GpuFileOpt = None,
+    set_: SetOpt = None,
     lang: LangOpt = "hinglish",
     as_json: JsonOpt = False,
 ) -> None:
@@ -334,6 +337,7 @@ def bound_command(
     from quizgen.engine.bound import classify_kernel
 
     lang = check_lang(lang)
+    the_gpu = load_gpu(gpu, gpu_file, set_)
     with option_names({"bytes_loaded": "load-bytes", "bytes_stored": "store-bytes",
                        "flops": "flops", "load_latency": "load-latency",
                        "flop_latency": "flop-latency", "flops_per_cycle": "flops-per-cycle"}):
@@ -342,10 +346,10 @@ def bound_command(
                                  flop_latency=number("flop-latency", flop_latency),
                                  flops_per_cycle=number("flops-per-cycle", flops_per_cycle,
                                                         positive=True),
-                                 explain=not as_json)
+                                 gpu=the_gpu, explain=not as_json)
     if as_json:
         _emit_json(result.to_dict())
         return
     from quizgen.render.calculators import bound_solution, calculator_title
 
-    _emit_text(bound_solution(result, lang), lang, calculator_title(lang, "bound"))
+    _emit_text(bound_solution(result, lang, gpu_name=the_gpu.spoken_name), lang, calculator_title(lang, "bound"))

@@ -8,9 +8,11 @@ Per thread:
 * critical path = load latency + compute cycles. The store is not on it: global stores are
   buffered and retire asynchronously (seed 004, Ex 1 and its flashcard).
 
-Classification rule: memory-bound when the exposed load latency is larger than the compute cycles
-(the thread spends most of its critical path waiting for data), compute-bound otherwise. A kernel
-that loads nothing is compute-bound.
+Classification (CELLS.md, *Physics*): the roofline. The kernel is memory-bound when its arithmetic
+intensity is below the GPU's machine balance (peak FLOP/s ÷ peak bytes/s): memory then caps the
+FLOP rate at intensity × bandwidth, below the peak. Otherwise it is compute-bound; a kernel that
+moves no bytes is compute-bound. The critical path explains *why* a thread waits (and how much
+latency other warps must hide); it does not decide.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "l_F": "latency of one FLOP (cycles)"}),
     "critical_path": ("L_ld + C_cmp", {
         "L_ld": "load latency (cycles)", "C_cmp": "compute cycles"}),
+    "machine_balance": ("F_peak/B_peak", {
+        "F_peak": "peak FP32 throughput (GFLOP/s)", "B_peak": "peak memory bandwidth (GB/s)"}),
+    "attainable_flops": ("Min(F_peak, I_AI*B_peak)", {
+        "F_peak": "peak FP32 throughput (GFLOP/s)", "I_AI": "arithmetic intensity (FLOP/B)",
+        "B_peak": "peak memory bandwidth (GB/s)"}),
     "memory_share": ("L_ld/P_crit", {
         "L_ld": "load latency (cycles)", "P_crit": "critical-path latency (cycles)"}),
 }
@@ -54,8 +61,12 @@ class KernelBound:
     compute_cycles: int | float
     critical_path: int | float
     memory_share: float
-    bound: str                              # "memory" or "compute"
+    bound: str                              # "memory" or "compute", by the roofline
     reason: str                             # a why-key: memory_latency_dominates / compute_dominates
+    machine_balance: float = 0.0            # FLOP/B where the roofline bends
+    peak_gflops: int = 0
+    bandwidth_gbs: int = 0
+    attainable_gflops: float = 0.0          # min(peak, AI × bandwidth)
     steps: list[Step] = field(default_factory=list)
 
     @property
@@ -71,6 +82,8 @@ class KernelBound:
             "compute_cycles": self.compute_cycles, "critical_path": self.critical_path,
             "memory_share": self.memory_share, "bound": self.bound,
             "memory_bound": self.memory_bound, "reason": self.reason,
+            "machine_balance": self.machine_balance, "peak_gflops": self.peak_gflops,
+            "bandwidth_gbs": self.bandwidth_gbs, "attainable_gflops": self.attainable_gflops,
         }
         if with_steps:
             out["steps"] = [s.to_dict() for s in self.steps]
@@ -78,9 +91,19 @@ class KernelBound:
 
 
 def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_latency: Any,
-                    flop_latency: Any = 4, flops_per_cycle: Any = 1,
+                    flop_latency: Any = 4, flops_per_cycle: Any = 1, gpu: Any = None,
                     explain: bool = False) -> KernelBound:
-    """Seed 004 Ex 1–2: is one thread's time dominated by its load or by its arithmetic?"""
+    """Seed 004 Ex 1–2: memory- or compute-bound by the roofline on `gpu` (default: the notes'
+    SM), with one thread's critical path to explain the wait."""
+    if gpu is None:
+        from quizgen.gpus import get_gpu
+        gpu = get_gpu("textbook")
+    balance = gpu.machine_balance
+    if balance is None:
+        from quizgen.errors import QuizgenError
+        raise QuizgenError(f"GPU {gpu.name!r} has no peak_fp32_gflops and mem_bandwidth_gbs, "
+                           "so its machine balance (the roofline) is unknown", field="gpu")
+    F_peak, B_peak = gpu.peak_fp32_gflops, gpu.mem_bandwidth_gbs
     b_ld = require_int("bytes_loaded", bytes_loaded, minimum=0)
     b_st = require_int("bytes_stored", bytes_stored, minimum=0)
     f = require_number("flops", flops, positive=False)
@@ -92,9 +115,11 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
     compute = max(f / rate, l_f) if f else Fraction(0)
     path = L + compute
     share = float(Fraction(L) / path) if path else 0.0
-    memory = b_ld > 0 and L > compute
+    waits = b_ld > 0 and L > compute                 # the critical path's reading (the why)
+    memory = ai is not None and ai < balance          # the roofline's verdict
     bound = "memory" if memory else "compute"
-    reason = "memory_latency_dominates" if memory else "compute_dominates"
+    reason = "memory_latency_dominates" if waits else "compute_dominates"
+    attainable = min(Fraction(F_peak), ai * B_peak) if ai is not None else Fraction(F_peak)
 
     steps: list[Step] = []
     if explain:
@@ -103,7 +128,14 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
         if ai is not None:
             steps.append(Step("arithmetic_intensity", "arithmetic_intensity",
                               {"F_ops": plain(f), "b_mov": moved}, float(ai), "FLOP/B",
-                              "flops_per_byte", "low_intensity" if ai < 1 else "high_intensity"))
+                              "flops_per_byte", None))
+        steps.append(Step("machine_balance", "machine_balance", {"F_peak": F_peak, "B_peak": B_peak},
+                          float(balance), "FLOP/B", "roofline_bends"))
+        if ai is not None:
+            steps.append(Step("attainable_flops", "attainable_flops",
+                              {"F_peak": F_peak, "I_AI": float(ai), "B_peak": B_peak},
+                              float(attainable), "GFLOP/s", "roofline_decides",
+                              "below_balance" if memory else "above_balance"))
         steps.append(Step("compute_cycles", "compute_cycles",
                           {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, plain(compute),
                           "cycles", "pipelined_compute",
@@ -117,4 +149,4 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
                               "moderate_occupancy_enough" if memory else "few_warps_enough"))
     return KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
                        float(ai) if ai is not None else None, plain(compute), plain(path), share,
-                       bound, reason, steps)
+                       bound, reason, float(balance), F_peak, B_peak, float(attainable), steps)

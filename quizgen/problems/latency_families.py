@@ -291,12 +291,13 @@ class EqualOccupancyDivergence(EngineFamily):
                 "baseline": solved.answers["time_x"]}
 
 
-def kernel_bound(params: dict[str, Any], explain: bool) -> bound_engine.KernelBound:
+def kernel_bound(params: dict[str, Any], gpu: Any, explain: bool) -> bound_engine.KernelBound:
+    """The roofline on the problem's GPU decides; the critical path explains (CELLS.md)."""
     return bound_engine.classify_kernel(params["bytes_loaded"], params["bytes_stored"], params["flops"],
                                         load_latency=params["latency"],
                                         flop_latency=params.get("flop_latency", 4),
                                         flops_per_cycle=params.get("flops_per_cycle", 1),
-                                        explain=explain)
+                                        gpu=gpu, explain=explain)
 
 
 @register
@@ -311,7 +312,7 @@ class MemoryBoundKernel(EngineFamily):
         "arithmetic_intensity": sp.real("", "flops", "bytes_moved", compute=rel.intensity),
         "compute_cycles": sp.cycles("flops", "flop_latency"),
         "critical_path": sp.cycles("latency", "compute_cycles", compute=rel.critical_path),
-        "bound": sp.choice("latency", "compute_cycles"),
+        "bound": sp.choice("arithmetic_intensity"),
         "warps_per_scheduler": sp.count("warps", "latency", "flops", "ilp"),
         "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
                                  compute=rel.sm_warps),
@@ -341,7 +342,7 @@ class MemoryBoundKernel(EngineFamily):
                                    "flop_latency": 4, "ilp": k, "schedulers": gpu.schedulers_per_sm}
 
     def solve(self, params, gpu, explain=True):
-        kb = kernel_bound(params, explain)
+        kb = kernel_bound(params, gpu, explain)
         cap = gpu.max_warps_per_sm
         # Between two loads a warp issues its F FLOPs; ILP k keeps k loads in flight per warp.
         hide = lat_engine.hide_latency(params["latency"], params["flops"], ilp=params["ilp"],
@@ -360,6 +361,7 @@ class MemoryBoundKernel(EngineFamily):
             "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
             "C": kb.compute_cycles, "P": kb.critical_path, "AI": kb.arithmetic_intensity,
             "share": kb.memory_share, "k": params["ilp"], "N": params["schedulers"],
+            "balance": kb.machine_balance, "peak": kb.peak_gflops, "bw": kb.bandwidth_gbs,
             "n": n, "n_s": hide.warps_per_scheduler, "cap": cap, "half": cap // 2}})
 
     def in_cell(self, params, gpu, solved):
@@ -393,7 +395,7 @@ class ComputeBoundKernel(EngineFamily):
     answer_specs = {
         "compute_cycles": sp.cycles("flops", "flop_latency"),
         "critical_path": sp.cycles("latency", "compute_cycles", compute=rel.critical_path),
-        "bound": sp.choice("latency", "compute_cycles"),
+        "bound": sp.choice("flops", "bytes_loaded", "bytes_stored"),
         "warps_per_scheduler": sp.count("warps", "latency", "work_per_warp"),
         "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
                                  compute=rel.sm_warps),
@@ -405,11 +407,11 @@ class ComputeBoundKernel(EngineFamily):
 
     def space(self, level, gpu):
         if level == 1:
-            flops, lats, works, loads = (64, 128, 256, 512), (16, 20, 24, 30, 32, 40), (4, 6, 8, 10, 12, 16), (4, 8, 16)
+            flops, lats, works, loads = (64, 128, 256, 384, 512, 768, 1024), (16, 20, 24, 30, 32, 40), (4, 6, 8, 10, 12, 16), (4, 8, 16)
         elif level == 2:
-            flops, lats, works, loads = (96, 160, 256, 384), (22, 28, 30, 36), (3, 5, 6, 8, 10, 12, 14, 16), (8, 16)
+            flops, lats, works, loads = (96, 160, 256, 384, 512, 640, 768), (22, 28, 30, 36), (3, 5, 6, 8, 10, 12, 14, 16), (8, 16)
         else:
-            flops, lats, works, loads = (75, 150, 300, 450, 700), (19, 27, 33, 45), (3, 5, 7, 9, 11, 13, 15, 17, 19), (12, 24)
+            flops, lats, works, loads = (75, 150, 300, 450, 700, 900, 1100, 1300), (19, 27, 33, 45), (3, 5, 7, 9, 11, 13, 15, 17, 19), (12, 24)
         for f in flops:
             for L in lats:
                 for W in works:
@@ -419,7 +421,7 @@ class ComputeBoundKernel(EngineFamily):
                                "schedulers": gpu.schedulers_per_sm}
 
     def solve(self, params, gpu, explain=True):
-        kb = kernel_bound(params, explain)
+        kb = kernel_bound(params, gpu, explain)
         cap = gpu.max_warps_per_sm
         hide = lat_engine.hide_latency(params["latency"], params["work_per_warp"],
                                        schedulers=params["schedulers"], max_warps=cap,
@@ -435,7 +437,9 @@ class ComputeBoundKernel(EngineFamily):
         return Solved(answers, {"steps": steps, "res": hide, "ctx": {
             "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
             "C": kb.compute_cycles, "P": kb.critical_path, "W": params["work_per_warp"], "n": n,
-            "n_s": hide.warps_per_scheduler, "N": params["schedulers"], "cap": cap, "share": kb.memory_share, "occ_needed": n / cap}})
+            "n_s": hide.warps_per_scheduler, "N": params["schedulers"], "cap": cap,
+            "AI": kb.arithmetic_intensity, "balance": kb.machine_balance, "peak": kb.peak_gflops,
+            "bw": kb.bandwidth_gbs, "share": kb.memory_share, "occ_needed": n / cap}})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers

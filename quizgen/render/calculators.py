@@ -264,13 +264,15 @@ def waves_given(lang: str, occupancy: Any, gpu_name: str) -> str:
 # Memory- vs compute-bound
 
 
-def bound_solution(result: KernelBound, lang: str, *, salt: str = "") -> Solution:
+def bound_solution(result: KernelBound, lang: str, *, salt: str = "", gpu_name: str = "textbook") -> Solution:
     """Seed 004 Ex 1–2: bytes, arithmetic intensity, critical path, and the verdict."""
     r = result
     steps = solution_steps(r.steps, lang, salt=salt)
     ctx = {"ld": r.bytes_loaded, "st": r.bytes_stored, "moved": r.bytes_moved, "F": r.flops,
            "ai": r.arithmetic_intensity, "L": r.load_latency, "C": r.compute_cycles,
-           "path": r.critical_path, "share": r.memory_share, "memory": r.memory_bound}
+           "path": r.critical_path, "share": r.memory_share, "memory": r.memory_bound,
+           "balance": r.machine_balance, "peak": r.peak_gflops, "bw": r.bandwidth_gbs,
+           "att": r.attainable_gflops, "gpu": gpu_name}
     verify = []
     if r.arithmetic_intensity is not None:
         verify.append(_p(lang, "bound", "verify_ai", back=r.arithmetic_intensity * r.bytes_moved,
