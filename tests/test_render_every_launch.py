@@ -49,6 +49,9 @@ def test_every_random_launch_renders_in_both_languages(name):
 @pytest.mark.parametrize("model", ["textbook", "exact"])
 def test_registers_above_the_maximum_are_an_input_error(name, model):
     gpu = get_gpu(name)
+    if gpu.is_textbook and model == "textbook":   # the notes' formulas have no per-thread cap
+        assert occupancy(gpu, launch_config(256, 256), model=model).blocks_per_sm == 1
+        return
     with pytest.raises(QuizgenError) as info:
         occupancy(gpu, launch_config(256, gpu.max_regs_per_thread + 1), model=model)
     assert info.value.field == "regs_per_thread" and "\n" not in str(info.value)
