@@ -169,7 +169,7 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
                     else "masked_lanes" if b.lanes < n_act else "all_lanes_agree")
             steps.append(Step("serialised_time" if last else "branch_pass", "branch_pass",
                               {"S_prev": plain(before), "T_b": b.cost, "n_b": b.lanes}, plain(serial),
-                              "cycles", "pass_per_branch", note))
+                              "cycles", "pass_per_branch" if b.lanes else "skip_empty_branch", note))
 
     useful: int | Fraction = 0
     for b in taken:

@@ -386,7 +386,7 @@ def _regs_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str) -> list[S
              {"R_blk": gpu.regs_per_block, "P": P, "w": w}, by_block, "registers", "block_reg_check",
              None if by_block >= by_sm else "binds"),
         Step("regs_lid", "inv_regs_from_warp", {"R_warp": r_warp, "g_R": g}, lid, "registers",
-             "reg_granularity", None if r_warp % g == 0 and (r_warp // g * g) % 32 == 0 else "floor_drops"),
+             "reg_granularity_down", None if r_warp % g == 0 and (r_warp // g * g) % 32 == 0 else "floor_drops"),
         Step("answer", "inv_largest", {"x_lid": lid, "x_max": top}, min(lid, top), "registers",
              "largest_that_fits"),
     ]

@@ -18,6 +18,17 @@ def format_answer(value: Any, unit: str, lang: str) -> str:
     return answer_text(value, unit, lang)
 
 
+def plausible(value: Any, unit: str) -> bool:
+    """An option a student cannot rule out without understanding: a fraction within [0, 1], no
+    negative count or size (the families keep coordinates inside the block and counts within the
+    hardware caps)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    if unit == "fraction":
+        return 0 <= value <= 1
+    return value >= 0
+
+
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
                   salt: str) -> list[Choice]:
     key = fam.main_answer
@@ -26,7 +37,7 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
         return []
     correct = answers[key]
     unit = fam.units.get(key, "")
-    wrong = distinct_wrong(correct, miscs, key)
+    wrong = [m for m in distinct_wrong(correct, miscs, key) if plausible(m.answers[key], unit)]
     if not wrong:
         return []
     text = answer_text(correct, unit, lang)

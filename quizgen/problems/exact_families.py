@@ -100,11 +100,20 @@ class SharedMemoryGranularity(ExactFamily):
                 and res.blocks_per_sm < book.blocks_per_sm and res.blocks_per_sm >= 1)
 
     def misconceptions(self, params, gpu, solved):
-        out = super().misconceptions(params, gpu, solved)
+        res = solved.data["result"]
         s = params["smem_per_block"]
-        sm = solved.data["result"].smem_per_sm_available
-        w = solved.data["result"].warps_per_block
+        sm = res.smem_per_sm_available
+        w = res.warps_per_block
         cap = min(gpu.max_blocks_per_sm, gpu.max_warps_per_sm // w)
+        # The floor mistake with everything else right: the exact allocation (reserve and
+        # rounding included), divided without the floor. The generic textbook no_floor also drops
+        # the reserve, so it would be a second mistake under the floor's name.
+        out = [m for m in super().misconceptions(params, gpu, solved) if m.key != "no_floor"]
+        frac = min(cap, sm / res.smem_per_block_allocated) if res.smem_per_block_allocated else cap
+        if frac != int(frac):
+            out.append(Misconception("no_floor", {"blocks_per_sm": round(frac, 3),
+                                                  "active_warps": round(frac * w, 3),
+                                                  "occupancy": min(1.0, frac * w / gpu.max_warps_per_sm)}))
         g = gpu.smem_alloc_unit
         no_reserve = min(cap, sm // (-(-s // g) * g))
         no_round = min(cap, sm // (s + gpu.reserved_smem_per_block))

@@ -356,11 +356,17 @@ class DepthTerm(EngineFamily):
     def misconceptions(self, params, gpu, solved):
         block, i = params["block"], params["linear_index"]
         dx = block[0]
-        return [
+        tx, ty, tz = solved.answers["coords"]
+        out = [
             Misconception("ignore_z_term", {"coords": [i % dx, i // dx, 0]}),
             Misconception("y_fastest", {"coords": y_fastest(block, i)}),
             Misconception("z_fastest", {"coords": z_fastest(block, i)}),
+            Misconception("swapped_xy", {"coords": [ty, tx, tz]}),
+            Misconception("z_slice_lost", {"coords": [i % dx, (i // dx) % block[1], 0]}),
+            Misconception("x_only_peeled", {"coords": [i % dx, 0, 0]}),
         ]
+        # Only coordinates inside the block: an option outside it rules itself out.
+        return [m for m in out if all(0 <= c < d for c, d in zip(m.answers["coords"], block))]
 
     def figure(self, params, gpu, solved):
         return {"kind": "warp_grid", "block": params["block"], "warp_id": solved.answers["warp_id"]}

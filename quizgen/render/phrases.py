@@ -14,6 +14,7 @@ an empty gap in a student's solution.
 from __future__ import annotations
 
 import os
+import re
 import zlib
 import tomllib
 from functools import cache
@@ -147,6 +148,23 @@ def _jinja(text: str):
     return render
 
 
+#: Unit words a count can precede, plural → singular ("1 cycles" → "1 cycle").
+_SINGULAR = {"cycles": "cycle", "blocks": "block", "warps": "warp", "threads": "thread",
+             "SMs": "SM", "schedulers": "scheduler", "waves": "wave", "lanes": "lane",
+             "registers": "register", "instructions": "instruction", "operations": "operation",
+             "passes": "pass", "branches": "branch", "bytes": "byte", "slots": "slot",
+             "sub-partitions": "sub-partition"}
+_ONE_UNIT = re.compile(r"(?<![\d.,/])(?<![+\u2212-] )\b1 (" + "|".join(map(re.escape, _SINGULAR))
+                       + r")\b")
+
+
+def singular_units(text: str) -> str:
+    """A count of exactly one takes the singular unit, in both languages (the units are English
+    technical terms in Hinglish too): "1 blocks" → "1 block", never "0.1 block", "21 block" or a
+    sum's "q + 1 warp"."""
+    return _ONE_UNIT.sub(lambda m: "1 " + _SINGULAR[m.group(1)], text)
+
+
 class _Lazy:
     """A phrase variant with placeholders, compiled on first use and rendered from a dict."""
 
@@ -161,7 +179,8 @@ class _Lazy:
         if compiled is None:
             compiled = self.compiled = _compiled(self.text)
         try:
-            return compiled(context)
+            out = compiled(context)
+            return singular_units(out) if "1 " in out else out
         except KeyError as exc:   # name the phrase: someone editing a phrasebook needs to find it
             what = exc.args[0] if exc.args else "?"
             what = what if isinstance(what, str) and "undefined" in what else f"{what!r} is undefined"
