@@ -50,7 +50,8 @@ def test_occ7_answer_line_prints_the_recorded_idle_sms(lang):
             p = generate_one("OCC-7", level=level, seed=seed, lang=lang)
             a = p.answers
             line = p.solution.answer
-            assert f"{a['blocks_per_sm']} blocks/SM" in line
+            unit = "block/SM" if a["blocks_per_sm"] == 1 else "blocks/SM"   # one block, singular
+            assert f"{a['blocks_per_sm']} {unit}" in line
             numbers = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", line)]
             assert a["idle_sms"] in numbers and a["waves"] in numbers, (line, a)
             if a["waves"] > 1:

@@ -248,6 +248,11 @@ class SameKernelManyGpus(ExactFamily):
             Misconception("textbook_model", {"occupancy_t4": book.occupancy}),
             Misconception("same_on_every_gpu", {"occupancy_t4": a100.occupancy}),
             Misconception("t4_has_64_warps", {"occupancy_t4": min(1.0, solved.data["results"]["t4"].active_warps / 64)}),
+            Misconception("occupancy_from_blocks",
+                          {"occupancy_t4": solved.data["results"]["t4"].blocks_per_sm / t4.max_blocks_per_sm}),
+            Misconception("ceil_not_floor", {"occupancy_t4": min(1.0, (solved.data["results"]["t4"].blocks_per_sm + 1)
+                                                                  * solved.data["results"]["t4"].warps_per_block
+                                                                  / t4.max_warps_per_sm)}),
         ]
 
     def figure(self, params, gpu, solved):
