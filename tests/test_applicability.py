@@ -40,7 +40,7 @@ def check_problem(p, fam, floor_notes: set[str], correct_whys: set[str]) -> int:
         if choice.misconception is None or fam.cell == "L-6":
             continue
         m = miscs[choice.misconception]
-        assert applies(fam.misconception_when, facts, m), (p.id, m.key)
+        assert applies(fam.misconception_when, facts, m) and changes_answer(facts, m), (p.id, m.key)
         assert has(p.lang, "misconception", m.key), (p.lang, m.key)      # never a bare name
     blocks = {v for k, v in p.answers.items() if k.startswith("blocks_per_sm")}
     blocks |= {s.result for s in p.solution.steps if s.formula in ("blocks_per_sm", "blocks_per_sm_exact")}
@@ -96,7 +96,7 @@ def test_diagnosis_names_one_applicable_misconception_in_the_students_language(c
                     for name in result.misconceptions:
                         other = next(x for x in fam.misconceptions(p.params, gpu, solved)
                                      if x.key == name)
-                        assert applies(fam.misconception_when, facts, other), (p.id, name)
+                        assert applies(fam.misconception_when, facts, other) and changes_answer(facts, other), (p.id, name)
                     if result.misconceptions:
                         best = result.misconceptions[0]
                         assert result.explanation in variants(lang, "misconception", best)

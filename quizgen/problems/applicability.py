@@ -119,10 +119,11 @@ def changes_answer(facts: Facts, m: Any) -> bool:
 
 
 def applies(when: dict[str, tuple[Predicate, ...]], facts: Facts, m: Any) -> bool:
-    """Whether misconception `m` applies: it changes an answer and its predicates hold."""
-    if not changes_answer(facts, m):
-        return False
-    return all(p(facts, m) for p in when.get(m.key, ()))
+    """Whether misconception `m` applies: its declared predicates hold. (One that changes no
+    answer is never offered, since options must differ, nor diagnosed, since a student's answer
+    equal to it is right; `changes_answer` states that for the tests.)"""
+    preds = when.get(m.key)
+    return not preds or all(p(facts, m) for p in preds)
 
 
 # Notes on solution steps -----------------------------------------------------------------------

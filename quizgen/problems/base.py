@@ -100,9 +100,12 @@ class Family:
                                   solved: Solved) -> list[Misconception]:
         """The wrong methods that apply to this problem, best first: each changes an answer and
         its declared predicates hold (what distractors and the grader's diagnosis use)."""
-        facts = Facts(params, gpu, solved)
+        miscs = self.misconceptions(params, gpu, solved)
         when = self.misconception_when
-        return [m for m in self.misconceptions(params, gpu, solved) if applies(when, facts, m)]
+        if not when:
+            return miscs
+        facts = Facts(params, gpu, solved)
+        return [m for m in miscs if applies(when, facts, m)]
 
     def figure(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any] | None:
         return None
