@@ -1,6 +1,7 @@
 """`quizgen sheet`: printable exams, one version per student, with key, manifest and answer sheet."""
 
 
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -60,12 +61,32 @@ def sheet_command(
     students = read_roster(roster) if roster is not None else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        from rich.console import Console
-
-        with Console(stderr=True).status("Building the exam (Typst)…"):
+        with _progress() as progress:
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,
-                                font_paths=[str(p) for p in (font_path or [])], force=force)
+                                font_paths=[str(p) for p in (font_path or [])], force=force,
+                                progress=progress)
     for warning in caught:
         typer.echo(f"warning: {warning.message}", err=True)
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
+
+
+@contextmanager
+def _progress():
+    """A progress bar on stderr (students compiled so far), shown only on a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    bar = Progress(TextColumn("Building the exam (Typst)"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("students"), TimeRemainingColumn(), console=console, transient=True)
+    task = bar.add_task("sheet", total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update

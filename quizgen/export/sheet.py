@@ -34,7 +34,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.problems.model import Problem
@@ -356,10 +356,15 @@ def _question_seed(seed: int, key: str, number: int) -> int:
 # ---------------------------------------------------------------------------------------------
 # Building
 
+#: Students per compiled chunk: Typst lays out one chunk at a time, in a process of its own, so
+#: memory stays flat in the size of the class; the chunks' PDFs are joined at the end.
+CHUNK = 16
+
 
 @dataclass(slots=True)
 class SheetPlan:
-    """Everything an exam build writes, before any PDF is compiled (the benchmark uses it)."""
+    """Everything an exam build writes, before any PDF is compiled, in memory (small classes;
+    `build_exam` streams the same pieces chunk by chunk)."""
 
     manifest: dict[str, Any]
     exam_source: str
@@ -385,65 +390,101 @@ class SheetResult:
     answers_csv: Path
     students: int
     warnings: list[str] = field(default_factory=list)
+    exam_pages: int = 0
+    key_pages: int = 0
+
+
+#: progress(done, total): students whose papers and keys are compiled so far.
+Progress = Callable[[int, int], None]
+
+
+class _Exam:
+    """One exam build's fixed inputs: who sits it, their version codes, the shared layout."""
+
+    def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
+                 *, generate: Generate, paper: str, practice: bool,
+                 font_paths: Iterable[str | os.PathLike[str]]) -> None:
+        if paper not in PAPERS:
+            raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
+        if roster is not None and versions is not None:
+            raise QuizgenError("give a roster or a number of versions, not both", field="versions")
+        if roster is not None:
+            if not roster:
+                raise QuizgenError("the roster has no students", field="roster")
+            self.students = list(roster)
+            self.keys = _student_keys(self.students)
+        else:
+            count = require_int("versions", 1 if versions is None else versions, minimum=1,
+                                maximum=10000)
+            self.students = [Student(name="", roll="") for _ in range(count)]
+            self.keys = [f"version:{i + 1}" for i in range(count)]
+        self.codes = _codes(recipe.seed, self.keys)
+        self.recipe, self.generate, self.paper, self.practice = recipe, generate, paper, practice
+        self.labels = _labels(recipe.lang)
+        self.fonts, self.font_dirs, self.warnings = _fonts(recipe, self.students, font_paths)
+        self.common = {"title": recipe.title, "course": recipe.course, "date": recipe.date,
+                       "duration": recipe.duration, "instructions": recipe.instructions,
+                       "total": _points_text(recipe.total_points), "labels": self.labels,
+                       "practice": practice}
+        layout = {"paper": paper, "fonts": self.fonts}
+        self.exam_source = _template("exam.typ.j2").render(**layout, practice=practice)
+        self.key_source = _template("key.typ.j2").render(**layout)
+
+    def __len__(self) -> int:
+        return len(self.students)
+
+    def entries(self, indices: Iterable[int]) -> list[tuple[Student, str, list]]:
+        """The versions of these students: (student, code, [(number, spec, problem, asked)])."""
+        recipe = self.recipe
+        out = []
+        for i in indices:
+            questions = []
+            for number, spec in enumerate(recipe.questions, start=1):
+                seed = _question_seed(recipe.seed, self.keys[i], number)
+                problem = self.generate(spec.cell, level=spec.level, seed=seed, lang=recipe.lang,
+                                        gpu=spec.gpu or recipe.gpu)
+                questions.append((number, spec, problem, _asked(spec, problem, number)))
+            out.append((self.students[i], self.codes[i], questions))
+        return out
+
+    def exam_data(self, entries) -> str:
+        units = [_exam_unit(student, code, questions, self.labels, self.practice)
+                 for student, code, questions in entries]
+        return json.dumps({**self.common, "units": units}, ensure_ascii=False)
+
+    def key_data(self, entries, overview: list[dict[str, Any]] | None) -> str:
+        units = [_key_unit(student, code, questions, self.labels)
+                 for student, code, questions in entries]
+        return json.dumps({**self.common, "overview": overview or [], "units": units},
+                          ensure_ascii=False)
 
 
 def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None, *,
               generate: Generate, paper: str = "a4", practice: bool = False,
               font_paths: Iterable[str | os.PathLike[str]] = ()) -> SheetPlan:
-    """Draw every version's problems and prepare the Typst sources, data, manifest and CSV."""
-    if paper not in PAPERS:
-        raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
-    if roster is not None and versions is not None:
-        raise QuizgenError("give a roster or a number of versions, not both", field="versions")
-    if roster is not None:
-        if not roster:
-            raise QuizgenError("the roster has no students", field="roster")
-        students = list(roster)
-        keys = _student_keys(students)
-    else:
-        count = require_int("versions", 1 if versions is None else versions, minimum=1,
-                            maximum=10000)
-        students = [Student(name="", roll="") for _ in range(count)]
-        keys = [f"version:{i + 1}" for i in range(count)]
-    codes = _codes(recipe.seed, keys)
-
-    entries = []
-    for student, key, code in zip(students, keys, codes):
-        questions = []
-        for number, spec in enumerate(recipe.questions, start=1):
-            seed = _question_seed(recipe.seed, key, number)
-            problem = generate(spec.cell, level=spec.level, seed=seed, lang=recipe.lang,
-                               gpu=spec.gpu or recipe.gpu)
-            questions.append((number, spec, problem, _asked(spec, problem, number)))
-        entries.append((student, code, questions))
-
-    manifest = _manifest(recipe, entries, paper, practice)
-    labels = _labels(recipe.lang)
-    fonts, font_dirs, warning_list = _fonts(recipe, students, font_paths)
-    exam_units = [_exam_unit(student, code, questions, labels, practice)
-                  for student, code, questions in entries]
-    key_units = [_key_unit(student, code, questions, labels) for student, code, questions in entries]
-    common = {"title": recipe.title, "course": recipe.course, "date": recipe.date,
-              "duration": recipe.duration, "instructions": recipe.instructions,
-              "total": _points_text(recipe.total_points), "labels": labels, "practice": practice}
-    layout = {"paper": paper, "fonts": fonts}
+    """Draw every version's problems and prepare the Typst sources, data, manifest and CSV,
+    all in memory (one document each for the exam and the key)."""
+    exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
+                 font_paths=font_paths)
+    entries = exam.entries(range(len(exam)))
+    columns = _columns(recipe, entries)
     return SheetPlan(
-        manifest=manifest,
-        exam_source=_template("exam.typ.j2").render(**layout, practice=practice),
-        exam_data=json.dumps({**common, "units": exam_units}, ensure_ascii=False),
-        key_source=_template("key.typ.j2").render(**layout),
-        key_data=json.dumps({**common, "units": key_units}, ensure_ascii=False),
-        answers_csv=_answers_csv(entries),
-        font_paths=font_dirs,
-        warnings=warning_list,
+        manifest=_manifest(recipe, entries, paper, practice),
+        exam_source=exam.exam_source,
+        exam_data=exam.exam_data(entries),
+        key_source=exam.key_source,
+        key_data=exam.key_data(entries, [_overview_row(*e) for e in entries]),
+        answers_csv=_answers_csv(entries, columns),
+        font_paths=exam.font_dirs,
+        warnings=list(exam.warnings),
     )
 
 
 def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
                out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
-               practice: bool = False,
-               font_paths: Iterable[str | os.PathLike[str]] = (),
-               force: bool = False) -> SheetResult:
+               practice: bool = False, font_paths: Iterable[str | os.PathLike[str]] = (),
+               force: bool = False, progress: Progress | None = None, jobs: int | None = None,
+               chunk: int = CHUNK) -> SheetResult:
     """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
@@ -452,31 +493,79 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     each worked solution right after its problem. `font_paths` adds folders of fonts (for
     example a Devanagari font for the roster's names).
 
+    Students are drawn and compiled `chunk` at a time (each chunk's Typst compile runs in a
+    process of its own, at most `jobs` at once; default: up to 2), the manifest and answer
+    sheet are written as they come, and the chunks' PDFs are joined at the end: memory stays flat
+    in the size of the class. `progress(done, total)` is called as chunks finish.
+
     The folder appears complete or not at all: everything is written into a temporary folder
     beside `out_dir` and moved into place at the end. In an existing `out_dir` only the files an
     earlier build wrote (and nobody changed since) are replaced; a folder holding anything else
     (a filled answers.csv, graded results) is refused, unless `force`: then those files stay, and
     one in the way is kept as NAME.kept (a warning says so).
     """
+    from quizgen.export.pdfjoin import join_pdfs
     from quizgen.files import check_folder
 
     out = Path(out_dir)
     check_folder(out, force=force, own=_built_earlier)
-    plan = plan_exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                     font_paths=font_paths)
-    for message in plan.warnings:
+    chunk = require_int("chunk", chunk, minimum=1)
+    exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
+                 font_paths=font_paths)
+    for message in exam.warnings:
         warnings.warn(message, FontWarning, stacklevel=2)
+    # Every answer column of the sheet, known before any problem is drawn: the first version
+    # fixes them (`_asked` checks the recipe against each problem as it is drawn).
+    first = exam.entries([0])
+    columns = _columns(recipe, first)
+    total = len(exam)
+    single = total <= chunk
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
-        (tmp / "exam.pdf").write_bytes(compile_typst(plan.exam_source, plan.exam_data,
-                                                     plan.font_paths))
-        (tmp / "key.pdf").write_bytes(compile_typst(plan.key_source, plan.key_data,
-                                                    plan.font_paths))
-        (tmp / "answers.csv").write_text(plan.answers_csv, encoding="utf-8", newline="")
+        parts = tmp / "parts"
+        parts.mkdir()
+        exam_parts: list[Path] = []
+        key_parts: list[Path] = []
+        overview: list[dict[str, Any]] = []
+        compiler = _Compiler(parts, exam.font_dirs, jobs, in_process=single)
+        with (tmp / "manifest.part").open("w", encoding="utf-8", newline="\n") as manifest, \
+                (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
+                compiler:
+            writer = _ManifestWriter(manifest, _manifest_head(recipe, paper, practice))
+            rows = csv.writer(sheet_csv, lineterminator="\n")
+            rows.writerow(["name", "roll", "version", *columns])
+            done = 0
+            for start in range(0, total, chunk):
+                indices = range(start, min(start + chunk, total))
+                entries = exam.entries(indices)
+                for entry in entries:
+                    writer.student(_manifest_student(*entry))
+                    student, code, _ = entry
+                    rows.writerow([student.name, student.roll, code, *([""] * len(columns))])
+                    overview.append(_overview_row(*entry))
+                _check_columns(columns, entries)
+                name = f"{start // chunk:05d}"
+                exam_parts.append(compiler.submit(f"exam-{name}", exam.exam_source,
+                                                  exam.exam_data(entries)))
+                key_parts.append(compiler.submit(f"key-{name}", exam.key_source,
+                                                 exam.key_data(entries, overview if single else None)))
+                done += len(entries)
+                compiler.finished(lambda n=done: progress and progress(n, total))
+                del entries
+            if not single:
+                key_parts.insert(0, compiler.submit("key-overview", exam.key_source,
+                                                    json.dumps({**exam.common, "overview": overview,
+                                                                "units": []}, ensure_ascii=False)))
+            writer.close()
+        if progress:
+            progress(total, total)
+        exam_pages = join_pdfs(exam_parts, tmp / "exam.pdf")
+        key_pages = join_pdfs(key_parts, tmp / "key.pdf")
+        shutil.rmtree(parts)
         # The manifest goes last: a folder holding one is a finished build.
-        (tmp / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+        os.replace(tmp / "manifest.part", tmp / "manifest.json")
         from quizgen.files import publish_folder
 
         kept = publish_folder(tmp, out, SHEET_FILES, own=_built_earlier)
@@ -487,21 +576,94 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         warnings.warn(message, stacklevel=2)
     return SheetResult(out_dir=out, exam_pdf=out / "exam.pdf", key_pdf=out / "key.pdf",
                        manifest=out / "manifest.json", answers_csv=out / "answers.csv",
-                       students=len(plan.manifest["students"]), warnings=list(plan.warnings))
+                       students=total, warnings=list(exam.warnings), exam_pages=exam_pages,
+                       key_pages=key_pages)
 
 
 def compile_typst(source: str, data: str, font_paths: Iterable[str] = ()) -> bytes:
     """Compile one sheet template with its JSON data (passed as ``sys.inputs.data``) to PDF."""
-    import typst
+    from quizgen.export.typstjob import compile_pdf
 
-    kwargs: dict[str, Any] = {"sys_inputs": {"data": data}}
-    paths = [str(p) for p in font_paths]
-    if paths:
-        kwargs["font_paths"] = paths
-    try:
-        return typst.compile(source.encode("utf-8"), format="pdf", **kwargs)
-    except RuntimeError as exc:   # a template bug, never user text: keep the full message
-        raise RuntimeError(f"Typst could not compile the sheet: {exc}") from exc
+    return compile_pdf(source, data, tuple(font_paths))
+
+
+class _Compiler:
+    """Typst compiles of the chunks: in processes of their own (at most `jobs` at once), or in
+    this process when the whole exam is one chunk."""
+
+    def __init__(self, folder: Path, font_dirs: tuple[str, ...], jobs: int | None,
+                 in_process: bool) -> None:
+        self.folder, self.font_dirs, self.in_process = folder, font_dirs, in_process
+        self.jobs = max(1, jobs if jobs is not None else min(2, os.cpu_count() or 1))
+        self.batch: list[dict[str, str]] = []
+        self.running: list[tuple[Any, Path, list[Callable[[], None]]]] = []
+        self.callbacks: list[Callable[[], None]] = []
+        self.sources: dict[str, Path] = {}
+
+    def __enter__(self) -> "_Compiler":
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is None:
+            self._launch()
+            while self.running:
+                self._reap(self.running[0])
+        else:
+            for proc, _, _ in self.running:
+                proc.kill()
+                proc.wait()
+
+    def submit(self, name: str, source: str, data: str) -> Path:
+        """Queue one document; returns where its PDF will be."""
+        pdf = self.folder / f"{name}.pdf"
+        if self.in_process:
+            pdf.write_bytes(compile_typst(source, data, self.font_dirs))
+            return pdf
+        source_path = self.sources.get(source)
+        if source_path is None:
+            source_path = self.sources[source] = self.folder / f"source-{len(self.sources)}.typ"
+            source_path.write_text(source, encoding="utf-8")
+        data_path = self.folder / f"{name}.json"
+        data_path.write_text(data, encoding="utf-8")
+        self.batch.append({"source": str(source_path), "data": str(data_path), "out": str(pdf),
+                           "font_paths": list(self.font_dirs)})
+        return pdf
+
+    def finished(self, callback: Callable[[], None]) -> None:
+        """End of a chunk: its documents start compiling; `callback` runs when they are done."""
+        if self.in_process:
+            callback()
+            return
+        self.callbacks.append(callback)
+        self._launch()
+
+    def _launch(self) -> None:
+        import subprocess
+        import sys
+
+        if not self.batch:
+            return
+        while len(self.running) >= self.jobs:
+            self._reap(self.running[0])
+        jobs_path = self.folder / f"jobs-{Path(self.batch[0]['out']).stem}.json"
+        jobs_path.write_text(json.dumps(self.batch), encoding="utf-8")
+        proc = subprocess.Popen([sys.executable, "-m", "quizgen.export.typstjob", str(jobs_path)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.running.append((proc, jobs_path, self.callbacks))
+        self.batch, self.callbacks = [], []
+
+    def _reap(self, item) -> None:
+        proc, jobs_path, callbacks = item
+        _, err = proc.communicate()
+        self.running.remove(item)
+        if proc.returncode != 0:
+            message = err.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
+            raise RuntimeError(f"Typst could not compile the sheet: {message}")
+        for job in json.loads(jobs_path.read_text(encoding="utf-8")):
+            Path(job["data"]).unlink(missing_ok=True)
+        jobs_path.unlink()
+        for callback in callbacks:
+            callback()
 
 
 def _codes(seed: int, keys: list[str]) -> list[str]:
@@ -556,22 +718,51 @@ def _asked(spec: ExamQuestion, problem: Problem, number: int) -> list[str]:
     return list(spec.answers)
 
 
-def _manifest(recipe: ExamRecipe, entries, paper: str, practice: bool) -> dict[str, Any]:
-    students = []
-    for student, code, questions in entries:
-        items = []
-        for number, spec, problem, asked in questions:
-            item = problem.to_dict()
-            item["number"] = number
-            item["points"] = spec.points
-            item["asked"] = list(asked)
-            item["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
-            items.append(item)
-        students.append({"name": student.name, "roll": student.roll, "version": code,
-                         "questions": items})
+def _manifest_head(recipe: ExamRecipe, paper: str, practice: bool) -> dict[str, Any]:
     return {"format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION,
-            "recipe": recipe.to_dict(), "paper": paper, "practice": practice,
-            "students": students}
+            "recipe": recipe.to_dict(), "paper": paper, "practice": practice}
+
+
+def _manifest_student(student: Student, code: str, questions) -> dict[str, Any]:
+    items = []
+    for number, spec, problem, asked in questions:
+        item = problem.to_dict()
+        item["number"] = number
+        item["points"] = spec.points
+        item["asked"] = list(asked)
+        item["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
+        items.append(item)
+    return {"name": student.name, "roll": student.roll, "version": code, "questions": items}
+
+
+def _manifest(recipe: ExamRecipe, entries, paper: str, practice: bool) -> dict[str, Any]:
+    return {**_manifest_head(recipe, paper, practice),
+            "students": [_manifest_student(*entry) for entry in entries]}
+
+
+class _ManifestWriter:
+    """The manifest written student by student, byte for byte what ``json.dumps(manifest,
+    sort_keys=True, indent=2, ensure_ascii=False)`` gives ("students" sorts last)."""
+
+    def __init__(self, fh, head: dict[str, Any]) -> None:
+        if any(key > "students" for key in head):
+            raise AssertionError("the manifest's students must be its last key")
+        text = json.dumps({**head, "students": [None]}, sort_keys=True, indent=2,
+                          ensure_ascii=False)
+        self.fh = fh
+        self.before, self.after = text.split("\n    null\n")
+        self.count = 0
+
+    def student(self, item: dict[str, Any]) -> None:
+        text = json.dumps(item, sort_keys=True, indent=2, ensure_ascii=False)
+        self.fh.write((self.before + "\n" if self.count == 0 else ",\n")
+                      + "    " + text.replace("\n", "\n    "))
+        self.count += 1
+
+    def close(self) -> None:
+        if self.count == 0:
+            raise AssertionError("a manifest without students")
+        self.fh.write("\n" + self.after + "\n")
 
 
 def answer_columns(manifest: dict[str, Any]) -> list[str]:
@@ -584,18 +775,49 @@ def answer_columns(manifest: dict[str, Any]) -> list[str]:
     return list(columns)
 
 
-def _answers_csv(entries) -> str:
+def _columns(recipe: ExamRecipe, entries) -> list[str]:
     columns: dict[str, None] = {}
     for _, _, questions in entries:
         for number, _, _, asked in questions:
             for key in asked:
                 columns[f"Q{number}.{key}"] = None
+    return list(columns)
+
+
+def _check_columns(columns: list[str], entries) -> None:
+    """Every version asks the same boxes (the answer sheet has one set of columns)."""
+    known = set(columns)
+    for _, _, questions in entries:
+        for number, _, problem, asked in questions:
+            for key in asked:
+                if f"Q{number}.{key}" not in known:
+                    raise QuizgenError(f"{problem.cell} versions ask different answers ({key!r} "
+                                       "is not in every version); list the answers to ask",
+                                       field=f"questions[{number}].answers")
+
+
+def _answers_csv(entries, columns: list[str]) -> str:
     from quizgen.files import csv_text
 
     rows = [["name", "roll", "version", *columns]]
     rows += [[student.name, student.roll, code, *([""] * len(columns))]
              for student, code, _ in entries]
     return csv_text(rows)
+
+
+def _overview_row(student: Student, code: str, questions) -> dict[str, Any]:
+    """One line of the key's summary table: the version, who, and each question's answers."""
+    return {"version": code, "name": _breakable(student.name), "roll": student.roll,
+            "answers": [[row["value"] for row in _answer_rows(problem, asked)]
+                        for _, _, problem, asked in questions]}
+
+
+def _breakable(text: str, every: int = 14) -> str:
+    """Long unbroken runs get zero-width break points, so a fixed-width column can wrap them."""
+    words = []
+    for word in text.split(" "):
+        words.append("\u200b".join(word[i:i + every] for i in range(0, len(word), every)) or word)
+    return " ".join(words)
 
 
 # ---------------------------------------------------------------------------------------------
