@@ -1,6 +1,7 @@
 """`quizgen sheet`: printable exams, one version per student, with key, manifest and answer sheet."""
 
 
+import dataclasses
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
@@ -33,6 +34,8 @@ def sheet_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for exam.pdf, key.pdf, manifest.json, answers.csv.")] = Path("exam"),
     paper: Annotated[str, typer.Option("--paper", help="a4 or letter.")] = "a4",
     practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each worked solution right after its problem.")] = False,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the questions, solutions and sheet: hinglish or en (default: the recipe's).")] = None,
+    shuffle: Annotated[Optional[bool], typer.Option("--shuffle/--no-shuffle", help="Print each student's questions in an order of their own (kept in the manifest; question numbers stay). Default: the recipe's.")] = None,
     font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Build into a folder that holds files quizgen did not write (a filled answers.csv, graded/): only quizgen's own files are replaced; yours stay (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
@@ -58,6 +61,14 @@ def sheet_command(
     if roster is not None and versions is not None:
         raise QuizgenError("give either --roster or --versions, not both", field="versions")
     the_recipe = load_exam_recipe(_recipe_path(recipe))
+    if lang is not None:
+        from quizgen.export.sheet import LANGS
+
+        if lang.lower() not in LANGS:
+            raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
+        the_recipe = dataclasses.replace(the_recipe, lang=lang.lower())
+    if shuffle is not None:
+        the_recipe = dataclasses.replace(the_recipe, shuffle=shuffle)
     students = read_roster(roster) if roster is not None else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

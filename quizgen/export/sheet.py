@@ -90,24 +90,58 @@ class Generate(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ExamQuestion:
-    """One question of an exam: which cell, how hard, worth what, which answers are asked."""
+    """One question of an exam: which cells, how hard, worth what, which answers are asked.
 
-    cell: str
+    `cell` is one scenario cell, or several: each student's version draws one of them, so that a
+    limiter or a yes/no outcome differs across the class (the cells must share the boxes asked).
+    `gpu` likewise names one GPU preset or several. `points` is the question's total, split
+    evenly across its boxes, or a table of points per box (``{blocks_per_sm = 2, occupancy = 4}``).
+    """
+
+    cell: str | tuple[str, ...]
     level: int = 1
-    points: float = 1
+    points: float | dict[str, float] = 1
     answers: tuple[str, ...] | None = None   # answer keys to ask; None = every answer
-    gpu: str | None = None                   # overrides the recipe's GPU for this question
+    gpu: str | tuple[str, ...] | None = None  # overrides the recipe's GPU for this question
     space: float = 4.0                       # working space under the answer boxes, in cm
 
+    @property
+    def cells(self) -> tuple[str, ...]:
+        return (self.cell,) if isinstance(self.cell, str) else tuple(self.cell)
+
+    @property
+    def gpus(self) -> tuple[str | None, ...]:
+        return (self.gpu,) if self.gpu is None or isinstance(self.gpu, str) else tuple(self.gpu)
+
+    @property
+    def total(self) -> float:
+        if isinstance(self.points, dict):
+            total = sum(self.points.values())
+            return int(total) if float(total).is_integer() else total
+        return self.points
+
+    def box_points(self, key: str, boxes: int) -> float:
+        """The points of one box (an even share when the recipe gives one number)."""
+        if isinstance(self.points, dict):
+            return self.points[key]
+        return self.points / boxes
+
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["answers"] = list(self.answers) if self.answers is not None else None
-        return out
+        return {"cell": self.cell if isinstance(self.cell, str) else list(self.cell),
+                "level": self.level,
+                "points": dict(self.points) if isinstance(self.points, dict) else self.points,
+                "answers": list(self.answers) if self.answers is not None else None,
+                "gpu": self.gpu if self.gpu is None or isinstance(self.gpu, str) else list(self.gpu),
+                "space": self.space}
 
 
 @dataclass(frozen=True, slots=True)
 class ExamRecipe:
-    """An exam: its cover text, its questions and how problems are drawn (GPU, language, seed)."""
+    """An exam: its cover text, its questions and how problems are drawn (GPU, language, seed).
+
+    `shuffle` prints each student's questions in an order of their own (recorded in the
+    manifest); questions keep their numbers, so the answer sheet's columns stay the same.
+    """
 
     title: str
     questions: tuple[ExamQuestion, ...]
@@ -118,22 +152,23 @@ class ExamRecipe:
     gpu: str | None = None
     lang: str = "hinglish"
     seed: int = 0
+    shuffle: bool = False
 
     @property
     def total_points(self) -> float:
-        return sum(q.points for q in self.questions)
+        return sum(q.total for q in self.questions)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "title": self.title, "course": self.course, "date": self.date,
             "duration": self.duration, "instructions": self.instructions, "gpu": self.gpu,
-            "lang": self.lang, "seed": self.seed,
+            "lang": self.lang, "seed": self.seed, "shuffle": self.shuffle,
             "questions": [q.to_dict() for q in self.questions],
         }
 
 
 _RECIPE_KEYS = {"title", "course", "date", "duration", "instructions", "gpu", "lang", "seed",
-                "questions", "lms"}
+                "shuffle", "questions", "lms"}
 _QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
 
 
@@ -176,10 +211,13 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
     if not isinstance(items, list) or not items:
         raise QuizgenError("an exam needs at least one [[questions]] entry", field="questions")
     questions = tuple(_question(i + 1, item) for i, item in enumerate(items))
+    shuffle = raw.get("shuffle", False)
+    if not isinstance(shuffle, bool):
+        raise QuizgenError(f"got {shuffle!r}; expected true or false", field="shuffle")
     return ExamRecipe(
         title=title, questions=questions, course=_text(raw, "course"), date=_text(raw, "date"),
         duration=_text(raw, "duration"), instructions=_text(raw, "instructions"), gpu=gpu,
-        lang=lang, seed=seed)
+        lang=lang, seed=seed, shuffle=shuffle)
 
 
 def _text(raw: dict[str, Any], key: str, *, required: bool = False) -> str:
@@ -218,23 +256,21 @@ def _question(number: int, item: Any) -> ExamQuestion:
     if unknown:
         raise QuizgenError(f"unknown field {unknown[0]!r}; fields are: "
                            f"{', '.join(sorted(_QUESTION_KEYS))}", field=where)
-    cell = item.get("cell")
-    if not isinstance(cell, str) or not cell.strip():
-        raise QuizgenError("missing; give a scenario cell such as OCC-2", field=f"{where}.cell")
-    cell = cell.strip().upper()
-    cells = known_cells()
-    if cell not in cells:
-        raise QuizgenError(f"unknown cell {item['cell']!r}; cells are: {', '.join(cells)}",
+    cells = item.get("cell")
+    if isinstance(cells, str):
+        cells = [cells]
+    if (not isinstance(cells, list) or not cells
+            or not all(isinstance(c, str) and c.strip() for c in cells)):
+        raise QuizgenError("missing; give a scenario cell such as OCC-2, or a list of cells",
                            field=f"{where}.cell")
+    known = known_cells()
+    for cell in cells:
+        if cell.strip().upper() not in known:
+            raise QuizgenError(f"unknown cell {cell!r}; cells are: {', '.join(known)}",
+                               field=f"{where}.cell")
+    cells = tuple(dict.fromkeys(c.strip().upper() for c in cells))
     level = require_int(f"{where}.level", item.get("level", 1), minimum=LEVELS[0],
                         maximum=LEVELS[-1])
-    points = item.get("points", 1)
-    if isinstance(points, bool) or not isinstance(points, (int, float)) or points != points:
-        raise QuizgenError(f"got {points!r}; expected a number ≥ 0", field=f"{where}.points")
-    if points < 0:
-        raise QuizgenError(f"got {points!r}; points cannot be negative", field=f"{where}.points")
-    if isinstance(points, float) and points.is_integer():
-        points = int(points)
     answers = item.get("answers")
     if answers is not None:
         if isinstance(answers, str):
@@ -244,11 +280,46 @@ def _question(number: int, item: Any) -> ExamQuestion:
             raise QuizgenError(f"got {answers!r}; expected a list of answer keys such as "
                                f"[\"blocks_per_sm\", \"occupancy\"]", field=f"{where}.answers")
         answers = tuple(dict.fromkeys(a.strip() for a in answers))
+    raw_points = item.get("points", 1)
+    if isinstance(raw_points, dict):
+        if not raw_points:
+            raise QuizgenError("an empty table; give points per box, such as {blocks_per_sm = 2, "
+                               "occupancy = 4}", field=f"{where}.points")
+        points: Any = {str(k).strip(): _points(v, f"{where}.points.{k}")
+                       for k, v in raw_points.items()}
+        if answers is None:
+            answers = tuple(points)
+        else:
+            unpriced = [a for a in answers if a not in points]
+            extra = [k for k in points if k not in answers]
+            if unpriced or extra:
+                raise QuizgenError(
+                    f"{(unpriced or extra)[0]!r} " + ("has no points; give points for every box "
+                                                      "asked" if unpriced else "is not a box asked")
+                    + f" (boxes: {', '.join(answers)})", field=f"{where}.points")
+    else:
+        points = _points(raw_points, f"{where}.points")
+    gpus = item.get("gpu")
+    if isinstance(gpus, list):
+        if not gpus:
+            raise QuizgenError("an empty list; give a GPU preset or several", field=f"{where}.gpu")
+        gpu: Any = tuple(dict.fromkeys(_gpu_name(g, f"{where}.gpu") for g in gpus))
+        gpu = gpu[0] if len(gpu) == 1 else gpu
+    else:
+        gpu = _gpu_name(gpus, f"{where}.gpu")
     space = item.get("space", 4.0)
     if isinstance(space, bool) or not isinstance(space, (int, float)) or not 0 <= space <= 25:
         raise QuizgenError(f"got {space!r}; expected centimetres from 0 to 25", field=f"{where}.space")
-    return ExamQuestion(cell=cell, level=level, points=points, answers=answers,
-                        gpu=_gpu_name(item.get("gpu"), f"{where}.gpu"), space=float(space))
+    return ExamQuestion(cell=cells[0] if len(cells) == 1 else cells, level=level, points=points,
+                        answers=answers, gpu=gpu, space=float(space))
+
+
+def _points(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise QuizgenError(f"got {value!r}; expected a number ≥ 0", field=where)
+    if value < 0 or value == float("inf"):
+        raise QuizgenError(f"got {value!r}; points cannot be negative or infinite", field=where)
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,8 +420,125 @@ def _student_keys(students: list[Student]) -> list[str]:
     return keys
 
 
-def _question_seed(seed: int, key: str, number: int) -> int:
-    return int.from_bytes(_digest("question", seed, key, number)[:4], "big") & 0x7FFFFFFF
+def _question_seed(seed: int, key: str, number: int, attempt: int = 0) -> int:
+    parts = ("question", seed, key, number) + ((attempt,) if attempt else ())
+    return int.from_bytes(_digest(*parts)[:4], "big") & 0x7FFFFFFF
+
+
+#: Draws that decide what a question's boxes usually hold, and tries per student to match a turn.
+SURVEY_DRAWS = 24
+DRAW_ATTEMPTS = 40
+#: Kinds whose values are outcomes to take turns over (a limiter, yes/no, a named option).
+_OUTCOME_KINDS = frozenset({"limits", "yes_no", "choice"})
+
+
+@dataclass(slots=True)
+class _Outcomes:
+    """What one question's versions should vary, from a survey of draws made for no student.
+
+    * a box of an outcome kind (limiter, yes/no, option) with several values seen: students take
+      turns through those values;
+    * any other box whose most common value is over a third of the survey (an idle-SM count that
+      is usually 0): every other student gets that value, the rest another one;
+    * difficulty: the worked solution has about the usual number of steps (within 20%).
+    """
+
+    steps: int
+    targets: dict[str, tuple[str, ...]]    # box → values in turn ("" first: the common value's
+                                           # complement, see `score`)
+    common: dict[str, str]                 # box → its too-common value
+    polarity: dict[str, int]               # box → 0: the common value on even turns, 1: on odd
+
+    @classmethod
+    def survey(cls, exam: "_Exam", number: int, spec: ExamQuestion) -> "_Outcomes":
+        from collections import Counter
+
+        recipe = exam.recipe
+        steps: Counter[int] = Counter()
+        values: dict[str, Counter[str]] = {}
+        kinds: dict[str, str] = {}
+        draws: list[dict[str, str]] = []
+        for k in range(SURVEY_DRAWS):
+            cell = spec.cells[k % len(spec.cells)]
+            gpu = spec.gpus[k % len(spec.gpus)] or recipe.gpu
+            problem = exam.generate(cell, level=spec.level, seed=_question_seed(recipe.seed, "survey",
+                                                                                   number, k),
+                                    lang=recipe.lang, gpu=gpu)
+            steps[len(problem.solution.steps)] += 1
+            draw = {}
+            for box in _asked(spec, problem, number):
+                draw[box] = _canonical(problem.answers[box])
+                values.setdefault(box, Counter())[draw[box]] += 1
+                kinds[box] = _kind(problem, box)
+            draws.append(draw)
+        usual = max(steps, key=lambda n: (steps[n], -n))
+        targets, common = {}, {}
+        for box, seen in values.items():
+            if len(seen) < 2:
+                continue          # the cell fixes it (or the survey saw one value): no turns
+            if kinds[box] in _OUTCOME_KINDS:
+                targets[box] = tuple(sorted(seen))
+            else:
+                value, times = seen.most_common(1)[0]
+                if times * 3 > SURVEY_DRAWS:
+                    common[box] = value
+        if targets:
+            # Outcomes drive the numbers (no deficit when the latency is hidden): wishing for
+            # both could contradict, so the outcomes alone take turns.
+            return cls(usual, targets, {}, {})
+        return cls(usual, targets, common, _polarities(common, draws))
+    @property
+    def perfect(self) -> int:
+        return 1 + len(self.targets) + len(self.common)
+
+    def score(self, problem: Problem, asked: list[str], turn: int) -> int:
+        """How many of this turn's wishes a draw meets (`perfect`: all of them)."""
+        score = int(abs(len(problem.solution.steps) - self.steps) * 5 <= self.steps)
+        for box, options in self.targets.items():
+            if box in asked and _canonical(problem.answers.get(box)) == options[turn % len(options)]:
+                score += 1
+        for box, value in self.common.items():
+            wanted = (turn + self.polarity[box]) % 2 == 0
+            if box in asked and (_canonical(problem.answers.get(box)) == value) == wanted:
+                score += 1
+        return score
+
+
+def _polarities(common: dict[str, str], draws: list[dict[str, str]]) -> dict[str, int]:
+    """Turns for boxes whose common values go together or exclude each other (one wave ⇔ some
+    SMs idle): a box takes the same turns as the box it agrees with most in the survey, the
+    opposite turns if they mostly disagree, so that every wish can be met at once."""
+    polarity: dict[str, int] = {}
+    for box, value in common.items():
+        mine = [d.get(box) == value for d in draws]
+        best, strength = 0, 0
+        for other, turn in polarity.items():
+            theirs = [d.get(other) == common[other] for d in draws]
+            agree = sum(a == b for a, b in zip(mine, theirs)) * 2 - len(draws)
+            if abs(agree) > strength:
+                best, strength = turn if agree > 0 else 1 - turn, abs(agree)
+        polarity[box] = best
+    return polarity
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = sorted(value)
+    return json.dumps(value, sort_keys=True)
+
+
+def _kind(problem: Problem, key: str) -> str:
+    spec = (problem.answer_specs or {}).get(key) if hasattr(problem, "answer_specs") else None
+    if isinstance(spec, dict) and spec.get("kind"):
+        return str(spec["kind"])
+    value = problem.answers.get(key)
+    if isinstance(value, bool):
+        return "yes_no"
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "limits"
+    if isinstance(value, str):
+        return "choice"
+    return "real"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,6 +607,8 @@ class _Exam:
             self.students = [Student(name="", roll="") for _ in range(count)]
             self.keys = [f"version:{i + 1}" for i in range(count)]
         self.codes = _codes(recipe.seed, self.keys)
+        self.anonymous = roster is None
+        self._outcomes: dict[int, _Outcomes] = {}
         self.recipe, self.generate, self.paper, self.practice = recipe, generate, paper, practice
         self.labels = _labels(recipe.lang)
         self.fonts, self.font_dirs, self.warnings = _fonts(recipe, self.students, font_paths)
@@ -434,18 +624,45 @@ class _Exam:
         return len(self.students)
 
     def entries(self, indices: Iterable[int]) -> list[tuple[Student, str, list]]:
-        """The versions of these students: (student, code, [(number, spec, problem, asked)])."""
+        """The versions of these students: (student, code, [(number, spec, problem, asked)]),
+        the questions in the order they are printed (shuffled when the recipe says so)."""
         recipe = self.recipe
         out = []
         for i in indices:
-            questions = []
-            for number, spec in enumerate(recipe.questions, start=1):
-                seed = _question_seed(recipe.seed, self.keys[i], number)
-                problem = self.generate(spec.cell, level=spec.level, seed=seed, lang=recipe.lang,
-                                        gpu=spec.gpu or recipe.gpu)
-                questions.append((number, spec, problem, _asked(spec, problem, number)))
+            key = self.keys[i]
+            # Anonymous versions rotate through the outcomes in turn (an even split); a roster's
+            # students take a turn from their key, so that adding one changes nobody else's.
+            turn = i if self.anonymous else int.from_bytes(_digest("turn", recipe.seed, key)[:4], "big")
+            questions = [self._draw(number, spec, key, turn)
+                         for number, spec in enumerate(recipe.questions, start=1)]
+            if recipe.shuffle and len(questions) > 1:
+                order = sorted(range(len(questions)),
+                               key=lambda q: _digest("order", recipe.seed, key, q))
+                questions = [questions[q] for q in order]
             out.append((self.students[i], self.codes[i], questions))
         return out
+
+    def _draw(self, number: int, spec: ExamQuestion, key: str, turn: int):
+        """One student's problem for one question: drawn so that across the class the boxes'
+        outcomes take turns (see `_Outcomes`) at the question's usual difficulty."""
+        recipe = self.recipe
+        outcomes = self._outcomes.get(number)
+        if outcomes is None:
+            outcomes = self._outcomes[number] = _Outcomes.survey(self, number, spec)
+        turn += number
+        best, best_score = None, -1
+        for attempt in range(DRAW_ATTEMPTS):
+            cell = spec.cells[(turn + attempt) % len(spec.cells)]
+            gpu = spec.gpus[(turn + attempt) % len(spec.gpus)] or recipe.gpu
+            seed = _question_seed(recipe.seed, key, number, attempt)
+            problem = self.generate(cell, level=spec.level, seed=seed, lang=recipe.lang, gpu=gpu)
+            asked = _asked(spec, problem, number)
+            score = outcomes.score(problem, asked, turn)
+            if score > best_score:
+                best, best_score = (number, spec, problem, asked), score
+            if score == outcomes.perfect:
+                break
+        return best
 
     def exam_data(self, entries) -> str:
         units = [_exam_unit(student, code, questions, self.labels, self.practice)
@@ -728,11 +945,14 @@ def _manifest_student(student: Student, code: str, questions) -> dict[str, Any]:
     for number, spec, problem, asked in questions:
         item = problem.to_dict()
         item["number"] = number
-        item["points"] = spec.points
+        item["points"] = dict(spec.points) if isinstance(spec.points, dict) else spec.points
         item["asked"] = list(asked)
         item["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
         items.append(item)
-    return {"name": student.name, "roll": student.roll, "version": code, "questions": items}
+    out = {"name": student.name, "roll": student.roll, "version": code, "questions": items}
+    if len(items) > 1 and [q["number"] for q in items] != sorted(q["number"] for q in items):
+        out["order"] = [q["number"] for q in items]   # the printed order (a shuffled exam)
+    return out
 
 
 def _manifest(recipe: ExamRecipe, entries, paper: str, practice: bool) -> dict[str, Any]:
@@ -767,21 +987,22 @@ class _ManifestWriter:
 
 def answer_columns(manifest: dict[str, Any]) -> list[str]:
     """The answer columns of a manifest's answer sheet: Q<number>.<answer key>, in order."""
-    columns: dict[str, None] = {}
+    by_number: dict[int, dict[str, None]] = {}
     for student in manifest["students"]:
         for question in student["questions"]:
             for key in question["asked"]:
-                columns[f"Q{question['number']}.{key}"] = None
-    return list(columns)
+                by_number.setdefault(int(question["number"]), {})[f"Q{question['number']}.{key}"] = None
+    return [column for number in sorted(by_number) for column in by_number[number]]
 
 
 def _columns(recipe: ExamRecipe, entries) -> list[str]:
-    columns: dict[str, None] = {}
+    """The answer sheet's columns, in question-number order (whatever order a paper prints)."""
+    by_number: dict[int, dict[str, None]] = {}
     for _, _, questions in entries:
         for number, _, _, asked in questions:
             for key in asked:
-                columns[f"Q{number}.{key}"] = None
-    return list(columns)
+                by_number.setdefault(number, {})[f"Q{number}.{key}"] = None
+    return [column for number in sorted(by_number) for column in by_number[number]]
 
 
 def _check_columns(columns: list[str], entries) -> None:
@@ -930,8 +1151,9 @@ def _given(problem: Problem) -> list[list[str]]:
 
 
 def _question_common(number: int, spec: ExamQuestion, problem: Problem, labels) -> dict[str, Any]:
-    return {"number": number, "points": _points_text(spec.points),
-            "points_label": labels["point"] if spec.points == 1 else labels["points"],
+    total = spec.total
+    return {"number": number, "points": _points_text(total),
+            "points_label": labels["point"] if total == 1 else labels["points"],
             "cell": problem.cell, "level": problem.level, "title": problem.title,
             "question": problem.question, "given": _given(problem)}
 
@@ -940,10 +1162,13 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -
     items = []
     for number, spec, problem, asked in questions:
         item = _question_common(number, spec, problem, labels)
+        item["title"] = ""   # a problem's title can name its answer ("The shared-memory lid")
         item["space"] = 1.5 if practice else spec.space
         item["boxes"] = [{"letter": chr(ord("a") + i) if i < 26 else str(i + 1),
                           "label": answer_name(key, problem.lang), "unit": _unit(problem, key),
-                          "width": _box_width(problem.answers[key])}
+                          "width": _box_width(problem.answers[key]),
+                          "hint": _box_hint(problem, key, labels),
+                          "points": _box_points(spec, key, len(asked), labels)}
                          for i, key in enumerate(asked)]
         if practice:
             item["solution"] = _solution(problem)
@@ -951,6 +1176,44 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -
         items.append(item)
     return {"name": student.name, "roll": student.roll, "version": code, "qr": _qr_svg(code),
             "questions": items}
+
+
+def _box_hint(problem: Problem, key: str, labels: dict[str, str]) -> str:
+    """How to write one box's answer and how exact it must be, from the answer's spec."""
+    from quizgen.render.math import format_number
+
+    spec = getattr(problem, "answer_specs", None) or {}
+    spec = spec.get(key) if isinstance(spec, dict) else None
+    kind = _kind(problem, key)
+    fmt = str(spec.get("format") or "") if isinstance(spec, dict) else ""
+    tolerance = float(problem.tolerances.get(key, 0.0) or
+                      (spec.get("tolerance", 0.0) if isinstance(spec, dict) else 0.0) or 0.0)
+    if kind == "fraction" or fmt == "percent":
+        return labels["hint_percent"].format(tol=format_number(round(tolerance * 100, 6)))
+    if kind == "ratio" or fmt == "times":
+        return labels["hint_times"].format(tol=format_number(tolerance))
+    if kind in ("count", "cycles") or (kind == "real" and isinstance(problem.answers.get(key), int)
+                                       and not tolerance):
+        return labels["hint_cycles" if kind == "cycles" else "hint_count"]
+    if kind == "bytes":
+        return labels["hint_bytes"]
+    if kind == "coords":
+        return labels["hint_tuple"]
+    if kind == "yes_no":
+        return labels["hint_yes_no"]
+    if kind == "limits":
+        return labels["hint_limits"]
+    if kind == "choice":
+        return labels["hint_text"]
+    return labels["hint_real"].format(tol=format_number(tolerance)) if tolerance else labels["hint_exact"]
+
+
+def _box_points(spec: ExamQuestion, key: str, boxes: int, labels: dict[str, str]) -> str:
+    """A box's points as printed ("2 marks"); '' when an even split is not a round number."""
+    points = spec.box_points(key, boxes)
+    if not isinstance(spec.points, dict) and not float(points).is_integer():
+        return ""
+    return f"{_points_text(points)} {labels['point'] if points == 1 else labels['points']}"
 
 
 def _key_unit(student: Student, code: str, questions, labels) -> dict[str, Any]:
