@@ -516,12 +516,13 @@ def _exam_plans(recipe, variants: int | None, lang: str | None) -> list[_Plan]:
     count = variants if variants is not None else 20
     plans = []
     for number, spec in enumerate(exam.questions, start=1):
-        category = ("quizgen", exam.title, f"Q{number} {spec.cell}")
+        category = ("quizgen", exam.title, f"Q{number} {'+'.join(spec.cells)}")
         for i in range(count):
-            plans.append(_Plan(category, spec.cell, spec.level,
-                               problem_seed(exam.seed, f"Q{number}:{spec.cell}", spec.level, i),
-                               lang or exam.lang, spec.gpu or exam.gpu, spec.answers or (),
-                               float(spec.points)))
+            cell = spec.cells[i % len(spec.cells)]      # a question may draw from several cells
+            plans.append(_Plan(category, cell, spec.level,
+                               problem_seed(exam.seed, f"Q{number}:{cell}", spec.level, i),
+                               lang or exam.lang, spec.gpus[i % len(spec.gpus)] or exam.gpu,
+                               spec.answers or (), float(spec.total)))
     return plans
 
 
