@@ -482,14 +482,20 @@ class _Outcomes:
                 value, times = seen.most_common(1)[0]
                 if times * 3 > SURVEY_DRAWS:
                     common[box] = value
-        if targets:
-            # Outcomes drive the numbers (no deficit when the latency is hidden): wishing for
-            # both could contradict, so the outcomes alone take turns.
-            return cls(usual, targets, {}, {})
+        # Outcomes drive the numbers (no deficit when the latency is hidden): a number that
+        # merely follows an outcome taking turns needs no wish of its own.
+        for box in list(common):
+            follows = [d.get(box) == common[box] for d in draws]
+            if any(len({d.get(t) for d, f in zip(draws, follows) if f}) == 1
+                   and len({d.get(t) for d, f in zip(draws, follows) if not f}) >= 1
+                   and not ({d.get(t) for d, f in zip(draws, follows) if f}
+                            & {d.get(t) for d, f in zip(draws, follows) if not f})
+                   for t in targets):
+                del common[box]
         return cls(usual, targets, common, _polarities(common, draws))
     @property
     def perfect(self) -> int:
-        return 1 + len(self.targets) + len(self.common)
+        return 1 + len(self.targets) + 2 * len(self.common)
 
     def score(self, problem: Problem, asked: list[str], turn: int) -> int:
         """How many of this turn's wishes a draw meets (`perfect`: all of them)."""
@@ -500,7 +506,7 @@ class _Outcomes:
         for box, value in self.common.items():
             wanted = (turn + self.polarity[box]) % 2 == 0
             if box in asked and (_canonical(problem.answers.get(box)) == value) == wanted:
-                score += 1
+                score += 2    # a value that more than half the class would share: first
         return score
 
 
