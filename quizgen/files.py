@@ -301,6 +301,17 @@ def plain_cell(text: str) -> str:
     return text
 
 
+def sniff_delimiter(first_line: str) -> str:
+    """The separator that splits a CSV header into the most fields: comma, semicolon (Excel in
+    many locales) or tab; a comma on a tie. Rosters and answer sheets are read alike."""
+    best, width = ",", 1
+    for delim in (",", ";", "\t"):
+        fields = len(next(csv.reader([first_line], delimiter=delim)))
+        if fields > width:
+            best, width = delim, fields
+    return best
+
+
 def csv_text(rows: Iterable[Sequence[object]], *, bom: bool = True) -> str:
     """Rows as CSV text (comma-separated, quoted where needed, one row per line)."""
     buf = io.StringIO()

@@ -202,3 +202,34 @@ def test_sheet_lang_and_shuffle_options(tmp_path):
                           "fr", "--out", str(tmp_path / "fr")], capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "lang" in bad.stderr
+
+
+@pytest.mark.parametrize("text", [
+    "Name,Roll No\nAsha,7\nRavi,8\n",
+    "Student;Roll Number\nAsha;7\nRavi;8\n",
+    "sep=;\nSTUDENT NAME;Enrollment\nAsha;7\nRavi;8\n",
+    "roll_no\tnaam\n7\tAsha\n8\tRavi\n",
+    "\ufeffStudent,Enrollment No.\nAsha,7\nRavi,8\n",
+])
+def test_roster_headers_and_separators(text):
+    from quizgen.export.sheet import parse_roster
+
+    assert parse_roster(text) == [Student("Asha", "7"), Student("Ravi", "8")]
+
+
+def test_duplicate_rolls_warn(tmp_path):
+    from quizgen.export.sheet import RosterWarning, parse_roster
+
+    with pytest.warns(RosterWarning, match=r"line 4: roll number '7' is also on line 2"):
+        students = parse_roster("name,roll\nAsha,7\nRavi,8\nMeera,7\n")
+    assert len(students) == 3
+    roster = tmp_path / "class.csv"
+    roster.write_text("Name;Roll No\nAsha;7\nमीरा;7\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "quizgen", "sheet", "--roster", str(roster),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "roll number '7' is also on line 2" in done.stderr
+    data = (tmp_path / "out" / "answers.csv").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfname,roll,version,")      # a BOM: Excel reads UTF-8
+    assert "मीरा" in data.decode("utf-8-sig")

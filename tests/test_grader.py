@@ -206,7 +206,7 @@ def read_rows(path: Path) -> list[list[str]]:
     limit = csv.field_size_limit()
     csv.field_size_limit(1 << 24)
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
+        with path.open(encoding="utf-8-sig", newline="") as fh:
             return list(csv.reader(fh))
     finally:
         csv.field_size_limit(limit)

@@ -361,9 +361,9 @@ def _one_line(exc: pytest.ExceptionInfo) -> str:
 @pytest.mark.parametrize("text, needle", [
     ("", "is empty"),
     ("\n\n", "is empty"),
-    ("student,roll\nAsha,1\n", "no 'name' column"),
+    ("given,roll\nAsha,1\n", "no name column"),
     ("name,roll\n", "no students"),
-    ("name,roll\n,3\n", "row 2 has no name"),
+    ("name,roll\n,3\n", "line 2 has no name"),
 ])
 def test_bad_rosters(text, needle):
     with pytest.raises(QuizgenError) as exc:

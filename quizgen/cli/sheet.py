@@ -69,9 +69,9 @@ def sheet_command(
         the_recipe = dataclasses.replace(the_recipe, lang=lang.lower())
     if shuffle is not None:
         the_recipe = dataclasses.replace(the_recipe, shuffle=shuffle)
-    students = read_roster(roster) if roster is not None else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        students = read_roster(roster) if roster is not None else None
         with _progress() as progress:
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,

@@ -27,6 +27,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 import tomllib
@@ -353,38 +354,90 @@ def read_roster(path: str | os.PathLike[str]) -> list[Student]:
     return parse_roster(text, source=str(path))
 
 
+class RosterWarning(UserWarning):
+    """Something odd in a roster that does not stop the exam (a roll number given twice)."""
+
+
+# Header names a roster may use (compared without case, dots, underscores or extra spaces).
+_NAME_HEADERS = ("name", "student", "student name", "students", "full name", "naam")
+_ROLL_HEADERS = ("roll", "roll no", "roll number", "rollno", "roll num", "enrollment",
+                 "enrollment no", "enrollment number", "enrolment", "enrolment no",
+                 "enrolment number", "registration no", "reg no", "student id", "id")
+
+
+def _header_name(cell: str) -> str:
+    return " ".join(cell.replace("_", " ").replace(".", " ").casefold().split())
+
+
+def _find_header(header: list[str], names: tuple[str, ...]) -> int | None:
+    for name in names:
+        if name in header:
+            return header.index(name)
+    return None
+
+
 def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
-    """Students from CSV text (see `read_roster`)."""
-    reader = csv.reader(io.StringIO(text), strict=True)
+    """Students from CSV text (see `read_roster`).
+
+    The separator is found as `quizgen grade` finds it (comma, semicolon or tab, or Excel's
+    ``sep=`` first line). A roll number given twice is a `RosterWarning` (both students keep
+    their versions, told apart by their order).
+    """
+    from quizgen.files import sniff_delimiter
+
+    text = text.removeprefix("\ufeff")
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    delimiter, skip = ",", 0
+    if first is not None:
+        match = re.fullmatch(r"\s*sep=(.)\s*", lines[first])
+        if match:
+            delimiter, skip = match.group(1), first + 1
+        else:
+            delimiter = sniff_delimiter(lines[first])
+    body = io.StringIO(text)
+    for _ in range(skip):
+        body.readline()
+    reader = csv.reader(body, delimiter=delimiter, strict=True)
     rows = []
     try:
         for row in reader:
             if any(cell.strip() for cell in row):
-                rows.append(row)
+                rows.append((reader.line_num + skip, row))
             if len(rows) > MAX_STUDENTS + 1:
                 raise QuizgenError(f"{source} has more than {MAX_STUDENTS:,} students; split the "
                                    "class", field="roster")
     except csv.Error as exc:
-        raise QuizgenError(f"{source} line {reader.line_num} is not readable CSV ({exc}); check "
-                           "its quotes", field="roster") from None
+        raise QuizgenError(f"{source} line {reader.line_num + skip} is not readable CSV ({exc}); "
+                           "check its quotes", field="roster") from None
     if not rows:
         raise QuizgenError(f"{source} is empty; expected a header with a 'name' column and one "
                            f"row per student", field="roster")
-    header = [cell.strip().lower() for cell in rows[0]]
-    if "name" not in header:
-        raise QuizgenError(f"{source} has no 'name' column (columns: {', '.join(rows[0]) or 'none'})",
+    header = [_header_name(cell) for cell in rows[0][1]]
+    name_at = _find_header(header, _NAME_HEADERS)
+    if name_at is None:
+        raise QuizgenError(f"{source} has no name column (columns: "
+                           f"{', '.join(rows[0][1]) or 'none'}); name one 'name' (or Student)",
                            field="roster")
-    name_at = header.index("name")
-    roll_at = header.index("roll") if "roll" in header else None
+    roll_at = _find_header(header, _ROLL_HEADERS)
     students = []
-    for line, row in enumerate(rows[1:], start=2):
+    seen: dict[str, int] = {}
+    for line, row in rows[1:]:
         name = row[name_at].strip() if name_at < len(row) else ""
         roll = row[roll_at].strip() if roll_at is not None and roll_at < len(row) else ""
         if not name:
-            raise QuizgenError(f"{source} row {line} has no name", field="roster")
+            raise QuizgenError(f"{source} line {line} has no name", field="roster")
         if "\n" in name or "\r" in name or "\n" in roll or len(name) > 200 or len(roll) > 100:
-            raise QuizgenError(f"{source} row {line}: a name over several lines or longer than "
+            raise QuizgenError(f"{source} line {line}: a name over several lines or longer than "
                                "200 characters (an unclosed quote?); fix that row", field="roster")
+        if roll:
+            folded = roll.casefold()
+            if folded in seen:
+                warnings.warn(f"{source} line {line}: roll number {roll!r} is also on line "
+                              f"{seen[folded]} ({name}); both get a version, but check the roster",
+                              RosterWarning, stacklevel=2)
+            else:
+                seen[folded] = line
         students.append(Student(name=name, roll=roll))
     if not students:
         raise QuizgenError(f"{source} has a header but no students", field="roster")
@@ -757,6 +810,9 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                 (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
                 compiler:
             writer = _ManifestWriter(manifest, _manifest_head(recipe, paper, practice))
+            from quizgen.files import BOM, safe_cell
+
+            sheet_csv.write(BOM)   # Excel reads UTF-8 (Devanagari names) only with it
             rows = csv.writer(sheet_csv, lineterminator="\n")
             rows.writerow(["name", "roll", "version", *columns])
             done = 0
@@ -766,7 +822,8 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                 for entry in entries:
                     writer.student(_manifest_student(*entry))
                     student, code, _ = entry
-                    rows.writerow([student.name, student.roll, code, *([""] * len(columns))])
+                    rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
+                                   *([""] * len(columns))])
                     overview.append(_overview_row(*entry))
                 _check_columns(columns, entries)
                 name = f"{start // chunk:05d}"

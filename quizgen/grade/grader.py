@@ -1107,13 +1107,9 @@ def _decode(data: bytes, issues: list[FileIssue]) -> tuple[str, str]:
 
 
 def _sniff(first_line: str) -> str:
-    """The separator that splits the header into the most fields (a comma on a tie)."""
-    best, width = ",", 1
-    for delim in (",", ";", "\t"):
-        fields = len(next(csv.reader([first_line], delimiter=delim)))
-        if fields > width:
-            best, width = delim, fields
-    return best
+    from quizgen.files import sniff_delimiter
+
+    return sniff_delimiter(first_line)
 
 
 def _records(body: io.StringIO, delimiter: str, skip: int,
