@@ -48,22 +48,26 @@ def test_grade_writes_results_and_refuses_to_overwrite(exam):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "2 students, 4 answers graded" in result.stdout
-    assert "1 answers left out of the score" in result.stderr
+    assert "1 unreadable or missing answers scored 0" in result.stderr
     with (out / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
         rows = {r["roll"]: r for r in csv.DictReader(fh)}
     assert (rows["A1"]["score"], rows["A1"]["max_score"]) == ("4", "4")
-    assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "2")
-    assert rows["B2"]["Q1.occupancy"] == "invalid"
+    # by default an unreadable answer scores 0 and is listed for review
+    assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "4")
+    assert rows["B2"]["Q1.occupancy"] == "0" and rows["B2"]["needs_review"] == "Q1.occupancy"
+    assert rows["A1"]["needs_review"] == ""
     assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.md", "B2.md"]
 
     again = runner.invoke(app, args)
     assert again.exit_code == 2
     assert again.stderr.strip().count("\n") == 0 and "--force" in again.stderr
-    zero = runner.invoke(app, args + ["--force", "--invalid", "zero", "--format", "html"])
-    assert zero.exit_code == 0, zero.output
+    flag = runner.invoke(app, args + ["--force", "--invalid", "flag", "--format", "html"])
+    assert flag.exit_code == 0, flag.output
+    assert "1 answers left out of the score" in flag.stderr
     with (out / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
         rows = {r["roll"]: r for r in csv.DictReader(fh)}
-    assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "4")
+    assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "2")
+    assert rows["B2"]["Q1.occupancy"] == "invalid"
     assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.html", "B2.html"]
 
 

@@ -198,7 +198,7 @@ def exam(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def graded(exam):
-    return grade_class(exam["manifest"], exam["answers"], exam["root"] / "graded")
+    return grade_class(exam["manifest"], exam["answers"], exam["root"] / "graded", invalid="flag")
 
 
 def read_rows(path: Path) -> list[list[str]]:
@@ -315,7 +315,7 @@ def test_results_csv_shape_and_points_split(graded, exam):
     header = rows[0]
     assert header[:5] == ["student", "roll", "version", "score", "max_score"]
     sheet_header = read_rows(exam["answers"])[0]
-    assert header[5:] == sheet_header[3:]
+    assert header[5:-1] == sheet_header[3:] and header[-1] == "needs_review"
     assert len(rows) == 1 + len(PERSONAS)
     plain_row = dict(zip(header, rows[1 + PERSONAS.index("plain")]))
     q1 = [c for c in header if c.startswith("Q1.")]
@@ -389,7 +389,7 @@ def test_excel_csv_and_bad_rows_are_reported_by_line(exam, tmp_path):
     path = tmp_path / "excel.csv"
     path.write_bytes(b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8"))
 
-    summary = grade_class(exam["manifest"], path, tmp_path / "graded")
+    summary = grade_class(exam["manifest"], path, tmp_path / "graded", invalid="flag")
     lines: dict[int, str] = {}
     for issue in summary.issues:
         lines[issue.line] = lines.get(issue.line, "") + issue.message + "\n"

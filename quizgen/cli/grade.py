@@ -17,11 +17,12 @@ def grade_command(
     manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet`.")],
     answers: Annotated[Path, typer.Argument(help="The filled answer sheet (answers.csv; Excel's CSV is fine).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")],
-    invalid: Annotated[str, typer.Option("--invalid", help="Unreadable answers: flag (left out of the score and listed) or zero.")] = "flag",
+    invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero (scored 0, listed in results.csv's needs_review column) or flag (left out of the score and listed).")] = "zero",
     force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
+    overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
 ) -> None:
     """Grade a class: score every answer box, credit carried errors, name the traps.
 
@@ -35,10 +36,17 @@ def grade_command(
     try:
         if lms is not None and lms not in ("moodle", "canvas"):
             raise QuizgenError(f"got {lms!r}; expected moodle or canvas", field="lms")
+        adjust = None
+        if overrides is not None:
+            from quizgen.grade.overrides import apply_overrides, read_overrides
+
+            rules = read_overrides(overrides)
+            adjust = lambda students, data: apply_overrides(  # noqa: E731
+                students, data, rules, lang=lang or str((data.get("recipe") or {}).get("lang") or "en"))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
-                                  feedback_format=fmt)
+                                  feedback_format=fmt, adjust=adjust)
         if lms is not None:
             from quizgen.files import add_to_ledger
             from quizgen.grade.lms import write_gradebook
@@ -53,12 +61,56 @@ def grade_command(
     mean = points_text(sum(scores) / len(scores)) if scores else "—"
     typer.echo(f"{len(summary.students)} students, {summary.answers} answers graded; "
                f"class mean {mean} → {summary.out_dir}")
-    problems = [i for i in summary.issues if i.severity == "error"]
-    for issue in problems:
-        typer.echo(f"answers.csv {issue}", err=True)
+    _issues(summary)
+    _review_note(summary)
+
+
+def _issues(summary) -> None:
+    for issue in summary.issues:
+        if issue.severity == "error":   # the overrides' own lines say "override ..."
+            source = "overrides.csv" if issue.message.startswith("override") else "answers.csv"
+            typer.echo(f"{source} {issue}", err=True)
+
+
+def _review_note(summary) -> None:
     if summary.flagged:
         typer.echo(f"{len(summary.flagged)} answers left out of the score (unreadable or missing); "
                    "see report.md", err=True)
+    review = sum(1 for s in summary.students for b in s.boxes
+                 if b.check.status in ("invalid", "missing") and b.counted)
+    if review:
+        typer.echo(f"{review} unreadable or missing answers scored 0; see the needs_review column "
+                   "of results.csv", err=True)
+
+
+@app.command("regrade")
+def regrade_command(
+    manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet` (after a key fix, the fixed one).")],
+    answers: Annotated[Path, typer.Argument(help="The filled answer sheet graded before.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The folder of the earlier results: they move to history/<n>/, the new ones take their place.")],
+    overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
+    invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+) -> None:
+    """Grade again after a key fix or a teacher's decision, keeping the earlier results
+    (history/<n>/) and listing every changed box in changes.csv.
+
+    Example: quizgen regrade exam/manifest.json filled.csv --out graded --overrides overrides.csv
+    """
+    from quizgen.cli import fail
+    from quizgen.errors import QuizgenError
+    from quizgen.grade.overrides import regrade
+
+    try:
+        summary, changed = regrade(manifest, answers, out, overrides=overrides, invalid=invalid,
+                                   lang=lang, feedback_format=fmt)
+    except QuizgenError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"{len(summary.students)} students graded again; {changed} boxes changed "
+               f"(changes.csv) → {summary.out_dir}")
+    _issues(summary)
+    _review_note(summary)
 
 
 @app.command("check")

@@ -1306,7 +1306,7 @@ def _cyclic_gc_paused():
             gc.enable()
 
 
-def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "flag",
+def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
                lang: str | None = None) -> tuple[list[StudentResult], list[FileIssue],
                                                   list[SheetRow]]:
     """Match each row of the sheet to its student and grade it (no files written).
@@ -1487,15 +1487,19 @@ def _box_result(q: Prepared, result: CheckResult, invalid: str) -> BoxResult:
 
 
 def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLike[str],
-                out_dir: str | os.PathLike[str], *, invalid: str = "flag", force: bool = False,
-                lang: str | None = None, feedback_format: str = "md") -> GradeSummary:
+                out_dir: str | os.PathLike[str], *, invalid: str = "zero", force: bool = False,
+                lang: str | None = None, feedback_format: str = "md",
+                adjust: Callable[[list[StudentResult], Mapping[str, Any]], list[FileIssue]]
+                | None = None) -> GradeSummary:
     """Grade a filled answer sheet against its exam manifest and write the reports.
 
     Writes ``out_dir/results.csv``, ``out_dir/feedback/<roll or name>.md`` (or ``.html``),
     ``out_dir/report.md`` and, when some rows could not be graded, ``out_dir/unmatched.csv``.
-    `invalid` is ``"flag"`` (unreadable answers are left out of the score and listed) or
-    ``"zero"``. Inputs are only read; an existing, non-empty `out_dir` is refused unless
-    `force`.
+    `invalid` is ``"zero"`` (unreadable or missing answers score 0 and are listed in the
+    ``needs_review`` column) or ``"flag"`` (left out of the score and listed). `adjust(students,
+    manifest)` may change boxes before anything is written (the teacher's overrides, see
+    `quizgen.grade.overrides`) and returns what to report. Inputs are only read; an existing,
+    non-empty `out_dir` is refused unless `force`.
     """
     from quizgen.grade import report
 
@@ -1510,6 +1514,8 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     the_lang = _sheet_lang(manifest, lang)
     with _cyclic_gc_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
+        if adjust is not None:
+            issues = issues + adjust(students, manifest)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
         try:
@@ -1527,7 +1533,7 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
 
 
 #: What `grade_class` writes inside its folder.
-OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv")
+OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv", "changes.csv")
 
 
 def _check_out(out: Path, inputs: Sequence[Path], force: bool) -> None:

@@ -86,31 +86,42 @@ def md_escape(text: Any) -> str:
 
 
 def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[str]:
-    """Every answer box of the exam, Q<number>.<key>, in the manifest's order."""
-    columns: dict[str, None] = {}
+    """Every answer box of the exam, Q<number>.<key>, in question-number order (a shuffled
+    exam's papers print their questions in orders of their own)."""
+    by_number: dict[int, dict[str, None]] = {}
     for student in manifest.get("students", []):
         for j, question in enumerate(student.get("questions", []), start=1):
             number = question.get("number", j)
             for key in question.get("asked") or list(question.get("answers", {})):
-                columns[f"Q{number}.{key}"] = None
+                by_number.setdefault(int(number), {})[f"Q{number}.{key}"] = None
+    columns = [c for number in sorted(by_number) for c in by_number[number]]
     for student in students:
         for box in student.boxes:
-            columns.setdefault(box.column, None)
-    return list(columns)
+            if box.column not in columns:
+                columns.append(box.column)
+    return columns
+
+
+#: Statuses a teacher should look at: the answer could not be read, or its column is missing.
+REVIEW = ("invalid", "missing")
 
 
 def results_csv(students: Sequence[StudentResult], columns: Sequence[str]) -> str:
+    """One row per student: points per box (or the status of a box left out of the score), and
+    ``needs_review``: the boxes whose answers could not be read or were missing."""
     from quizgen.files import csv_text
 
-    rows = [["student", "roll", "version", "score", "max_score", *columns]]
+    rows: list[list[object]] = [["student", "roll", "version", "score", "max_score", *columns,
+                                 "needs_review"]]
     for student in students:
         cells = {}
         for box in student.boxes:
             cells[box.column] = (points_text(box.points) if box.counted
                                  else box.check.status)   # "invalid" / "missing": flagged
-        rows.append([student.name, student.roll, student.version,
-                     points_text(student.score), points_text(student.max_score),
-                     *[cells.get(c, "") for c in columns]])
+        review = " ".join(b.column for b in student.boxes if b.check.status in REVIEW)
+        rows.append([student.name, student.roll, student.version, points_text(student.score),
+                     points_text(student.max_score), *[cells.get(c, "") for c in columns],
+                     review])
     return csv_text(rows)
 
 

@@ -1,0 +1,272 @@
+"""A teacher's decisions on single boxes, and regrading that keeps the earlier results.
+
+``overrides.csv`` has one row per decision::
+
+    roll,box,points,accept,reason
+    R07,Q2.occupancy,3,,read the working: 0.1875 was meant
+    *,Q4.hidable,,no,either answer is right for this version of the question
+    R12,Q1.limiter,,registers + warps,a tie counts
+
+* ``roll``: the student's roll number (or version code); ``*`` for every student.
+* ``box``: the answer column, ``Q<number>.<answer key>``.
+* ``points``: the points this box earns, from 0 to the box's maximum; or
+* ``accept``: an answer to accept beside the key's: a box whose answer reads as the same value
+  (by the same reader and tolerance as the key's) earns full points.
+* ``reason``: shown in the student's feedback and in ``changes.csv``.
+
+`regrade` grades the answer sheet again (after a key fix, or with new overrides) into the same
+folder: the earlier results move to ``history/<n>/`` first, and ``changes.csv`` lists every box
+whose points changed.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import os
+import shutil
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from quizgen.errors import QuizgenError
+
+__all__ = ["Override", "read_overrides", "apply_overrides", "regrade"]
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    line: int
+    roll: str                  # roll number or version code; "*" for everyone
+    box: str                   # Q<number>.<key>
+    points: Fraction | None
+    accept: str | None
+    reason: str
+
+
+_COLUMNS = ("roll", "box", "points", "accept", "reason")
+
+
+def read_overrides(path: str | os.PathLike[str]) -> list[Override]:
+    """The rows of an overrides file; a malformed one is a one-line `QuizgenError`."""
+    from quizgen.files import read_limited, sniff_delimiter
+
+    path = Path(path)
+    try:
+        text = read_limited(path, "overrides", limit=16 << 20).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise QuizgenError(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 CSV",
+                           field="overrides") from None
+    lines = text.splitlines()
+    first = next((line for line in lines if line.strip()), None)
+    if first is None:
+        raise QuizgenError(f"{path} is empty; expected the columns {', '.join(_COLUMNS)}",
+                           field="overrides")
+    reader = csv.reader(io.StringIO(text), delimiter=sniff_delimiter(first))
+    rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    header = [c.strip().casefold() for c in rows[0][1]]
+    missing = [c for c in ("roll", "box") if c not in header]
+    if missing or ("points" not in header and "accept" not in header):
+        raise QuizgenError(f"{path} needs the columns roll, box, and points or accept (it has: "
+                           f"{', '.join(rows[0][1])})", field="overrides")
+    at = {name: header.index(name) for name in _COLUMNS if name in header}
+
+    def cell(row: list[str], name: str) -> str:
+        i = at.get(name)
+        return row[i].strip() if i is not None and i < len(row) else ""
+
+    out = []
+    for line, row in rows[1:]:
+        roll, box, points, accept = (cell(row, n) for n in ("roll", "box", "points", "accept"))
+        where = f"{path.name} line {line}"
+        if not roll or not box:
+            raise QuizgenError(f"{where}: give the roll (or *) and the box, such as Q2.occupancy",
+                               field="overrides")
+        if bool(points) == bool(accept):
+            raise QuizgenError(f"{where}: give either points or an accepted answer, not "
+                               f"{'both' if points else 'neither'}", field="overrides")
+        value = None
+        if points:
+            try:
+                value = Fraction(points.replace(",", "."))
+            except (ValueError, ZeroDivisionError):
+                raise QuizgenError(f"{where}: points {points!r} is not a number",
+                                   field="overrides") from None
+            if value < 0:
+                raise QuizgenError(f"{where}: points cannot be negative", field="overrides")
+        out.append(Override(line, roll, _box_name(box), value, accept or None,
+                            cell(row, "reason")))
+    return out
+
+
+def _box_name(box: str) -> str:
+    head, _, key = box.strip().partition(".")
+    return f"Q{head.strip().lstrip('Qq')}.{key.strip()}"
+
+
+def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides: Sequence[Override],
+                    *, lang: str = "en") -> list[Any]:
+    """Change the graded boxes as the overrides say (in place); returns the file issues (an
+    override that names no student or no box, or gives more than the box's points)."""
+    from quizgen.grade.grader import FileIssue, check_answer
+
+    problems = _problems(manifest)
+    issues = []
+    for override in overrides:
+        hits = 0
+        for student in students:
+            if override.roll != "*" and override.roll.casefold() not in (
+                    student.roll.casefold(), student.version.casefold()):
+                continue
+            for question in student.questions:
+                for i, box in enumerate(question.boxes):
+                    if box.column.casefold() != override.box.casefold():
+                        continue
+                    hits += 1
+                    changed = _decide(box, override, problems.get((student.version, question.number)),
+                                      lang, check_answer)
+                    if isinstance(changed, str):
+                        issues.append(FileIssue(override.line, changed))
+                    elif changed is not None:
+                        question.boxes[i] = changed
+        if hits == 0:
+            issues.append(FileIssue(override.line, f"override for {override.roll} "
+                                                   f"{override.box} matches no graded box"))
+    return issues
+
+
+def _decide(box, override: Override, problem, lang: str, check_answer):
+    """The box after one override: a new box, None (no change), or why it cannot apply."""
+    reason = f" ({override.reason})" if override.reason else ""
+    if override.points is not None:
+        if override.points > box.max_points:
+            return (f"override gives {override.points} points to {box.column}, worth "
+                    f"{box.max_points}; not applied")
+        status = "correct" if override.points == box.max_points else "wrong"
+        note = f"points set by the teacher: {_points(override.points)}{reason}"
+        check = dataclasses.replace(box.check, status=status, note=note)
+        return dataclasses.replace(box, check=check, points=override.points)
+    if problem is None or box.check.status == "blank":
+        return None
+    key = box.column.split(".", 1)[1]
+    accepted = check_answer(_with_answer(problem, key, override.accept), key, box.check.answer,
+                            lang=lang)
+    if not accepted.earns or box.check.earns:
+        return None
+    note = f"accepted by the teacher beside the key's answer: {override.accept}{reason}"
+    check = dataclasses.replace(box.check, status="correct", note=note)
+    return dataclasses.replace(box, check=check, points=box.max_points)
+
+
+def _with_answer(problem: Mapping[str, Any], key: str, accept: str) -> dict[str, Any]:
+    """The problem with `accept` (as a student would write it) as the expected answer."""
+    from quizgen.grade.grader import check_answer
+
+    expected = problem["answers"][key]
+    value: Any = accept
+    if isinstance(expected, bool):
+        value = accept.strip().casefold() in ("yes", "y", "true", "haan", "ha", "1")
+    elif isinstance(expected, list) and all(isinstance(v, str) for v in expected):
+        value = [v.strip().replace(" ", "_") for v in accept.replace("+", ",").split(",") if v.strip()]
+    elif isinstance(expected, (int, float)):
+        read = check_answer(problem, key, accept)
+        value = float(read.value) if read.value is not None else accept
+        if isinstance(expected, int) and float(value).is_integer():
+            value = int(value)
+    changed = dict(problem)
+    changed["answers"] = {**problem["answers"], key: value}
+    return changed
+
+
+def _problems(manifest: Mapping[str, Any]) -> dict[tuple[str, int], Mapping[str, Any]]:
+    out = {}
+    for student in manifest.get("students", []):
+        for j, question in enumerate(student.get("questions", []), start=1):
+            out[(str(student.get("version") or ""), int(question.get("number", j)))] = question
+    return out
+
+
+def _points(value: Fraction) -> str:
+    from quizgen.grade.report import points_text
+
+    return points_text(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Regrading
+
+
+def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLike[str],
+            out_dir: str | os.PathLike[str], *, overrides: str | os.PathLike[str] | None = None,
+            **options: Any):
+    """Grade again into `out_dir`, keeping the earlier results in ``out_dir/history/<n>/`` and
+    listing every box whose points changed in ``out_dir/changes.csv``. Returns the summary and
+    the number of changed boxes."""
+    from quizgen.grade.grader import OUTPUTS, grade_class
+
+    out = Path(out_dir)
+    previous = _results(out / "results.csv")
+    rules = read_overrides(overrides) if overrides is not None else []
+    kept = None
+    if any((out / name).exists() for name in OUTPUTS):
+        history = out / "history"
+        history.mkdir(parents=True, exist_ok=True)
+        number = 1 + max((int(p.name) for p in history.iterdir() if p.name.isdigit()), default=0)
+        kept = history / str(number)
+        kept.mkdir()
+        for name in OUTPUTS:
+            if (out / name).exists():
+                shutil.copytree(out / name, kept / name) if (out / name).is_dir() \
+                    else shutil.copy2(out / name, kept / name)
+    lang = options.get("lang")
+
+    def adjust(students, manifest):
+        return apply_overrides(students, manifest, rules, lang=lang or _lang(manifest))
+
+    try:
+        summary = grade_class(manifest_path, answers_path, out, force=True,
+                              adjust=adjust if rules else None, **options)
+    except BaseException:
+        if kept is not None and not any((out / name).exists() for name in OUTPUTS):
+            for item in kept.iterdir():
+                os.replace(item, out / item.name)
+        raise
+    changes = _changes(previous, _results(out / "results.csv"), rules)
+    from quizgen.files import write_csv
+
+    write_csv(out / "changes.csv", [["student", "roll", "version", "box", "before", "after",
+                                     "reason"], *changes])
+    return summary, len(changes)
+
+
+def _lang(manifest: Mapping[str, Any]) -> str:
+    recipe = manifest.get("recipe")
+    return str(recipe.get("lang") or "en") if isinstance(recipe, Mapping) else "en"
+
+
+def _results(path: Path) -> dict[str, dict[str, str]]:
+    """results.csv by version code: every column's cell."""
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        return {row["version"]: row for row in csv.DictReader(fh) if row.get("version")}
+
+
+def _changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]],
+             rules: Sequence[Override]) -> list[list[str]]:
+    from quizgen.files import plain_cell
+
+    fixed = {"student", "roll", "version", "score", "max_score", "needs_review"}
+    out = []
+    for version, row in after.items():
+        old = before.get(version, {})
+        for column, value in row.items():
+            if column in fixed or column is None or old.get(column, "") == value:
+                continue
+            reason = next((r.reason for r in rules if r.box.casefold() == column.casefold()
+                           and r.roll in ("*", row.get("roll"), version)), "")
+            out.append([plain_cell(row.get("student", "")), plain_cell(row.get("roll", "")),
+                        version, column, old.get(column, ""), value, reason])
+    return out
