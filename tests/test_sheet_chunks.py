@@ -65,7 +65,7 @@ def test_streamed_manifest_and_sheet_equal_the_in_memory_plan(chunked):
     plan = plan_exam(chunked["recipe"], _roster(7), None, generate=occupancy_problem)
     assert joined.manifest.read_text(encoding="utf-8") == plan.manifest_text()
     assert joined.answers_csv.read_text(encoding="utf-8").lstrip("\ufeff") == plan.answers_csv.lstrip("\ufeff")
-    assert sorted(p.name for p in joined.out_dir.iterdir()) == [
+    assert sorted(p.name for p in joined.out_dir.iterdir() if not p.name.startswith(".")) == [
         "answers.csv", "exam.pdf", "key.pdf", "manifest.json"]
 
 

@@ -234,10 +234,11 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
                 os.replace(item, out / item.name)
         raise
     changes = _changes(previous, _results(out / "results.csv"), rules)
-    from quizgen.files import write_csv
+    from quizgen.files import add_to_ledger, write_csv
 
     write_csv(out / "changes.csv", [["student", "roll", "version", "box", "before", "after",
                                      "reason"], *changes])
+    add_to_ledger(out, out / "changes.csv")
     return summary, len(changes)
 
 
