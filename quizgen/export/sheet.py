@@ -493,7 +493,8 @@ class _Outcomes:
       turns through those values;
     * any other box whose most common value is over a third of the survey (an idle-SM count that
       is usually 0): every other student gets that value, the rest another one;
-    * difficulty: the worked solution has about the usual number of steps (within 20%).
+    * difficulty: the worked solution has about the usual number of steps (within 30%: one
+      wave or several is 15 steps or 19), which outweighs every wish about outcomes.
     """
 
     steps: int
@@ -548,11 +549,18 @@ class _Outcomes:
         return cls(usual, targets, common, _polarities(common, draws))
     @property
     def perfect(self) -> int:
+        return self.steps_weight + len(self.targets) + 2 * len(self.common)
+
+    @property
+    def steps_weight(self) -> int:
         return 1 + len(self.targets) + 2 * len(self.common)
 
     def score(self, problem: Problem, asked: list[str], turn: int) -> int:
         """How many of this turn's wishes a draw meets (`perfect`: all of them)."""
-        score = int(abs(len(problem.solution.steps) - self.steps) * 5 <= self.steps)
+        # the same difficulty first: it outweighs every wish about outcomes together
+        score = 0
+        if abs(len(problem.solution.steps) - self.steps) * 10 <= self.steps * 3:
+            score += self.steps_weight
         for box, options in self.targets.items():
             if box in asked and _canonical(problem.answers.get(box)) == options[turn % len(options)]:
                 score += 1
