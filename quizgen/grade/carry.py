@@ -81,7 +81,8 @@ _BROKEN = object()
 
 def carried_values(specs: Mapping[str, AnswerSpec], fns: Mapping[str, Compute],
                    answers: Mapping[str, Any], params: Mapping[str, Any], gpu: Any,
-                   own: Mapping[str, Any]) -> dict[str, tuple[Any, frozenset[str]]]:
+                   own: Mapping[str, Any],
+                   keys: list[str] | None = None) -> dict[str, tuple[Any, frozenset[str]]]:
     """Per answer key whose value changes once the student's own answers (`own`: key → the value
     they wrote, right or wrong) replace the record's: (the value by the student's numbers, the
     keys of the student's answers it comes from)."""
@@ -89,7 +90,7 @@ def carried_values(specs: Mapping[str, AnswerSpec], fns: Mapping[str, Compute],
     sources: dict[str, frozenset[str]] = {}
     broken: set[str] = set()
     out: dict[str, tuple[Any, frozenset[str]]] = {}
-    for key in order(specs):
+    for key in keys if keys is not None else order(specs):
         spec = specs[key]
         deps = [d for d in spec.depends_on if d != key and d in specs]
         value: Any = answers[key]
@@ -130,10 +131,39 @@ def carried_values(specs: Mapping[str, AnswerSpec], fns: Mapping[str, Compute],
 
 
 def _near(a: Any, b: Any, tolerance: float) -> bool:
+    if a == b:
+        return True
     x, y = exact(a), exact(b)
-    if x is None or y is None:
-        return a == b
-    return abs(x - y) <= (Fraction(repr(tolerance)) if tolerance else 0)
+    if x is None or y is None or not tolerance:
+        return False
+    return abs(x - y) <= _tolerance(tolerance)
+
+
+_TOLERANCES: dict[float, Fraction] = {}
+
+
+def _tolerance(value: float) -> Fraction:
+    found = _TOLERANCES.get(value)
+    if found is None:
+        found = _TOLERANCES[value] = Fraction(repr(value))
+    return found
+
+
+def downstream(specs: Mapping[str, AnswerSpec], fns: Mapping[str, Compute]) -> dict[str, frozenset[str]]:
+    """Per answer key, the answers computed from it, directly or through others."""
+    users: dict[str, set[str]] = {k: set() for k in specs}
+    for key, spec in specs.items():
+        if key in fns:
+            for dep in spec.depends_on:
+                if dep != key and dep in users:
+                    users[dep].add(key)
+    out: dict[str, frozenset[str]] = {}
+    for key in order(specs)[::-1]:
+        found = set(users[key])
+        for user in users[key]:
+            found |= out.get(user, frozenset())
+        out[key] = frozenset(found)
+    return out
 
 
 def exact(value: Any) -> Fraction | None:

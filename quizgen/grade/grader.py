@@ -42,10 +42,10 @@ from typing import Any, Literal
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.files import plain_cell
-from quizgen.grade.carry import carried_values, computes, record_specs
+from quizgen.grade.carry import carried_values, computes, downstream, record_specs
 from quizgen.grade.compare import DEFAULT_TOLERANCE, compare
 from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
-from quizgen.problems.specs import NUMERIC_KINDS, AnswerSpec
+from quizgen.problems.specs import NUMERIC_KINDS, AnswerSpec, order
 
 __all__ = [
     "CheckResult", "BoxResult", "QuestionResult", "StudentResult", "FileIssue", "GradeSummary",
@@ -389,6 +389,8 @@ class Prepared:
         self._parts: dict[tuple[str, str | None], int | None] = {}
         self._carried: dict[tuple[Any, ...], dict[str, str]] = {}
         self._computes: dict[str, Any] | None = None
+        self._downstream: dict[str, frozenset[str]] | None = None
+        self._order: list[str] | None = None
         self._wrong_results: dict[tuple[Any, ...], CheckResult] = {}
         self._boxes: dict[tuple[int, str], tuple[CheckResult, BoxResult]] = {}
 
@@ -437,6 +439,12 @@ class Prepared:
         if self._computes is None:
             self._computes = computes(self.problem, self.specs)
         return self._computes
+
+    def downstream(self) -> dict[str, frozenset[str]]:
+        """Per answer key, the answers computed from it (directly or through others)."""
+        if self._downstream is None:
+            self._downstream = downstream(self.specs, self.computes())
+        return self._downstream
 
     def misconceptions(self) -> list[tuple[str, Mapping[str, Any]]]:
         return self.derived().get("misconceptions", [])
@@ -794,7 +802,10 @@ def _carry(q: Prepared, boxes: Mapping[str, _Box], lang: str) -> dict[str, str]:
                 own[key] = value
         elif box.status == "correct":
             own[key] = q.answers[key]
-    if len(own) == sum(1 for b in boxes.values() if b.status == "correct"):
+    # Nothing carries unless a wrong box lies downstream of an answer the student got wrong.
+    below = q.downstream()
+    wrong = [k for k, b in boxes.items() if b.status == "wrong"]
+    if not any(w in below.get(k, ()) for k in own if k in wrong for w in wrong):
         return {}
     try:
         memo: tuple[Any, ...] | None = (lang, tuple(sorted((k, _frozen(v)) for k, v in own.items())),
@@ -808,7 +819,9 @@ def _carry(q: Prepared, boxes: Mapping[str, _Box], lang: str) -> dict[str, str]:
     gpu = q.derived().get("gpu")
     out: dict[str, str] = {}
     if gpu is not None:
-        carried = carried_values(q.specs, fns, q.answers, q.params, gpu, own)
+        if q._order is None:
+            q._order = order(q.specs)
+        carried = carried_values(q.specs, fns, q.answers, q.params, gpu, own, q._order)
         for key, box in boxes.items():
             if box.status != "wrong" or key not in carried:
                 continue
