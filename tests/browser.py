@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -60,6 +61,9 @@ class Browser:
         self._buf = b""
         self._next = 0
 
+    #: Longest wait for one reply (a loaded machine is slow; a hung page must not hang the tests).
+    TIMEOUT = 40
+
     def send(self, method: str, params: dict[str, Any] | None = None,
              session: str | None = None) -> dict[str, Any]:
         self._next += 1
@@ -69,6 +73,9 @@ class Browser:
         self._out.write(json.dumps(msg).encode("utf-8") + b"\0")
         while True:
             while b"\0" not in self._buf:
+                ready, _, _ = select.select([self._in], [], [], self.TIMEOUT)
+                if not ready:
+                    raise BrowserError(f"no reply from chromium to {method} in {self.TIMEOUT} s")
                 chunk = self._in.read(1 << 20)
                 if not chunk:
                     raise BrowserError(f"chromium closed the pipe during {method}")

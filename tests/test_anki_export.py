@@ -82,7 +82,7 @@ def check_rendered(col: Collection) -> dict[str, int]:
             assert (Path(col.media.dir()) / src).is_file(), src
         if kind == A.MODEL_NAMES["numeric"]:
             assert "[[type:Answer]]" in question and "[[type:Answer]]" in answer
-            assert re.fullmatch(r"[-0-9.,a-z_]+", card.note()["Answer"]), card.note()["Answer"]
+            assert re.fullmatch(r"[-0-9.a-z_]+(, [-0-9.]+)*", card.note()["Answer"]), card.note()["Answer"]
         if kind == A.MODEL_NAMES["cloze"]:
             assert "[...]" in question
     return kinds

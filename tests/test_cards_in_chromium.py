@@ -4,8 +4,10 @@ many cards per page)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 
 from browser import Browser, chromium_path
 from quizgen.export import anki as A
+from quizgen.export import cards as C
 from quizgen.recipes import recipe_from_dict
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs chromium")
@@ -134,3 +137,146 @@ def test_figures_are_visible_in_every_anki_and_system_theme(browser, collection)
             # at least half the strong ink of the plain light theme (a vanished figure has ~none)
             assert base[i] >= 0.008 and value >= 0.5 * base[i], (combo, value, base[i],
                                                                  answers[i][-300:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Type-in answers: the back's check says "equal" for every form the grader accepts
+
+TYPED = recipe_from_dict({"name": "typed", "deck": "quizgen::Typed", "cells": "all", "per_cell": 2,
+                          "levels": [1, 2, 3], "seed": 9, "lang": "both", "kinds": ["numeric"]})
+
+
+def _pct(value: Fraction, places: int | None) -> str:
+    return C._decimal_text(value * 100, None if places is None else max(places - 2, 0))
+
+
+def answer_forms(problem) -> tuple[list[str], list[str]]:
+    """(forms a student may type for the right value, forms of a wrong value) of a problem's
+    main answer, built from its exact value."""
+    typed = C.typed_answer(problem)
+    value = problem.answers[problem.main_answer]
+    if typed.kind == "list":
+        nums = [str(v) for v in value]
+        right = [typed.text, "(" + ",".join(nums) + ")", " ".join(nums), "[" + ", ".join(nums) + "]"]
+        wrong = [", ".join([str(value[0] + 1)] + nums[1:])]
+        return right, wrong
+    if typed.kind == "text":
+        return [typed.text, typed.text.upper()], [typed.text + "s"]
+    exact = Fraction(value) if isinstance(value, int) else Fraction(repr(value))
+    right = [typed.text, f" {typed.text} "]
+    if typed.kind in ("count", "cycles") and exact.denominator == 1:
+        n = exact.numerator
+        right += [f"{n}.0", f"{2 * n}/2"]
+        if typed.unit:
+            right.append(f"{n} {typed.unit}")
+        if n >= 1000:
+            right += [f"{n:,}", f"{n:,}".replace(",", " ")]
+        wrong = [str(n + 1)]
+        if typed.unit in ("blocks", "threads", "registers", "lanes", "waves"):
+            wrong.append(f"{n} warps")
+    elif typed.kind == "fraction":
+        right += [f"{exact.numerator}/{exact.denominator}",
+                  f"{2 * exact.numerator}/{2 * exact.denominator}",
+                  _pct(exact, typed.places) + "%", _pct(exact, typed.places) + " %",
+                  _pct(exact, typed.places) + " percent"]
+        if exact * 100 > 1:
+            right.append(_pct(exact, typed.places))          # a bare 37.5 can only be a percent
+        if typed.places is None and exact.denominator > 10_000:
+            right.append(C._decimal_text(exact, 4))          # within the grader's 0.0005
+        wrong = [C._decimal_text(exact + Fraction(1, 50) if exact < Fraction(1, 2)
+                                 else exact - Fraction(1, 50), None), "8 blocks"]
+    else:
+        right += [typed.text + "x", typed.text + " ×"] if typed.kind == "ratio" else []
+        wrong = [C._decimal_text(exact + Fraction(1, 10), 3)]
+    return right, wrong
+
+
+def test_back_side_says_equal_for_every_accepted_form(browser, tmp_path):
+    from quizgen.grade.grader import check_answer
+
+    items = [item for item in A.deck_items(TYPED) if item.kind == "numeric"]
+    problems = {item.problem.id: item.problem for item in items}
+    out = tmp_path / "typed.apkg"
+    A.build_deck(TYPED, out, timestamp=T0)
+    (tmp_path / "col").mkdir()
+    col = Collection(str(tmp_path / "col" / "collection.anki2"))
+    try:
+        options = ImportAnkiPackageOptions(
+            update_notes=ie.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER, with_scheduling=False)
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=str(out), options=options))
+        cards, cases = [], []
+        kinds: dict[str, int] = {}
+        for cid in col.find_cards("note:" + '"' + A.MODEL_NAMES["numeric"] + '"'):
+            card = col.get_card(cid)
+            note = card.note()
+            problem = problems[note["Source"].rsplit(" · ", 1)[-1]]
+            assert note["Answer"] == C.typed_answer(problem).text
+            back = card.answer()
+            assert back.count("[[type:Answer]]") == 1 and "<script>" in back
+            assert 'class="qz-format"' in back            # the format hint is on the back too
+            cards.append(back)
+            right, wrong = answer_forms(problem)
+            kinds[C.typed_answer(problem).kind] = kinds.get(C.typed_answer(problem).kind, 0) + 1
+            for form in right + wrong:
+                status = check_answer(problem, None, form).status
+                if form in right:
+                    assert status == "correct", (problem.id, form, status)
+                else:
+                    assert status != "correct", (problem.id, form)
+                # what Anki's reviewer puts in place of [[type:Answer]] once the card is flipped
+                cases.append([len(cards) - 1, col.compare_answer(note["Answer"], form),
+                              form in right])
+        assert len(cards) >= 200
+        assert {"count", "fraction", "list", "ratio", "cycles"} <= set(kinds), kinds
+    finally:
+        col.close()
+
+    # Anki desktop: one page, each card's HTML set in place and its scripts run again.
+    page = browser.page(400, 800, mobile=True)
+    data = "<script>window.CARDS = %s; window.CASES = %s;</script>" % (
+        json.dumps(cards).replace("</", "<\\/"), json.dumps(cases).replace("</", "<\\/"))
+    page.open(write_page(tmp_path, "desktop.html", [data + '<div id="qa"></div>'], anki_night=False))
+    before = set(page.eval("Object.keys(window)"))
+    verdicts = page.eval("""CASES.map(([card, shown]) => {
+        const qa = document.getElementById('qa');
+        qa.innerHTML = CARDS[card].replace('[[type:Answer]]', shown);
+        for (const old of qa.querySelectorAll('script')) {
+            const s = document.createElement('script'); s.textContent = old.textContent;
+            old.replaceWith(s);
+        }
+        const v = qa.querySelector('.qz-verdict');
+        return v.hidden ? null : [v.className.includes('qz-equal'), v.textContent];
+    })""")
+    assert set(page.eval("Object.keys(window)")) == before          # nothing kept between cards
+    wrong = [(cases[i][1][:120], got) for i, got in enumerate(verdicts)
+             if got is None or got[0] is not cases[i][2]]
+    assert not wrong, (len(wrong), wrong[:5])
+    assert {text for _, text in verdicts} == {"equal ✓", "not equal ✗", "barabar ✓", "barabar nahi ✗"}
+    assert sum(case[2] for case in cases) >= 1000
+
+    # AnkiDroid / AnkiMobile: every side is a fresh page; the back's check needs nothing from
+    # the front. Some cases, each in its own document.
+    sample = cases[:: max(1, len(cases) // 40)]
+    frames = "".join(
+        '<iframe srcdoc="' + html.escape(
+            f'<!doctype html><html><head><meta charset="utf-8"></head><body class="{body_class(i % 2 == 1)}">'
+            + cards[card].replace("[[type:Answer]]", shown) + "</body></html>", quote=True) + '"></iframe>'
+        for i, (card, shown, _) in enumerate(sample))
+    page.open(write_page(tmp_path, "fresh.html", [frames], anki_night=False))
+    fresh = page.eval("[...document.querySelectorAll('iframe')].map(f => {"
+                      "const v = f.contentDocument.querySelector('.qz-verdict');"
+                      "return v.hidden ? null : v.className.includes('qz-equal'); })")
+    assert fresh == [ok for _, _, ok in sample]
+
+    # Where scripts do not run, Anki's own comparison is all there is: the canonical answer,
+    # typed as the hint says, is all green.
+    exact = next(i for i, case in enumerate(cases) if case[2] and "typeBad" not in case[1])
+    doc = (f'<!doctype html><html><head><meta charset="utf-8"></head><body class="{body_class(False)}">'
+           + cards[cases[exact][0]].replace("[[type:Answer]]", cases[exact][1]) + "</body></html>")
+    frame = f'<iframe sandbox="allow-same-origin" srcdoc="{html.escape(doc, quote=True)}"></iframe>'
+    page.open(write_page(tmp_path, "noscript.html", [frame], anki_night=False))
+    inside = "document.querySelector('iframe').contentDocument"
+    assert page.eval(f"{inside}.querySelector('.qz-verdict').hidden") is True
+    assert page.eval(f"{inside}.querySelectorAll('#typeans .typeGood').length") > 0
+    assert page.eval(f"{inside}.querySelectorAll('#typeans .typeBad, #typeans .typeMissed').length") == 0
+

@@ -251,7 +251,8 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
         value = C.answer_value(problem)
         if value is None:
             raise ValueError(f"{problem.id}: no typeable main answer")
-        return [C.question_html(problem), value, C.esc(C.answer_format(problem, problem.lang)),
+        return [C.question_html(problem), value,
+                C.esc(C.answer_format(problem, problem.lang)) + C.check_html(problem),
                 C.solution_html(problem), figure, source]
     if kind == "mcq":
         return [C.question_html(problem), C.options_html(problem), C.correct_html(problem),

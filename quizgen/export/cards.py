@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
 import re
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -30,20 +33,34 @@ _LABELS = {
         "verify": "Verify", "answer": "Answer", "trap": "Trap", "reason": "Kyun?",
         "correct": "Sahi option", "wrong_why": "Baaki options galat kyun hain",
         "type": "Answer likho", "type_int": "poora number", "type_float": "decimal, 4 places tak",
-        "type_list": "comma se alag, jaise 1,2,0", "type_text": "ek shabd",
+        "type_exact": "exact number, round mat karo, jaise 1.5",
+        "type_rounded": "number, {places} decimal places tak round karke",
+        "type_list": "{count} poore numbers, comma se alag, jaise {example}",
+        "type_text": "ek shabd",
         "in_unit": "unit", "symbols": "Symbols", "example": "Example",
         "formula_prompt": "Formula likho", "choose": "Sahi option chuno",
-        "as_fraction": "0 aur 1 ke beech, jaise 0.375",
+        "as_fraction": ("0 aur 1 ke beech ka exact decimal (round mat karo), jaise 0.375; "
+                        "ya percentage, jaise 37.5%"),
+        "as_fraction_rounded": ("0 aur 1 ke beech ka decimal, {places} places tak round karke, "
+                                "jaise {example}; ya percentage, {pct_places} places tak"),
+        "equal": "barabar ✓", "unequal": "barabar nahi ✗",
     },
     "en": {
         "forecast": "Forecast", "steps": "Steps", "why": "Why this step?", "note": "Note",
         "verify": "Verify", "answer": "Answer", "trap": "Trap", "reason": "Why?",
         "correct": "Correct option", "wrong_why": "Why the other options are wrong",
         "type": "Type", "type_int": "a whole number", "type_float": "a decimal, up to 4 places",
-        "type_list": "a comma-separated list, like 1,2,0", "type_text": "one word",
+        "type_exact": "the exact number, not rounded, like 1.5",
+        "type_rounded": "a number rounded to {places} decimal places",
+        "type_list": "{count} whole numbers separated by commas, like {example}",
+        "type_text": "one word",
         "in_unit": "unit", "symbols": "Symbols", "example": "Example",
         "formula_prompt": "Write the formula", "choose": "Pick the right option",
-        "as_fraction": "between 0 and 1, like 0.375",
+        "as_fraction": ("a decimal between 0 and 1, exact (not rounded), like 0.375; "
+                        "or a percentage, like 37.5%"),
+        "as_fraction_rounded": ("a decimal between 0 and 1 rounded to {places} places, like "
+                                "{example}; or a percentage with {pct_places} places"),
+        "equal": "equal ✓", "unequal": "not equal ✗",
     },
 }
 
@@ -119,50 +136,170 @@ def step_math(step: SolutionStep) -> StepMath:
     return StepMath(sym, sub, res, text)
 
 
-def answer_value(problem: Problem) -> str | None:
-    """The main answer as a plain value Anki's type-in comparison accepts (``4``, ``0.375``, ``3,1,0``).
+#: Longest exact decimal an answer field holds; a value that needs more places is rounded.
+EXACT_PLACES = 6
+#: Places of a rounded answer, by the grader's kind of quantity (each within its tolerance).
+ROUNDED_PLACES = {"fraction": 6, "percent": 4, "ratio": 3, "cycles": 3, "real": 4}
 
-    None when the problem has no main answer a student can type exactly (booleans, prose, lists of
-    words): such a problem becomes a multiple-choice or concept card instead.
+
+@dataclass(frozen=True, slots=True)
+class TypedAnswer:
+    """What a type-in card expects: the field's exact canonical text and how to check a typed one.
+
+    `kind` is the grader's kind of quantity (``count``, ``fraction``, ``ratio``, …) or ``list`` /
+    ``text``; `tolerance` the grader's absolute tolerance for it; `unit` the count unit asked
+    (``blocks``), if any; `places` the decimal places of a rounded value (None: exact).
     """
+
+    text: str
+    kind: str
+    tolerance: Fraction
+    unit: str
+    places: int | None = None
+
+
+def _decimal_text(value: Fraction, places: int | None) -> str:
+    """`value` as a plain decimal: exact (`places` None, the value must terminate) or rounded
+    half up to `places` (trailing zeros dropped)."""
+    if places is None:
+        text = f"{Decimal(value.numerator) / Decimal(value.denominator):f}"
+    else:
+        quantum = Decimal(1).scaleb(-places)
+        exact = Decimal(value.numerator) / Decimal(value.denominator)
+        text = f"{exact.quantize(quantum, rounding=ROUND_HALF_UP):f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _terminating_places(value: Fraction) -> int | None:
+    """How many decimal places `value` needs exactly (None: it never ends)."""
+    d = value.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    return max(twos, fives) if d == 1 else None
+
+
+#: Answer-spec kinds as the back side's check knows them (the rest are numbers).
+_CHECK_KINDS = {"coords": "list", "choice": "text"}
+
+
+def _kind_and_tolerance(problem: Problem, key: str, value: Any) -> tuple[str, Fraction]:
+    """The answer's kind and absolute tolerance, read as the grader reads them (the record's
+    answer spec, else the family's declaration, else by the value)."""
+    from quizgen.grade.carry import record_specs
+
+    record = {"cell": problem.cell, "answers": {key: value},
+              "answer_specs": getattr(problem, "answer_specs", None) or {}}
+    spec = record_specs(record)[key]
+    tolerance = Fraction(repr(float(spec.tolerance))) if spec.tolerance else Fraction(0)
+    return _CHECK_KINDS.get(spec.kind, spec.kind), tolerance
+
+
+def typed_answer(problem: Problem) -> TypedAnswer | None:
+    """The main answer as a type-in card holds it, or None when it cannot be typed exactly
+    (booleans, prose, lists of words): such a problem becomes a multiple-choice or concept card.
+
+    Whole numbers are exact; other numbers are exact decimals when they end within
+    `EXACT_PLACES` places (0.40625), else rounded half up to the kind's `ROUNDED_PLACES`, which
+    the format hint states. Coordinates read ``27, 1, 0``.
+    """
+    from quizgen.grade.compare import COUNT_UNITS
+    from quizgen.grade.parse import canonical_unit
+
     key = problem.main_answer
     if not key or key not in problem.answers:
         return None
     value = problem.answers[key]
+    unit_word = str(problem.units.get(key, "") or "")
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
-        return format_number(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        kind, tolerance = _kind_and_tolerance(problem, key, value)
+        exact = Fraction(value) if isinstance(value, int) else Fraction(repr(value))
+        counted = canonical_unit(unit_word) if unit_word else None
+        unit = counted if counted in COUNT_UNITS else ""
+        if exact.denominator == 1:
+            return TypedAnswer(str(exact.numerator), kind, tolerance, unit)
+        places = _terminating_places(exact)
+        if places is not None and places <= EXACT_PLACES:
+            return TypedAnswer(_decimal_text(exact, None), kind, tolerance, unit)
+        rounded = ROUNDED_PLACES.get(kind, 4)
+        return TypedAnswer(_decimal_text(exact, rounded), kind, tolerance, unit, rounded)
     if isinstance(value, (list, tuple)) and value and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-        return ",".join(format_number(v) for v in value)
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return TypedAnswer(", ".join(str(v) for v in value), "list", Fraction(0), "")
     if isinstance(value, str) and value.strip() and " " not in value.strip() and len(value) <= 40:
-        return value.strip()
+        kind, _ = _kind_and_tolerance(problem, key, value)
+        if kind != "text":          # yes/no, limits: read in words the check does not know
+            return None
+        return TypedAnswer(value.strip(), "text", Fraction(0), "")
     return None
 
 
+def answer_value(problem: Problem) -> str | None:
+    """The main answer's exact canonical text (``4``, ``0.40625``, ``27, 1, 0``), or None when
+    it cannot be typed (see `typed_answer`)."""
+    typed = typed_answer(problem)
+    return typed.text if typed is not None else None
+
+
 def answer_format(problem: Problem, lang: str) -> str:
-    """A one-line hint: which quantity to type, in which form and unit."""
-    words = labels(lang)
-    value = problem.answers.get(problem.main_answer or "")
-    if isinstance(value, int):
-        hint = words["type_int"]
-    elif isinstance(value, float):
-        hint = words["type_float"] if not value.is_integer() else words["type_int"]
-    elif isinstance(value, (list, tuple)):
-        hint = words["type_list"]
-    else:
-        hint = words["type_text"]
+    """A one-line hint: which quantity to type, in which form, with how many places, in which unit."""
     from quizgen.render.answers import answer_name
 
+    words = labels(lang)
     key = problem.main_answer or ""
-    unit = problem.units.get(key, "")
-    if unit == "fraction":
-        hint = words["as_fraction"]
+    typed = typed_answer(problem)
+    unit = str(problem.units.get(key, "") or "")
+    if typed is None:
+        hint = words["type_text"]
+    elif typed.kind == "list":
+        count = typed.text.count(",") + 1
+        example = ", ".join(str(i % 3) for i in range(1, count + 1))
+        hint = words["type_list"].format(count=count, example=example)
+    elif typed.kind == "text":
+        hint = words["type_text"]
+    elif unit == "fraction" or typed.kind == "fraction":
+        if typed.places is None:
+            hint = words["as_fraction"]
+        else:
+            example = _decimal_text(Fraction(1, 3), typed.places)
+            hint = words["as_fraction_rounded"].format(places=typed.places, example=example,
+                                                       pct_places=max(typed.places - 2, 0))
+    elif typed.kind == "count" or "." not in typed.text and typed.places is None and \
+            isinstance(problem.answers.get(key), int):
+        hint = words["type_int"]
+    elif typed.places is not None:
+        hint = words["type_rounded"].format(places=typed.places)
+    else:
+        hint = words["type_exact"]
     text = f"{words['type']}: {answer_name(key, lang)} ({hint}"
     if unit in ("", "fraction", "text", "limiter", "ratio"):
         return text + ")"
     return text + f"; {words['in_unit']}: {unit})"
+
+
+def check_html(problem: Problem) -> str:
+    """A hidden element that tells the back side's script how to check a typed answer (kind,
+    tolerance, unit, the canonical answer and the verdict's words); '' when not typeable."""
+    typed = typed_answer(problem)
+    if typed is None:
+        return ""
+    words = labels(problem.lang)
+    tolerance = _decimal_text(typed.tolerance, None) if _terminating_places(typed.tolerance) \
+        is not None else repr(float(typed.tolerance))
+    attrs = {"kind": typed.kind, "tol": tolerance, "unit": typed.unit, "answer": typed.text,
+             "yes": words["equal"], "no": words["unequal"]}
+    return '<span class="qz-check" hidden ' + " ".join(
+        f'data-{name}="{html.escape(value, quote=True)}"' for name, value in attrs.items()) + "></span>"
 
 
 def note_kind(problem: Problem, kinds: tuple[str, ...] | list[str], slot: int) -> str | None:
