@@ -31,7 +31,8 @@ def engine_problem(cell: str, *, level: int, seed: int, lang: str = "hinglish",
         steps = [SolutionStep(title="Reason", formula=None, values={}, result=None, unit="",
                               why=reason)]
         return Problem(
-            id=f"{cell}-{seed}", cell=cell, level=level, lang=lang, seed=seed, gpu={}, params={},
+            id=f"{cell}-{seed}", cell=cell, level=level, lang=lang, seed=seed, gpu={},
+            params={"variant": seed},
             answers={"answer": answer}, question=question,
             solution=Solution(forecast="", steps=steps, verify=[], answer=answer + note,
                               trap="Occupancy is a means, not the goal."),

@@ -109,7 +109,8 @@ def test_deck_imports_renders_and_counts(tmp_path):
         assert {"quizgen::level::1", "quizgen::level::2", "quizgen::lang::hinglish"} <= tags
         assert all(" " not in tag for tag in tags)
         names = {d.name for d in col.decks.all_names_and_ids()}
-        assert "quizgen::Unit::1 Occupancy" in names and "quizgen::Unit::5 Formulas" in names
+        assert "quizgen::Unit::Hinglish::1 Occupancy" in names
+        assert "quizgen::Unit::Hinglish::5 Formulas" in names
         model = col.models.by_name(A.MODEL_NAMES["numeric"])
         assert model["id"] == A.MODEL_IDS["numeric"]
         assert ".nightMode" in model["css"] and "@media" in model["css"]
@@ -181,7 +182,7 @@ def test_update_round_trip_keeps_scheduling(tmp_path):
     col = new_collection(tmp_path)
     try:
         import_apkg(col, first)
-        col.decks.select(col.decks.id_for_name("quizgen::Unit::1 Occupancy"))
+        col.decks.select(col.decks.id_for_name("quizgen::Unit::Hinglish::1 Occupancy"))
         studied = answer_some(col, 3)
         reviews = col.db.scalar("select count() from revlog")
         assert reviews == 3
@@ -236,7 +237,7 @@ def guids_and_mods(path: Path, tmp_path: Path) -> dict[str, int]:
         return dict(conn.execute("select guid, mod from notes"))
 
 
-def test_guids_come_from_slots_not_text(tmp_path):
+def test_guids_come_from_problems_not_text_or_seed(tmp_path):
     recipe = small_recipe(cells=["OCC-1", "X-1"], levels=[1])
     a, b = tmp_path / "a.apkg", tmp_path / "b.apkg"
     A.build_deck(recipe, a, problems_for=engine_problem, timestamp=T0)
@@ -244,10 +245,18 @@ def test_guids_come_from_slots_not_text(tmp_path):
     old, new = guids_and_mods(a, tmp_path), guids_and_mods(b, tmp_path)
     assert set(old) == set(new)
     assert set(old.values()) == {T0} and set(new.values()) == {T0 + 60}
-    # Another recipe seed is another deck: no GUID in common.
+    # Another seed draws other problems: new GUIDs for them; the formula cards stay the same
+    # notes, and a problem that both seeds draw stays one note.
     c = tmp_path / "c.apkg"
-    A.build_deck(apply_overrides(recipe, seed=12), c, problems_for=engine_problem, timestamp=T0)
-    assert not set(guids_and_mods(c, tmp_path)) & set(old)
+    other = apply_overrides(recipe, seed=12)
+    A.build_deck(other, c, problems_for=engine_problem, timestamp=T0)
+    formulas = {A.formula_guid(e.name, e.lang)
+                for e in A.formula_examples(A.deck_items(recipe, problems_for=engine_problem))}
+    mine = {A.problem_guid(i.problem, i.kind) for i in A.deck_items(recipe, problems_for=engine_problem)}
+    theirs = {A.problem_guid(i.problem, i.kind) for i in A.deck_items(other, problems_for=engine_problem)}
+    assert formulas and formulas <= set(guids_and_mods(c, tmp_path)) & set(old)
+    assert set(guids_and_mods(c, tmp_path)) & set(old) == formulas | (mine & theirs)
+    assert theirs - mine
 
 
 def test_failed_build_leaves_no_file(tmp_path):

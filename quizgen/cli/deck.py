@@ -20,13 +20,16 @@ def deck_command(
     gpu: Annotated[Optional[str], typer.Option("--gpu", "-g", help="Override the GPU: a preset, a comma list, or 'default' (each cell's own).")] = None,
     skills: Annotated[bool, typer.Option("--skills", help="Only skill notes: one note per cell and level that shows a new solved variant each day (Anki only).")] = False,
     variants: Annotated[Optional[int], typer.Option("--variants", help="Solved variants per skill note (default 24, or the recipe's 'variants').")] = None,
+    lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file that remembers each note's content and time, so a rebuild re-stamps only changed notes. Default: beside the recipe (my.toml → my.lock.json), or beside --out for a shipped recipe.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     force: Annotated[bool, typer.Option("--force", help="With --format obsidian: write into a folder that holds other files too (they are never changed; one in the way of a note is kept as NAME.kept).")] = False,
 ) -> None:
     """Build the deck: auto-solved problems with worked solutions, one note per problem.
 
-    Rebuilding a shared deck updates the notes students already have (stable note ids),
-    keeping their reviews. Example: quizgen deck --out gpu.apkg --lang en --per-cell 2
+    A note's identity is its problem, and a lock file keeps each note's time until its content
+    changes: re-importing a rebuild updates only the changed notes (keeping reviews), adds new
+    problems, and leaves the rest, with students' tags and edits, alone. The last line says how
+    many. Example: quizgen deck --out gpu.apkg --lang en --per-cell 2
     """
     from quizgen.errors import QuizgenError
     from quizgen.recipes import apply_overrides, load_deck_recipe
@@ -44,9 +47,10 @@ def deck_command(
 
     def run(progress):
         if fmt == "apkg":
-            from quizgen.export.anki import build_deck
+            from quizgen.export.anki import build_deck, default_lock_path
 
-            return build_deck(the_recipe, out, progress=progress)
+            return build_deck(the_recipe, out, progress=progress,
+                              lock=lock if lock is not None else default_lock_path(the_recipe, out))
         from quizgen.export.obsidian import write_obsidian
 
         return write_obsidian(the_recipe, out, progress=progress, force=force)
@@ -61,8 +65,16 @@ def deck_command(
     size = summary.bytes
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
     where = "folder" if fmt == "obsidian" else "file"
-    typer.echo(f"{summary.notes} notes, {summary.cards} cards, {summary.cells} cells, {human} → "
-               f"{out} ({where})")
+    line = f"{summary.notes} notes, {summary.cards} cards, {summary.cells} cells, {human} → {out} ({where})"
+    changes = getattr(summary, "changes", None)
+    if changes is not None:
+        if changes.first:
+            line += f"; re-import: all {changes.added} notes new (lock {summary.lock} started)"
+        else:
+            line += (f"; re-import into a collection with the last build: {changes.added} new, "
+                     f"{changes.updated} updated, {changes.unchanged} left as they are "
+                     f"(lock {summary.lock})")
+    typer.echo(line)
 
 
 def _build(run, quiet: bool):

@@ -1,19 +1,27 @@
 """Anki decks (.apkg via genanki) that real Anki imports, renders and updates in place.
 
-Three rules make a rebuilt deck *update* what students already study instead of piling up copies:
+Rebuilding a deck updates exactly what changed:
 
-* every note's GUID comes from its slot in the recipe (recipe name, cell, level, slot, seed,
-  language, card kind), never from its text, so an improved solution keeps the same GUID;
+* a note's GUID is its problem (cell, language, GPU, model, parameters, card kind: `problem_guid`),
+  never its slot, seed or text: a text or figure fix keeps the note, a different problem is a new
+  note; formula cards are one note per formula and language (`formula_guid`), whatever the seed;
+* each language is its own deck (``<deck>::Hinglish::…``, ``<deck>::English::…``);
 * note type IDs are fixed numbers written below; a note type whose fields change gets a new name
   and a new ID (never reuse one);
-* Anki only overwrites a note whose modification time is newer than its own copy, so each build
-  stamps its notes with a reproducible time that grows from one release to the next
-  (`build_timestamp`): ``SOURCE_DATE_EPOCH`` if set, else the last commit's date in a checkout,
-  else the release date recorded for the installed version. Never the wall clock (two builds
-  would differ) and never a constant (updates would be ignored).
+* Anki overwrites a note only when the package's modification time is newer than its copy's. A
+  *lock file* (JSON, beside the recipe: ``my-deck.toml`` → ``my-deck.lock.json``; for a shipped
+  recipe beside the output, ``<name>.lock.json``) records each note's and note type's content
+  digest and time. A rebuild keeps the recorded time of every unchanged note and stamps changed
+  and new ones with the build time (`build_timestamp`: ``SOURCE_DATE_EPOCH``, else the last
+  commit's date in a checkout, else the release date), so re-importing updates the changed notes,
+  adds the new ones and leaves the rest (with students' own tags and edits) alone; `Changes`
+  counts them and ``quizgen deck`` prints them. Two consequences of Anki's rule: a note a student
+  edited or tagged *after* the build's time keeps the student's copy, and a note Anki does update
+  takes the deck's tags (a student's ``marked`` on that note goes). Keep the lock with the recipe;
+  without it every note is stamped anew and every re-import updates everything.
 
 The file is written to a temporary name and renamed into place, so a failed build leaves no
-partial .apkg; zip entry dates are fixed, so the same recipe, seed and version give the same bytes.
+partial .apkg; zip entry dates are fixed, so the same recipe, lock and version give the same bytes.
 """
 
 from __future__ import annotations
@@ -102,6 +110,8 @@ class DeckSummary:
     bytes: int
     path: str = ""
     skipped: int = 0          # problems that fit none of the recipe's card kinds
+    changes: "Changes | None" = None   # what a re-import adds, updates, leaves (with a lock)
+    lock: str = ""            # the lock file read and written ("" without one)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,10 +201,9 @@ def deck_id(name: str) -> int:
 
 
 def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
-    """``<recipe deck>[::<language>]::<group>``; formula cards (cell None) go to their own group."""
-    parts = [recipe.deck]
-    if len(recipe.langs) > 1:
-        parts.append(LANG_NAMES.get(lang, lang))
+    """``<recipe deck>::<language>::<group>``: each language is its own deck (a Hinglish and an
+    English build of one recipe never mix); formula cards (cell None) have their own group."""
+    parts = [recipe.deck, LANG_NAMES.get(lang, lang)]
     if cell is None:
         parts.append(FORMULA_GROUP)
     else:
@@ -232,16 +241,20 @@ def note_tags(problem: Problem, kind: str) -> list[str]:
     return list(dict.fromkeys(tags))
 
 
-def note_guid(slot: Slot, recipe: DeckRecipe, kind: str) -> str:
+def problem_guid(problem: Problem, kind: str) -> str:
+    """A note's identity is its problem: cell, language, GPU, model and parameters (and the card
+    kind, since a note keeps its note type). A text or figure fix keeps the GUID; a different
+    problem (another seed, another GPU) is another note. Recipe, slot and seed play no part."""
     import genanki
 
-    return genanki.guid_for(*slot.key(recipe), kind)
+    return genanki.guid_for("quizgen", "problem", *_same_problem_key(problem), kind)
 
 
-def formula_guid(recipe: DeckRecipe, formula: str, lang: str) -> str:
+def formula_guid(formula: str, lang: str) -> str:
+    """A formula card's identity: the formula and the language, whatever the recipe or seed."""
     import genanki
 
-    return genanki.guid_for("quizgen", recipe.name, "formula", formula, recipe.seed, lang)
+    return genanki.guid_for("quizgen", "formula", formula, lang)
 
 
 def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
@@ -443,35 +456,79 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
     figures = C.FigureMedia()
     formulas: dict[tuple[str, str], C.FormulaExample] = {}
     cells: set[str] = set()
+    guids: set[str] = set()
     skipped = 0
     for item in items:
         if item.kind is None:
             skipped += 1
             continue
         problem = item.problem
+        guid = problem_guid(problem, item.kind)
+        if guid in guids:           # a repeat the redraws could not avoid: one note is enough
+            skipped += 1
+            continue
+        guids.add(guid)
         cells.add(problem.cell)
         name = figures.add(problem) if item.kind != "concept" else None
         figure = C.figure_html(name) if name is not None else ""
         note = Note(model=note_model(item.kind),
                             fields=problem_fields(problem, item.kind, figure),
-                            tags=note_tags(problem, item.kind),
-                            guid=note_guid(item.slot, recipe, item.kind))
+                            tags=note_tags(problem, item.kind), guid=guid)
         deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
         if "cloze" in recipe.kinds:
             _note_formulas(formulas, item)
 
-    for example in formulas.values():
+    for example in seed_free_examples(formulas.values(), recipe):
         text, extra = C.formula_cloze_html(example)
         tags = ["quizgen::kind::cloze", f"quizgen::lang::{tag_part(example.lang)}",
                 f"quizgen::formula::{tag_part(example.name)}"]
         tags += [f"quizgen::cell::{tag_part(cell)}" for cell in example.cells]
         note = Note(model=note_model("cloze"),
                             fields=[text, extra, C.esc(example.name)], tags=tags,
-                            guid=formula_guid(recipe, example.name, example.lang))
+                            guid=formula_guid(example.name, example.lang))
         deck_for(deck_name(recipe, None, example.lang)).add_note(note)
 
     media = {name: figures.files[name] for name in sorted(figures.files)}
     return DeckPackage([decks[name] for name in sorted(decks)], media, len(cells), skipped)
+
+
+def seed_free_examples(examples: Iterable[C.FormulaExample],
+                       recipe: DeckRecipe) -> list[C.FormulaExample]:
+    """The formula cards' examples, the same whatever the recipe's seed: each formula's example
+    is its first use in seed 0's problem of the first cell (in course order, lowest level of
+    the recipe) that uses it, else the deck's own first use. Cells are listed in course order."""
+    from quizgen.problems import CELLS, generate_one
+
+    order = {cell: i for i, cell in enumerate(CELLS)}
+    made: dict[tuple[str, int, str], Problem | None] = {}
+
+    def reference(cell: str, level: int, lang: str) -> Problem | None:
+        key = (cell, level, lang)
+        if key not in made:
+            try:
+                made[key] = generate_one(cell, level=level, seed=0, lang=lang)
+            except Exception:       # a cell that cannot draw at this level: keep the deck's
+                made[key] = None
+        return made[key]
+
+    out = []
+    for example in examples:
+        cells = sorted(example.cells, key=lambda c: (order.get(c, len(order)), c))
+        chosen = None
+        for cell in cells:
+            for level in sorted(recipe.levels):
+                problem = reference(cell, level, example.lang)
+                step = next((s for s in problem.solution.steps if s.formula == example.name),
+                            None) if problem is not None else None
+                if step is not None:
+                    chosen = C.FormulaExample(example.name, example.lang, step.title, step, cells)
+                    break
+            if chosen is not None:
+                break
+        if chosen is None:
+            chosen = C.FormulaExample(example.name, example.lang, example.title, example.step, cells)
+        out.append(chosen)
+    return out
 
 
 def count_cards(package) -> tuple[int, int]:
@@ -488,8 +545,157 @@ def count_cards(package) -> tuple[int, int]:
     return notes, cards
 
 
-def write_package(package: DeckPackage, out_path: str | Path, timestamp: int) -> int:
+# ---------------------------------------------------------------------------------------------
+# The lock file: what each note held when it was last built, and since when
+
+
+LOCK_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What re-importing the new build into a collection that has the previous one does."""
+
+    added: int          # notes with a GUID the lock has never seen
+    updated: int        # notes whose content changed: a newer stamp, Anki updates them
+    unchanged: int      # same content, same stamp: Anki leaves them (and students' tags) alone
+    first: bool         # no lock before this build
+
+
+@dataclass(slots=True)
+class Stamps:
+    """Modification times per note GUID and per note type ID, and the lock's new entries."""
+
+    notes: dict[str, int]
+    models: dict[int, int]
+    lock_notes: dict[str, list[Any]]
+    lock_models: dict[str, list[Any]]
+    changes: Changes
+
+    @property
+    def latest(self) -> int:
+        return max([*self.notes.values(), *self.models.values(), 0])
+
+
+def default_lock_path(recipe: DeckRecipe, out_path: str | Path) -> Path:
+    """Where a build keeps its lock: beside the recipe file (``my-deck.toml`` →
+    ``my-deck.lock.json``), or, for a recipe shipped with quizgen, beside the output
+    (``<recipe name>.lock.json``)."""
+    source = Path(recipe.source) if recipe.source else None
+    if source is not None and source.suffix == ".toml" and source.is_file():
+        shipped = packaged_path("decks")
+        try:
+            source.resolve().relative_to(shipped.resolve())
+        except ValueError:
+            return source.with_name(source.stem + ".lock.json")
+    return Path(out_path).parent / f"{recipe.name}.lock.json"
+
+
+def read_lock(path: str | Path) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """(notes, note types) of a lock file; empty when there is none. A damaged lock is an
+    error (rebuilding without it would re-stamp every note)."""
+    from quizgen.errors import QuizgenError
+
+    lock = Path(path)
+    if not lock.is_file():
+        return {}, {}
+    try:
+        data = json.loads(lock.read_text(encoding="utf-8"))
+        notes, models = data["notes"], data.get("note_types", {})
+        if data.get("format") != LOCK_FORMAT or not isinstance(notes, dict) or \
+                not isinstance(models, dict):
+            raise ValueError("unknown format")
+        for entry in [*notes.values(), *models.values()]:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                    and isinstance(entry[1], int)):
+                raise ValueError("bad entry")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise QuizgenError(f"{lock} is not a quizgen lock file ({exc}); move it away to start "
+                           "afresh (every note is then stamped anew)", field="lock") from None
+    return notes, models
+
+
+def write_lock(path: str | Path, recipe: DeckRecipe, stamps: Stamps) -> None:
+    """Write the lock atomically: one line per note, sorted, so a diff shows what changed."""
+    from quizgen.files import atomic_write
+
+    lines = ["{", f'"format": {LOCK_FORMAT},', f'"recipe": {json.dumps(recipe.name)},',
+             '"note_types": {']
+    models = sorted(stamps.lock_models.items())
+    lines += [f"{json.dumps(k)}: {json.dumps(v)}" + ("," if i < len(models) - 1 else "")
+              for i, (k, v) in enumerate(models)]
+    lines += ["},", '"notes": {']
+    notes = sorted(stamps.lock_notes.items())
+    lines += [f"{json.dumps(k)}: {json.dumps(v)}" + ("," if i < len(notes) - 1 else "")
+              for i, (k, v) in enumerate(notes)]
+    lines += ["}", "}", ""]
+    atomic_write(Path(path), "\n".join(lines), field="lock")
+
+
+def _digest(*parts: Any) -> str:
+    h = hashlib.blake2b(digest_size=10)
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else str(part).encode("utf-8"))
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def note_digest(note) -> str:
+    """What a re-import would change on a note: its type, fields and tags."""
+    return _digest(note.model.model_id, *note.fields, " ".join(sorted(note.tags)))
+
+
+def model_digest(model) -> str:
+    """What a re-import would change on a note type (only what quizgen sets: genanki adds
+    bookkeeping keys to fields and templates when it writes them)."""
+    fields = [field["name"] for field in model.fields]
+    templates = [(t.get("name", ""), t.get("qfmt", ""), t.get("afmt", "")) for t in model.templates]
+    return _digest(model.model_id, model.name, json.dumps(fields), json.dumps(templates), model.css)
+
+
+def plan_stamps(package: DeckPackage, stamp: int,
+                lock: tuple[dict[str, list[Any]], dict[str, list[Any]]] | None) -> Stamps:
+    """Each note's and note type's modification time: the lock's when its content is the same,
+    else `stamp` (at least one second newer than the lock's, so Anki sees it as newer)."""
+    old_notes, old_models = lock if lock is not None else ({}, {})
+    notes: dict[str, int] = {}
+    models: dict[int, int] = {}
+    new_notes = dict(old_notes)
+    new_models = dict(old_models)
+    added = updated = unchanged = 0
+    seen_models = {}
+    for deck in package.decks:
+        for note in deck.notes:
+            seen_models[note.model.model_id] = note.model
+            digest = note_digest(note)
+            old = old_notes.get(note.guid)
+            if old is None:
+                added += 1
+                mod = stamp
+            elif old[0] == digest:
+                unchanged += 1
+                mod = old[1]
+            else:
+                updated += 1
+                mod = max(stamp, old[1] + 1)
+            notes[note.guid] = mod
+            new_notes[note.guid] = [digest, mod]
+    for model_id, model in seen_models.items():
+        digest = model_digest(model)
+        old = old_models.get(str(model_id))
+        mod = old[1] if old is not None and old[0] == digest else \
+            max(stamp, old[1] + 1) if old is not None else stamp
+        models[model_id] = mod
+        new_models[str(model_id)] = [digest, mod]
+    return Stamps(notes, models, new_notes, new_models,
+                  Changes(added, updated, unchanged, first=not old_notes))
+
+
+def write_package(package: DeckPackage, out_path: str | Path, timestamp: int,
+                  stamps: Stamps | None = None) -> int:
     """Write `package` to `out_path` atomically; returns the file's size.
+
+    Every note and note type is stamped `timestamp`, or with its own time from `stamps`.
 
     The collection is written by genanki; the zip is written here in one pass, with fixed entry
     dates and modes (genanki would stamp them with 'now') and the media straight from memory.
@@ -500,7 +706,7 @@ def write_package(package: DeckPackage, out_path: str | Path, timestamp: int) ->
     out.parent.mkdir(parents=True, exist_ok=True)
     # both temporaries go whatever happens (an error, Ctrl-C, SIGTERM); the old deck stays
     with temporary_path(prefix="quizgen-", suffix=".anki2") as db_name:
-        _write_collection(package, db_name, timestamp)
+        _write_collection(package, db_name, timestamp, stamps)
         names = list(package.media)
         with atomic_open(out, "wb") as handle, zipfile.ZipFile(handle, "w") as zout:
             info = _zip_entry("collection.anki2")
@@ -514,10 +720,14 @@ def write_package(package: DeckPackage, out_path: str | Path, timestamp: int) ->
     return out.stat().st_size
 
 
-def _write_collection(package: DeckPackage, db_path: str, timestamp: int) -> None:
-    """The Anki collection (SQLite) of the package, written the way genanki's Package does."""
+def _write_collection(package: DeckPackage, db_path: str, timestamp: int,
+                      stamps: Stamps | None = None) -> None:
+    """The Anki collection (SQLite) of the package, written the way genanki's Package does;
+    with `stamps`, each note, its cards and each note type then get their own time."""
     import genanki
 
+    if stamps is not None:
+        timestamp = stamps.latest or timestamp
     conn = sqlite3.connect(db_path)
     try:
         cursor = conn.cursor()
@@ -526,6 +736,17 @@ def _write_collection(package: DeckPackage, db_path: str, timestamp: int) -> Non
             warnings.filterwarnings("ignore", module="genanki")
             genanki.Package(package.decks).write_to_db(cursor, timestamp,
                                                        itertools.count(int(timestamp * 1000)))
+        if stamps is not None:
+            rows = [(mod, guid) for guid, mod in stamps.notes.items() if mod != timestamp]
+            cursor.executemany("UPDATE notes SET mod = ? WHERE guid = ?", rows)
+            cursor.executemany("UPDATE cards SET mod = ? WHERE nid = (SELECT id FROM notes "
+                               "WHERE guid = ?)", rows)
+            (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
+            models = json.loads(models_json)
+            for model_id, mod in stamps.models.items():
+                if str(model_id) in models:
+                    models[str(model_id)]["mod"] = mod
+            cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
         conn.commit()
     finally:
         conn.close()
@@ -542,12 +763,15 @@ def _zip_entry(name: str) -> zipfile.ZipInfo:
 
 def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
                problems_for: ProblemSource | None = None, timestamp: int | None = None,
-               progress: Progress | None = None) -> DeckSummary:
+               progress: Progress | None = None, lock: str | Path | None = None) -> DeckSummary:
     """Build `recipe` into an .apkg at `out_path` and say what it holds.
 
     problems_for  makes one problem per slot; default `quizgen.problems.generate_one`
     timestamp     note/card modification time (seconds); default `build_timestamp()`
     progress      called as ``progress(done, total)`` after each problem becomes its note
+    lock          a lock file (read if present, written after the build): notes whose content
+                  is unchanged keep their earlier time, so a re-import leaves them alone; the
+                  summary's `changes` says what a re-import adds, updates and leaves
 
     Raises `QuizgenError` for bad input; on any failure no file (and no partial file) is left
     at `out_path` (an existing file there is left untouched).
@@ -561,6 +785,11 @@ def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
     package = build_package(recipe, items)
     skills.add_skills(package, recipe, problems_for=problems_for, progress=skill_progress)
     notes, cards = count_cards(package)
-    size = write_package(package, out_path, stamp)
+    stamps = plan_stamps(package, stamp, read_lock(lock)) if lock is not None else None
+    size = write_package(package, out_path, stamp, stamps)
+    if lock is not None and stamps is not None:
+        write_lock(lock, recipe, stamps)
     return DeckSummary(notes=notes, cards=cards, cells=package.cells, bytes=size,
-                       path=str(out_path), skipped=package.skipped)
+                       path=str(out_path), skipped=package.skipped,
+                       changes=stamps.changes if stamps is not None else None,
+                       lock=str(lock) if lock is not None else "")

@@ -22,7 +22,8 @@ from pathlib import Path
 from quizgen.errors import QuizgenError
 from quizgen.export import cards as C
 from quizgen.export.anki import (DeckItem, DeckSummary, Progress, ProblemSource, deck_items,
-                                 formula_examples, formula_guid, note_guid, tag_part)
+                                 formula_examples, formula_guid, problem_guid,
+                                 seed_free_examples, tag_part)
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe
 
@@ -103,7 +104,7 @@ def problem_card(item: DeckItem, recipe: DeckRecipe) -> list[str]:
     """The lines of one card (no blank line inside); the last line is the id marker."""
     problem, kind = item.problem, item.kind
     words = C.labels(problem.lang)
-    ident = card_id(note_guid(item.slot, recipe, kind or "none"))
+    ident = card_id(problem_guid(problem, kind or "none"))
     if kind == "concept":
         answer = md_line(problem.solution.answer or problem.answers.get(problem.main_answer or "", ""))
         reasons = [s.why for s in problem.solution.steps if s.why]
@@ -143,7 +144,7 @@ def formula_card(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
     if m.substituted is not None:
         chain = [m.substituted] + ([m.result] if m.result not in (None, m.substituted) else [])
         back.append(f"{words['example']}: {math(' = '.join(chain))}")
-    back.append(f"%%qz:{card_id(formula_guid(recipe, example.name, example.lang))}%%")
+    back.append(f"%%qz:{card_id(formula_guid(example.name, example.lang))}%%")
     return front + ["?"] + back
 
 
@@ -242,7 +243,7 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
         files[name][2].append((heading, problem_card(item, recipe)))
         cards += 1
     if "cloze" in recipe.kinds:
-        for example in formula_examples(items):
+        for example in seed_free_examples(formula_examples(items), recipe):
             name = f"Formulas.{example.lang}.md" if several else "Formulas.md"
             if name not in files:
                 files[name] = ("Formulas", f"{TAG_ROOT}/formulas", [])
