@@ -19,18 +19,19 @@ def recipe(**changes):
 def cards_of(text: str) -> list[list[str]]:
     """Split a note the way the plugin does: blank lines end cards; keep blocks with a card."""
     blocks = [b.splitlines() for b in text.split("\n\n")]
-    return [b for b in blocks if "?" in b or any(":::" in line for line in b)]
+    return [b for b in blocks if "?" in b or any("::" in line for line in b)]
 
 
 def test_one_note_per_cell_with_deck_tags(tmp_path):
     r = recipe()
     summary = write_obsidian(r, tmp_path, problems_for=engine_problem)
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["Formulas.md", "L-6.md", "OCC-1.md", "OCC-3.md"]
+    assert names == ["Formulas.hinglish.md", "L-6.hinglish.md", "OCC-1.hinglish.md",
+                     "OCC-3.hinglish.md"]
     assert summary.notes == 4 and summary.cells == 3
     for cell in ("OCC-1", "OCC-3", "L-6"):
-        text = (tmp_path / f"{cell}.md").read_text()
-        assert f"#flashcards/quizgen/{cell}\n" in text
+        text = (tmp_path / f"{cell}.hinglish.md").read_text()
+        assert f"#flashcards/quizgen/hinglish/{cell}\n" in text
         assert len(cards_of(text)) == r.per_cell * len(r.levels)
     total = sum(len(cards_of(p.read_text())) for p in tmp_path.iterdir())
     assert total == summary.cards > len(plan_slots(r))
@@ -38,7 +39,7 @@ def test_one_note_per_cell_with_deck_tags(tmp_path):
 
 def test_card_syntax_and_math(tmp_path):
     write_obsidian(recipe(), tmp_path, problems_for=engine_problem)
-    occ = (tmp_path / "OCC-1.md").read_text()
+    occ = (tmp_path / "OCC-1.hinglish.md").read_text()
     for card in cards_of(occ):
         assert card.count("?") == 1                      # exactly one separator line
         assert all(line.strip() for line in card)        # no blank line inside a card
@@ -49,10 +50,12 @@ def test_card_syntax_and_math(tmp_path):
     assert body.count("$") % 2 == 0
     assert "\\<launch\\>" in occ and "<launch>" not in occ
     assert "**" not in occ and "==" not in occ          # would become clozes in the plugin
-    concept = (tmp_path / "L-6.md").read_text()
-    recall = [line for line in concept.splitlines() if ":::" in line]
-    assert len(recall) == 4 and all(line.count(":::") == 1 for line in recall)
-    formulas = (tmp_path / "Formulas.md").read_text()
+    concept = (tmp_path / "L-6.hinglish.md").read_text()
+    assert ":::" not in concept                          # never the reversed form
+    for card in cards_of(concept):                       # answer, labelled trap, reasons
+        assert card[1] == "?" and card[2].startswith("Answer: ") and card[3].startswith("Trap: ")
+    assert not re.search(r"\d (fraction|text|ratio|limiter)\b", occ)   # no internal words
+    formulas = (tmp_path / "Formulas.hinglish.md").read_text()
     assert "$$\\left\\lfloor{\\frac{R_{SM}}{T r}}\\right\\rfloor$$" in formulas
 
 
@@ -68,13 +71,13 @@ def test_both_languages_get_their_own_notes(tmp_path):
 def test_rebuild_keeps_the_plugins_schedule(tmp_path):
     r = recipe()
     write_obsidian(r, tmp_path, problems_for=engine_problem)
-    occ, concept = tmp_path / "OCC-1.md", tmp_path / "L-6.md"
+    occ, concept = tmp_path / "OCC-1.hinglish.md", tmp_path / "L-6.hinglish.md"
     # What the plugin writes after a review: a comment after the card (same line for one-liners).
     first = occ.read_text()
     marker = re.findall(r"%%qz:[0-9a-f]{12}%%", first)[1]
     occ.write_text(first.replace(marker, marker + "\n<!--SR:!2027-01-05,4,270-->", 1))
-    line = next(l for l in concept.read_text().splitlines() if ":::" in l)
-    concept.write_text(concept.read_text().replace(line, line + " <!--SR:!2027-02-01,9,250-->"))
+    cmark = re.findall(r"%%qz:[0-9a-f]{12}%%", concept.read_text())[0]
+    concept.write_text(concept.read_text().replace(cmark, cmark + "\n<!--SR:!2027-02-01,9,250-->"))
 
     def changed(cell, **kwargs):
         problem = engine_problem(cell, **kwargs)
@@ -93,3 +96,46 @@ def test_markdown_escaping():
     assert md("a * b_c [x] <y> #tag $5") == r"a \* b\_c \[x\] \<y\> \#tag \$5"
     assert md("x::y == z") == r"x:\:y =\= z"
     assert md("Q\n\n?\nA") == "Q\n\\?\nA"
+
+
+def test_round_trip_keeps_every_schedule_and_languages_apart(tmp_path):
+    """Export, review every card (the plugin's comments), export again: every schedule kept;
+    an English export beside it has its own files and leaves the Hinglish schedules alone."""
+    r = recipe(cells=["OCC-1", "L-6"], levels=[1, 2])
+    write_obsidian(r, tmp_path, problems_for=engine_problem)
+    given = {}
+    for n, path in enumerate(sorted(tmp_path.glob("*.md"))):
+        text = path.read_text()
+        for k, marker in enumerate(re.findall(r"%%qz:[0-9a-f]{12}%%", text)):
+            comment = f"<!--SR:!2027-0{1 + n}-{10 + k},{k + 1},250-->"
+            given[marker] = comment
+            text = text.replace(marker, marker + "\n" + comment)
+        path.write_text(text)
+    assert len(given) >= 8
+    write_obsidian(r, tmp_path, problems_for=engine_problem)
+    write_obsidian(recipe(cells=["OCC-1", "L-6"], levels=[1, 2], lang="en"), tmp_path,
+                   problems_for=engine_problem)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert "OCC-1.en.md" in names and "OCC-1.hinglish.md" in names
+    kept = "".join((tmp_path / n).read_text() for n in names if ".hinglish." in n)
+    for marker, comment in given.items():
+        assert kept.count(marker + "\n" + comment) == 1, marker
+    assert kept.count("<!--SR:") == len(given)
+    assert "<!--SR:" not in "".join((tmp_path / n).read_text() for n in names if ".en." in n)
+
+
+def test_old_file_names_and_ids_hand_their_schedules_over(tmp_path):
+    """A vault written by the earlier layout (OCC-1.md, ids from the deck's slots) keeps its
+    schedules in the new files."""
+    import genanki
+
+    from quizgen.export import anki as A
+    from quizgen.export.obsidian import card_id
+
+    r = recipe(cells=["OCC-1"], levels=[1])
+    items = [i for i in A.deck_items(r, problems_for=engine_problem) if i.kind]
+    old = card_id(genanki.guid_for(*items[0].slot.key(r), items[0].kind))
+    (tmp_path / "OCC-1.md").write_text("---\nquizgen-recipe: obs\nquizgen-seed: 3\n---\n"
+                                       f"Q\n?\nA\n%%qz:{old}%%\n<!--SR:!2027-03-03,5,230-->\n")
+    write_obsidian(r, tmp_path, problems_for=engine_problem)
+    assert "<!--SR:!2027-03-03,5,230-->" in (tmp_path / "OCC-1.hinglish.md").read_text()

@@ -1,14 +1,18 @@
 """The deck as Obsidian notes in the Spaced Repetition plugin's card syntax.
 
-One Markdown note per cell (``OCC-3.md``; ``OCC-3.en.md`` when a recipe has both languages),
-tagged ``#flashcards/quizgen/<cell>`` so each cell is a deck in the plugin. Problems are multi-line
-cards (question lines, a line holding only ``?``, answer lines; a blank line ends a card, so cards
-never contain one); concept cards are single ``question:::answer`` recall lines; formulas go to
-``Formulas.md``. Math is MathJax as Obsidian renders it: ``$…$`` inline, ``$$…$$`` for display.
+One Markdown note per cell and language (``OCC-3.hinglish.md``, ``OCC-3.en.md``), tagged
+``#flashcards/quizgen/<language>/<cell>`` so each is a deck in the plugin. Cards follow the
+plugin's two basic forms: single-line ``question::answer`` (a concept whose answer is one short
+line) and multi-line (question lines, a line holding only ``?``, answer lines; a blank line ends
+a card, so cards never contain one). Formulas go to ``Formulas.<language>.md``. Math is MathJax
+as Obsidian renders it: ``$…$`` inline, ``$$…$$`` for display. Answers show what a person
+writes (``0.40625 (40.625%)``, ``8 blocks``), never the internal kind of a quantity.
 
-The plugin keeps its schedule in ``<!--SR:…-->`` comments right after each card. Every card ends
-with a hidden ``%%qz:<id>%%`` marker (its id is the Anki note's GUID), and a re-export carries each
-card's comment over by that id, so rebuilding the notes keeps a student's progress.
+The plugin keeps its schedule in ``<!--SR:…-->`` comments right after each card (on the same line
+for a single-line card). Every card ends with a hidden ``%%qz:<id>%%`` marker (its id comes from
+the Anki note's GUID), and a re-export carries each card's comment over by that id, from any
+quizgen note in the folder (an older export's file names and ids included), so regenerating the
+notes keeps a student's progress on every card that still exists.
 """
 
 from __future__ import annotations
@@ -100,17 +104,47 @@ def solution_md(problem: Problem) -> list[str]:
     return lines
 
 
+#: Unit words that are kinds of quantity, not units a person writes after a number.
+NOT_UNITS = frozenset({"", "fraction", "text", "limiter", "ratio"})
+
+
+def answer_line(problem: Problem, words: dict[str, str]) -> str:
+    """``Answer: 0.40625 (40.625%)``, ``Answer: 8 blocks``: the exact value as a person writes it."""
+    typed = C.typed_answer(problem)
+    value = typed.text if typed is not None else str(problem.answers.get(problem.main_answer or "", ""))
+    unit = str(problem.units.get(problem.main_answer or "", "") or "")
+    text = value
+    if typed is not None and typed.kind == "fraction" and unit == "fraction":
+        from fractions import Fraction
+
+        pct = C._decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
+                              None if typed.places is None else max(typed.places - 2, 0))
+        text += f" ({pct}%)"
+    elif unit not in NOT_UNITS:
+        text += f" {unit}"
+    return f"{words['answer']}: {md_line(text)}"
+
+
 def problem_card(item: DeckItem, recipe: DeckRecipe) -> list[str]:
-    """The lines of one card (no blank line inside); the last line is the id marker."""
+    """The lines of one card (no blank line inside); the last line ends with the id marker.
+
+    A concept card whose answer is one short line is a single-line ``question::answer`` card;
+    every other card is multi-line: question lines, a line holding only ``?``, answer lines."""
     problem, kind = item.problem, item.kind
     words = C.labels(problem.lang)
     ident = card_id(problem_guid(problem, kind or "none"))
     if kind == "concept":
         answer = md_line(problem.solution.answer or problem.answers.get(problem.main_answer or "", ""))
         reasons = [s.why for s in problem.solution.steps if s.why]
-        if reasons:
-            answer += f" ({md_line(' '.join(reasons))})"
-        return [f"{md_line(problem.question)}:::{answer} %%qz:{ident}%%"]
+        trap = problem.solution.trap
+        question = md_line(problem.question)
+        if not reasons and not trap:
+            return [f"{question}::{answer} %%qz:{ident}%%"]
+        back = [f"{words['answer']}: {answer}"]
+        if trap:
+            back.append(f"{words['trap']}: {md_line(trap)}")
+        back += [md_line(r) for r in reasons]
+        return [question, "?", *back, f"%%qz:{ident}%%"]
     front = [md(problem.question)]
     back = []
     if kind == "mcq":
@@ -125,12 +159,17 @@ def problem_card(item: DeckItem, recipe: DeckRecipe) -> list[str]:
             back += [f"{words['wrong_why']}:"] + wrong
     else:
         front.append(f"_{md_line(C.answer_format(problem, problem.lang))}_")
-        value = C.answer_value(problem) or ""
-        unit = problem.units.get(problem.main_answer or "", "")
-        back.append(f"{words['answer']}: {md_line(value)}" + (f" {md_line(unit)}" if unit else ""))
+        back.append(answer_line(problem, words))
     back += solution_md(problem)
     back.append(f"%%qz:{ident}%%")
     return front + ["?"] + back
+
+
+def legacy_ids(item: DeckItem, recipe: DeckRecipe) -> list[str]:
+    """The id an earlier quizgen gave the same card (from its slot), so its schedule carries over."""
+    import genanki
+
+    return [card_id(genanki.guid_for(*item.slot.key(recipe), item.kind or "none"))]
 
 
 def formula_card(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
@@ -148,15 +187,39 @@ def formula_card(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
     return front + ["?"] + back
 
 
-def _carry(cards: list[list[str]], old_text: str) -> list[list[str]]:
-    """Re-attach the plugin's ``<!--SR:…-->`` comments of an earlier export, by card id."""
-    schedules = {m.group(1): m.group(2) for m in _MARKER.finditer(old_text)}
+def legacy_formula_ids(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
+    import genanki
+
+    return [card_id(genanki.guid_for("quizgen", recipe.name, "formula", example.name, recipe.seed,
+                                     example.lang))]
+
+
+def saved_schedules(folder: Path) -> dict[str, str]:
+    """Every card id → its ``<!--SR:…-->`` comment, from all quizgen notes in `folder` (so a card
+    keeps its schedule when its note's file name changes, e.g. ``OCC-3.md`` → ``OCC-3.en.md``)."""
+    schedules: dict[str, str] = {}
+    if not folder.is_dir():
+        return schedules
+    for path in sorted(folder.glob("*.md")):
+        text = _quizgen_note(path)
+        if text is not None and "%%qz:" in text:
+            for m in _MARKER.finditer(text):
+                schedules.setdefault(m.group(1), m.group(2))
+    return schedules
+
+
+def _carry(cards: list[list[str]], schedules: dict[str, str],
+           legacy: list[list[str]] | None = None) -> list[list[str]]:
+    """Re-attach the plugin's ``<!--SR:…-->`` comments of an earlier export, by card id (or by
+    the id an older quizgen gave the card)."""
     if not schedules:
         return cards
     out = []
-    for lines in cards:
+    for n, lines in enumerate(cards):
         found = re.search(r"%%qz:([0-9a-f]+)%%", lines[-1])
         comment = schedules.get(found.group(1)) if found else None
+        if comment is None and legacy is not None:
+            comment = next((schedules[i] for i in legacy[n] if i in schedules), None)
         if comment is None:
             out.append(lines)
         elif len(lines) == 1:
@@ -229,42 +292,49 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
                                "beside them (yours are never changed)", field="out")
     items = deck_items(recipe, problems_for=problems_for, progress=progress)
     out = Path(out_dir)
-    several = len(recipe.langs) > 1
-    files: dict[str, tuple[str, str, list[tuple[str, list[str]]]]] = {}
+    files: dict[str, tuple[str, str, list[tuple[str, list[str]]], list[list[str]]]] = {}
     cards = 0
+    seen: set[str] = set()
     for item in items:
         if item.kind is None:
             continue
         problem = item.problem
-        name = f"{problem.cell}.{problem.lang}.md" if several else f"{problem.cell}.md"
+        lines = problem_card(item, recipe)
+        if lines[-1] in seen:        # the same problem twice: one card
+            continue
+        seen.add(lines[-1])
+        name = f"{problem.cell}.{problem.lang}.md"
         if name not in files:
-            files[name] = (problem.cell, f"{TAG_ROOT}/{tag_part(problem.cell)}", [])
+            files[name] = (problem.cell,
+                           f"{TAG_ROOT}/{tag_part(problem.lang)}/{tag_part(problem.cell)}", [], [])
         heading = f"{problem.title or problem.cell} · L{problem.level} · {item.slot.index + 1}"
-        files[name][2].append((heading, problem_card(item, recipe)))
+        files[name][2].append((heading, lines))
+        files[name][3].append(legacy_ids(item, recipe))
         cards += 1
     if "cloze" in recipe.kinds:
         for example in seed_free_examples(formula_examples(items), recipe):
-            name = f"Formulas.{example.lang}.md" if several else "Formulas.md"
+            name = f"Formulas.{example.lang}.md"
             if name not in files:
-                files[name] = ("Formulas", f"{TAG_ROOT}/formulas", [])
+                files[name] = ("Formulas", f"{TAG_ROOT}/{tag_part(example.lang)}/formulas", [], [])
             files[name][2].append((example.title, formula_card(example, recipe)))
+            files[name][3].append(legacy_formula_ids(example, recipe))
             cards += 1
 
     out.mkdir(parents=True, exist_ok=True)
+    schedules = saved_schedules(out)
     total = 0
-    for name, (title, tag, note_cards) in files.items():
+    for name, (title, tag, note_cards, legacy) in files.items():
         path = out / name
         if path.is_file() or os.path.lexists(path):
-            old = _quizgen_note(path)
-            if old is None:                    # not ours (or not UTF-8): kept, never overwritten
+            if _quizgen_note(path) is None:    # not ours (or not UTF-8): kept, never overwritten
                 from quizgen.files import _kept_name
 
                 kept = _kept_name(path)
                 os.replace(path, kept)
                 warnings.warn(f"{path} is not a quizgen note; kept as {kept.name}", stacklevel=2)
-            else:
-                carried = _carry([card for _, card in note_cards], old)
-                note_cards = [(heading, card) for (heading, _), card in zip(note_cards, carried)]
+        if schedules:
+            carried = _carry([card for _, card in note_cards], schedules, legacy)
+            note_cards = [(heading, card) for (heading, _), card in zip(note_cards, carried)]
         text = note_text(title, tag, note_cards, recipe)
         total += atomic_write(path, text, field="out")
     cells = len({item.problem.cell for item in items if item.kind is not None})
