@@ -510,3 +510,25 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
                     except QuizgenError:
                         continue
                     assert cheap(slot, seed) == A._same_problem_key(problem), (cell, level, seed, gpu)
+
+
+def test_new_cards_come_by_cell_then_level(tmp_path):
+    recipe = small_recipe(cells=["OCC-3", "OCC-1", "L-6"], levels=[1, 2, 3])
+    out = tmp_path / "order.apkg"
+    A.build_deck(recipe, out, problems_for=engine_problem, timestamp=T0)
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, out)
+        from quizgen.problems import CELLS
+
+        order = []
+        for cid in col.find_cards("is:new", order="c.due asc, c.id asc"):
+            tags = col.get_card(cid).note().tags
+            cell = next((t.split("::")[-1] for t in tags if t.startswith("quizgen::cell::")), None)
+            level = next((int(t.split("::")[-1]) for t in tags if t.startswith("quizgen::level::")), 9)
+            order.append((0, CELLS.index(cell), level) if "quizgen::kind::cloze" not in tags
+                         else (1, 0, 0))
+        assert len(order) == col.card_count() and order == sorted(order)
+        assert order[0][1] == CELLS.index("OCC-1")
+    finally:
+        col.close()

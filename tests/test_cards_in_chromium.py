@@ -280,3 +280,84 @@ def test_back_side_says_equal_for_every_accepted_form(browser, tmp_path):
     assert page.eval(f"{inside}.querySelectorAll('#typeans .typeGood').length") > 0
     assert page.eval(f"{inside}.querySelectorAll('#typeans .typeBad, #typeans .typeMissed').length") == 0
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Phone-first backs
+
+PHONE = 360
+
+
+def mathjax_script() -> str:
+    """MathJax 3 (SVG output) typesetting ``\\( … \\)`` and ``\\[ … \\]`` as Anki does, or ''
+    when the test dependency is missing."""
+    try:
+        import mathjax
+    except ImportError:
+        return ""
+    path = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
+    if not path.is_file():
+        return ""
+    return ('<script>window.MathJax = {tex: {inlineMath: [["\\\\(", "\\\\)"]], displayMath: '
+            '[["\\\\[", "\\\\]"]]}, svg: {fontCache: "global"}};</script>'
+            f'<script src="{path.as_uri()}"></script>')
+
+
+def test_backs_read_on_a_phone(browser, collection, tmp_path):
+    backs, kinds = [], []
+    for cid in collection.find_cards(""):
+        card = collection.get_card(cid)
+        kinds.append(card.note_type()["name"])
+        backs.append(card.answer().replace("[[type:Answer]]", collection.compare_answer(
+            card.note()["Answer"], card.note()["Answer"]) if "Answer" in card.note().keys() else ""))
+    media = Path(collection.media.dir())
+    page = browser.page(PHONE, 740, mobile=True)
+    script = mathjax_script()
+    cards = "".join(f'<div class="qa" style="border-bottom:4px solid red">{b}</div>' for b in backs)
+    path = media / "phone.html"
+    path.write_text(f'<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" '
+                    f'content="width=device-width, initial-scale=1">{script}</head>'
+                    f'<body class="{body_class(False)}">{cards}</body></html>', encoding="utf-8")
+    page.open(path)
+    if script:
+        page.eval("MathJax.startup.promise.then(() => true)", await_promise=True)
+        assert page.eval("document.querySelectorAll('mjx-container').length") > 100
+    # No sideways scrolling: nothing is wider than the phone.
+    assert page.eval("document.documentElement.scrollWidth") <= PHONE
+    report = page.eval("""[...document.querySelectorAll('.qa')].map(qa => {
+        const q = qa.querySelector('.qz'), details = qa.querySelector('details.qz-details');
+        const answer = qa.querySelector('.qz-answer'), trap = qa.querySelector('.qz-trap');
+        const hr = qa.querySelector('hr#answer');
+        const pos = el => el ? el.getBoundingClientRect().top + scrollY : null;
+        const widest = [...qa.querySelectorAll('*')].reduce((a, e) =>
+            e.getBoundingClientRect().right > (a ? a.getBoundingClientRect().right : 0) ? e : a, null);
+        return {wide: widest.getBoundingClientRect().right,
+                what: widest.tagName + '.' + widest.className + ' in ' + widest.parentNode.className
+                      + ': ' + (widest.closest('.qz-math,li,div') || widest).textContent.slice(0, 80),
+                open: details ? details.open : null, answer: pos(answer), trap: pos(trap),
+                details: pos(details), hr: pos(hr), bottom: qa.getBoundingClientRect().bottom + scrollY,
+                trapLabel: trap ? trap.querySelector('.qz-label') !== null : null,
+                format: qa.querySelector('hr#answer ~ .qz-format') !== null};
+    })""")
+    screens = []
+    for kind, row in zip(kinds, report):
+        assert row["wide"] <= PHONE + 0.5, (kind, row)
+        if row["trap"] is not None:
+            assert row["trapLabel"], kind                      # a trap is always labelled
+        if kind == A.MODEL_NAMES["cloze"]:
+            continue
+        assert row["answer"] is not None and row["answer"] > row["hr"], kind
+        if row["details"] is not None:                         # steps folded below Answer, Trap
+            assert row["open"] is False and row["details"] > row["answer"], kind
+            if row["trap"] is not None:
+                assert row["answer"] < row["trap"] < row["details"], kind
+        if kind == A.MODEL_NAMES["numeric"]:
+            assert row["format"], "the format hint is on the back too"
+        screens.append((row["bottom"] - row["hr"]) / 740)
+    # What a student sees after flipping (folded steps) fits in about one phone screen or two.
+    assert max(screens) < 2.5, max(screens)
+    # A picture to look at: the first numeric back with a figure, as a phone shows it.
+    top = page.eval("(() => { const img = document.querySelector('.qz-numeric .qz-img');"
+                    "const qa = img.closest('.qa').getBoundingClientRect();"
+                    "return {x: 0, y: qa.top + scrollY, width: 360, height: Math.min(qa.height, 1400)}; })()")
+    page.save_screenshot(tmp_path / "phone-back.png", top)

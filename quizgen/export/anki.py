@@ -266,14 +266,15 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
             raise ValueError(f"{problem.id}: no typeable main answer")
         return [C.question_html(problem), value,
                 C.esc(C.answer_format(problem, problem.lang)) + C.check_html(problem),
-                C.solution_html(problem), figure, source]
+                C.back_solution_html(problem), figure, source]
     if kind == "mcq":
         return [C.question_html(problem), C.options_html(problem), C.correct_html(problem),
-                C.explanations_html(problem), C.solution_html(problem), figure, source]
+                C.explanations_html(problem), C.back_solution_html(problem), figure, source]
     if kind == "concept":
         trap = problem.solution.trap
         return [C.question_html(problem), C.concept_answer_html(problem),
-                C.concept_reason_html(problem), C.esc(trap) if trap else "", source]
+                C.concept_reason_html(problem), C.trap_text_html(trap, problem.lang) if trap else "",
+                source]
     raise ValueError(f"unknown card kind {kind!r}")
 
 
@@ -409,22 +410,23 @@ class StoredNotes:
     __slots__ = ("_rows", "cards")
 
     def __init__(self) -> None:
-        self._rows: list[tuple[Any, str, tuple[str, ...], tuple[bytes, ...]]] = []
+        self._rows: list[tuple[Any, str, tuple[str, ...], tuple[bytes, ...], int]] = []
         self.cards = 0
 
     def append(self, note) -> None:
         self.cards += len(note.cards)
         self._rows.append((note.model, note.guid, tuple(sys.intern(tag) for tag in note.tags),
-                           tuple(field.encode("utf-8") for field in note.fields)))
+                           tuple(field.encode("utf-8") for field in note.fields),
+                           getattr(note, "due", 0)))
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def __iter__(self) -> Iterator[Any]:
         Note = _note_class()
-        for model, guid, tags, fields in self._rows:
+        for model, guid, tags, fields, due in self._rows:
             yield Note(model=model, fields=[field.decode("utf-8") for field in fields],
-                       tags=tags, guid=guid)
+                       tags=tags, guid=guid, due=due)
 
 
 @dataclass(slots=True)
@@ -473,7 +475,8 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
         figure = C.figure_html(name) if name is not None else ""
         note = Note(model=note_model(item.kind),
                             fields=problem_fields(problem, item.kind, figure),
-                            tags=note_tags(problem, item.kind), guid=guid)
+                            tags=note_tags(problem, item.kind), guid=guid,
+                            due=new_card_position(problem.cell, problem.level))
         deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
         if "cloze" in recipe.kinds:
             _note_formulas(formulas, item)
@@ -485,11 +488,27 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
         tags += [f"quizgen::cell::{tag_part(cell)}" for cell in example.cells]
         note = Note(model=note_model("cloze"),
                             fields=[text, extra, C.esc(example.name)], tags=tags,
-                            guid=formula_guid(example.name, example.lang))
+                            guid=formula_guid(example.name, example.lang),
+                            due=new_card_position(None, 0))
         deck_for(deck_name(recipe, None, example.lang)).add_note(note)
 
     media = {name: figures.files[name] for name in sorted(figures.files)}
     return DeckPackage([decks[name] for name in sorted(decks)], media, len(cells), skipped)
+
+
+@cache
+def _cell_order() -> dict[str, int]:
+    from quizgen.problems import CELLS
+
+    return {cell: i for i, cell in enumerate(CELLS)}
+
+
+def new_card_position(cell: str | None, level: int) -> int:
+    """Where a new card stands in Anki's new-card queue: by cell in course order, then level
+    (OCC-1's three levels, then OCC-2's, …); formula cards (cell None) after every cell."""
+    order = _cell_order()
+    index = order.get(cell, len(order)) if cell is not None else len(order) + 1
+    return 1 + index * 10 + level
 
 
 def seed_free_examples(examples: Iterable[C.FormulaExample],

@@ -44,6 +44,7 @@ _LABELS = {
         "as_fraction_rounded": ("0 aur 1 ke beech ka decimal, {places} places tak round karke, "
                                 "jaise {example}; ya percentage, {pct_places} places tak"),
         "equal": "barabar ✓", "unequal": "barabar nahi ✗",
+        "worked": "Poora hal: Forecast, {n} steps, Verify",
     },
     "en": {
         "forecast": "Forecast", "steps": "Steps", "why": "Why this step?", "note": "Note",
@@ -61,6 +62,7 @@ _LABELS = {
         "as_fraction_rounded": ("a decimal between 0 and 1 rounded to {places} places, like "
                                 "{example}; or a percentage with {pct_places} places"),
         "equal": "equal ✓", "unequal": "not equal ✗",
+        "worked": "Worked solution: forecast, {n} steps, check",
     },
 }
 
@@ -354,11 +356,14 @@ def step_html(step: SolutionStep, label_html: dict[str, str]) -> str:
             chain.append(math.substituted)
         if math.result is not None and math.result != chain[-1]:
             chain.append(math.result)
-        line = inline_math(" = ".join(chain))
+        # each side of the chain is its own piece: one line on a desktop, wrapped at an "="
+        # on a phone instead of scrolling sideways
+        pieces = [inline_math(("= " if i else "") + part) for i, part in enumerate(chain)]
         if math.result_text:
-            line += f" = {esc(math.result_text)}"
+            pieces.append(f"= {esc(math.result_text)}")
         if step.unit and (math.result is not None or math.result_text):
-            line += f' <span class="qz-unit">{esc(step.unit)}</span>'
+            pieces[-1] += f' <span class="qz-unit">{esc(step.unit)}</span>'
+        line = " ".join(f'<span class="qz-eq">{piece}</span>' for piece in pieces)
         parts.append(f'<div class="qz-math">{line}</div>')
     elif math.result is not None or math.result_text:
         value = inline_math(math.result) if math.result is not None else esc(math.result_text)
@@ -391,6 +396,42 @@ def solution_html(problem: Problem) -> str:
     if sol.trap:
         out.append(f'<div class="qz-trap">{_label(words["trap"])}{esc(sol.trap)}</div>')
     return "".join(out)
+
+
+def back_solution_html(problem: Problem) -> str:
+    """The worked solution as a phone reads it: Answer and Trap first, then the Forecast, steps
+    and Verify folded in a ``<details>`` (opens with a tap, no script)."""
+    words = labels(problem.lang)
+    sol = problem.solution
+    out = []
+    if sol.answer:
+        out.append(f'<div class="qz-answer">{_label(words["answer"])}{esc(sol.answer)}</div>')
+    if sol.trap:
+        out.append(trap_html(sol.trap, problem.lang))
+    inner = []
+    if sol.forecast:
+        inner.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
+    if sol.steps:
+        html_words = _label_html(problem.lang)
+        inner.append('<ol class="qz-steps">' + "".join([step_html(s, html_words) for s in sol.steps])
+                     + "</ol>")
+    if sol.verify:
+        items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)
+        inner.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
+    if inner:
+        summary = words["worked"].format(n=len(sol.steps))
+        out.append(f'<details class="qz-details"><summary>{esc(summary)}</summary>'
+                   + "".join(inner) + "</details>")
+    return "".join(out)
+
+
+def trap_text_html(trap: str, lang: str) -> str:
+    """The misconception to avoid with its "Trap" label (so it never reads as a fact)."""
+    return _label(labels(lang)["trap"]) + esc(trap)
+
+
+def trap_html(trap: str, lang: str) -> str:
+    return f'<div class="qz-trap">{trap_text_html(trap, lang)}</div>'
 
 
 def _letter(i: int) -> str:
