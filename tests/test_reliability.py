@@ -275,7 +275,7 @@ def test_obsidian_writes_beside_other_files_only_with_force(tmp_path, capsys, mo
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "diary.md").write_text("my own note", encoding="utf-8")
-    (vault / "OCC-1.md").write_bytes(b"\xff\xfe not UTF-8")
+    (vault / "OCC-1.hinglish.md").write_bytes(b"\xff\xfe not UTF-8")
     (vault / ".obsidian").mkdir()
     args = ["deck", "occupancy-basics", "--format", "obsidian", "--out", str(vault),
             "--per-cell", "1", "--quiet"]
@@ -284,11 +284,11 @@ def test_obsidian_writes_beside_other_files_only_with_force(tmp_path, capsys, mo
     code, _, err = run_cli([*args, "--force"], capsys, monkeypatch)
     assert code == 0, err
     assert (vault / "diary.md").read_text(encoding="utf-8") == "my own note"
-    assert (vault / "OCC-1.md.kept").read_bytes() == b"\xff\xfe not UTF-8"
-    assert (vault / "OCC-1.md").read_text(encoding="utf-8").startswith("---\nquizgen-recipe:")
+    assert (vault / "OCC-1.hinglish.md.kept").read_bytes() == b"\xff\xfe not UTF-8"
+    assert (vault / "OCC-1.hinglish.md").read_text(encoding="utf-8").startswith("---\nquizgen-recipe:")
     # once the other files are gone, a rebuild over its own notes needs no --force
     (vault / "diary.md").unlink()
-    (vault / "OCC-1.md.kept").unlink()
+    (vault / "OCC-1.hinglish.md.kept").unlink()
     assert run_cli(args, capsys, monkeypatch)[0] == 0
     assert not [p for p in vault.iterdir() if p.name.endswith(".tmp")]
 
