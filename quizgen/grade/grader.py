@@ -319,10 +319,9 @@ def _fmt(value: Fraction) -> str:
 
 
 def humanize(key: str) -> str:
-    """An answer key as a label: ``blocks_per_sm`` → ``blocks per SM``."""
-    words = key.split("_")
-    return " ".join(w.upper() if w in ("sm", "sms", "t4", "a100", "h100", "v100") else w
-                    for w in words).replace("SMS", "SMs")
+    """A key as words, for a teacher's tables (``ignore_smem`` → ``ignore smem``); answers are
+    named from the phrasebook (`quizgen.render.answers.answer_name`)."""
+    return " ".join({"sm": "SM", "sms": "SMs"}.get(w, w) for w in key.split("_"))
 
 
 def _shorten(text: str, limit: int = SHOW_CHARS) -> str:

@@ -47,6 +47,13 @@ def _say(lang: str, key: str, **context: Any) -> str:
     return phrase(lang, "grade", key, context)
 
 
+def _answer_name(key: str, lang: str) -> str:
+    """A box's label: the answer's name in the student's language (the phrasebook's)."""
+    from quizgen.render.answers import answer_name
+
+    return answer_name(key, lang)
+
+
 def _misconception_text(lang: str, key: str, salt: str = "") -> str:
     from quizgen.render.phrases import has, phrase
 
@@ -224,7 +231,7 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
     if check.value is not None and check.status in ("correct", "carried", "wrong"):
         read_as = _fmt(check.value)
     return {
-        "column": box.column, "key": check.key, "label": humanize(check.key),
+        "column": box.column, "key": check.key, "label": _answer_name(check.key, lang),
         "answer": check.shown, "expected": check.expected_text, "status": check.status,
         "status_text": labels[f"status_{check.status}"],
         "points": points_text(box.points) if box.counted else "—",
