@@ -172,13 +172,18 @@ class GridWaves(EngineFamily):
         if not a.get("slots"):
             return []
         G, S, C = params["grid_blocks"], params["num_sms"], a["slots"]
-        return [
+        out = [
             Misconception("grid_over_sms", {"waves": -(-G // S)}),
             Misconception("forgot_tail_wave", {"waves": G // C, "tail_blocks": 0}),
             Misconception("exact_waves", {"waves": round(G / C, 3)}),
             Misconception("one_block_per_sm", {"waves": -(-G // S), "slots": S}),
             Misconception("packed_tail", {"tail_sms": -(-a["tail_blocks"] // a["blocks_per_sm"])}),
         ]
+        B = a["blocks_per_sm"]
+        if B + 1 <= gpu.max_blocks_per_sm:   # one block too many per SM, still within the cap
+            out.append(Misconception("ceil_not_floor", {"blocks_per_sm": B + 1, "slots": S * (B + 1),
+                                                        "waves": -(-G // (S * (B + 1)))}))
+        return out
 
     def render(self, params, gpu, solved, lang, salt):
         title, question, solution = super().render(params, gpu, solved, lang, salt)
