@@ -35,8 +35,6 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "G": "blocks in the grid", "F_w": "full waves", "C_slots": "block slots of one wave"}),
     "tail_sms": ("Min(R_tail, N_SM)", {
         "R_tail": "blocks in the tail wave", "N_SM": "SMs on the GPU"}),
-    "tail_utilisation": ("R_tail/C_slots", {
-        "R_tail": "blocks in the tail wave", "C_slots": "block slots of one wave"}),
     "sm_utilisation": ("U_SM/N_SM", {"U_SM": "SMs that hold a block", "N_SM": "SMs on the GPU"}),
     "slot_utilisation": ("G/(N_waves*C_slots)", {
         "G": "blocks in the grid", "N_waves": "waves", "C_slots": "block slots of one wave"}),
@@ -134,11 +132,9 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
             steps.append(Step("tail_blocks", "tail_blocks", {"G": G, "F_w": full, "C_slots": slots},
                               tail, "blocks", "leftover_blocks", None if tail else "no_tail"))
             if tail:
+                # (the tail's share of the slots, t/slots, is checked in the Verify lines)
                 steps.append(Step("tail_sms", "tail_sms", {"R_tail": tail, "N_SM": S}, tail_sms, "SMs",
                                   "tail_breadth_first", "tail_idle_sms" if tail_sms < S else None))
-                steps.append(Step("tail_utilisation", "tail_utilisation",
-                                  {"R_tail": tail, "C_slots": slots}, tail / slots, "",
-                                  "tail_cost_is_slot_share"))
         steps.append(Step("sm_utilisation", "sm_utilisation", {"U_SM": used, "N_SM": S}, sm_util, "",
                           "share_of_sms", "grid_too_small" if G < S else None))
         steps.append(Step("slot_utilisation", "slot_utilisation",
