@@ -247,7 +247,7 @@ def test_every_listed_grade_passes_moodles_check_and_others_do_not():
     assert not any(is_moodle_grade(g) for g in (45, 33.3, 99, 101, 12))
 
 
-def test_moodle_bank_of_31_cells_by_20_variants_exports_in_under_5_seconds():
+def test_moodle_bank_of_every_cell_by_20_variants_exports_in_under_5_seconds():
     start = time.perf_counter()
     bank = build_bank(load_bank_recipe(None), variants=20, lang="hinglish")
     text = moodle_xml(bank)
@@ -531,3 +531,12 @@ def test_moodle_questions_render_in_a_browser_with_mathjax_and_svg_figures(tmp_p
         assert all(done and width > 0 for done, width in got["images"])
         assert got["inputs"] == boxes
     assert sum(g["math"] for g in result) > 100 and sum(len(g["images"]) for g in result) > 10
+
+
+@pytest.mark.parametrize("lang, one, many", [("en", "1 variant of", "2 variants of"),
+                                             ("hinglish", "ke 1 variant:", "ke 2 variants:")])
+def test_category_notes_count_their_variants_in_each_language(lang, one, many):
+    bank = build_bank(load_bank_recipe("occupancy-basics"), variants=2, lang=lang)
+    two = moodle_xml(bank)
+    bank.questions[:] = [q for i, q in enumerate(bank.questions) if i % 2 == 0]
+    assert many in two and one in moodle_xml(bank)
