@@ -177,6 +177,10 @@ def test_one_note_per_cell_and_level_with_k_variants(imported):
         for side in (card["q"], card["a"]):
             assert "{{" not in side and "}}" not in side
         assert "<hr id=answer>" in card["a"]
+    # new skill cards stand in the course's order (cell, then level), like the problem cards
+    dues = {col.get_card(cid).note()["Skill"].split(" · ")[0]: col.get_card(cid).due
+            for cid in col.find_cards("")}
+    assert dues == {cell: A.new_card_position(cell, 1) for cell in CELLS}
 
 
 def test_front_and_back_agree_and_every_variant_comes_round(browser):

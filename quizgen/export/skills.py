@@ -227,7 +227,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: C.FigureMedia
                         f"quizgen::lang::{A.tag_part(lang)}", "quizgen::kind::skill"]
                 tags += [f"quizgen::topic::{A.tag_part(t)}" for t in first.topics]
                 yield deck, Note(model=model, fields=fields, tags=list(dict.fromkeys(tags)),
-                                 guid=guid), cell
+                                 guid=guid, due=A.new_card_position(cell, level)), cell
 
 
 def skill_deck_name(recipe: DeckRecipe, lang: str) -> str:
