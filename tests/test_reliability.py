@@ -67,6 +67,9 @@ BAD = [
     (["occupancy", "--threads", "256", "--plot", "{tmp}/nonexistent/x.svg"], "plot"),
     (["generate", "--out", "{tmp}/folder"], "out"),
     (["generate", "--count", "-1"], "count"),
+    (["generate", "--count", "abc"], "--count"),          # a usage error is one line too
+    (["nonsense"], "nonsense"),
+    (["latency"], "--latency"),
     (["generate", "--count", "100000000000000000000"], "count"),
     (["occupancy", "--threads", "256", "--set", "smem_carveout_kb=abc"], "set"),
     (["occupancy", "--threads", "256", "--set", "smem_per_sm=1e999999"], "set"),
@@ -96,6 +99,7 @@ BAD = [
     (["grade", "{tmp}/mixed.json", "{tmp}/answers.csv", "--out", "{tmp}/g"], "students[1]"),
     (["grade", "{tmp}/m.json", "{tmp}/folder", "--out", "{tmp}/g"], "answers"),
     (["check", "X", "1", "--manifest", "{tmp}/deep.json"], "manifest"),
+    (["check", "X", "1", "--manifest", "{tmp}/mixed.json"], "problem"),
     (["check", "{tmp}/random.bin", "1"], "problem"),
     (["occupancy", "--batch", "{tmp}/folder"], "batch"),
     (["occupancy", "--batch", "-", "--threads", "256"], "batch"),

@@ -123,9 +123,24 @@ def main() -> None:
             pass
     code: object = 0
     try:
-        app(prog_name="quizgen")     # also under `python -m quizgen`
+        # not standalone: a usage error comes here, to be said in one line
+        result = app(prog_name="quizgen", standalone_mode=False)   # also `python -m quizgen`
+        code = result if isinstance(result, int) else 0
     except SystemExit as exc:
         code = exc.code
+    except typer.Abort:
+        typer.echo("error: aborted", err=True)
+        code = EXIT_BAD_INPUT
+    except typer.TyperException as exc:      # a usage error: unknown option, bad value, missing
+        if type(exc).__name__ == "NoArgsIsHelpError":       # `quizgen` alone: the help
+            typer.echo(exc.format_message(), err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        message = " ".join(exc.format_message().split()) if hasattr(exc, "format_message") \
+            else str(exc)
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "quizgen"
+        typer.echo(f"error: {message} (see {where} --help)", err=True)
+        code = EXIT_BAD_INPUT
     except KeyboardInterrupt:
         typer.echo("interrupted; no file was left half-written", err=True)
         code = 130

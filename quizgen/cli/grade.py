@@ -184,7 +184,8 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
 
         data = _load_manifest(manifest)
         for student in data["students"]:
-            for question in student.get("questions", []):
+            questions = student.get("questions") if isinstance(student, dict) else None
+            for question in questions if isinstance(questions, list) else []:
                 if isinstance(question, dict) and question.get("id") == ref:
                     return question
         raise QuizgenError(f"no problem {ref!r} in {manifest}", field="problem")
