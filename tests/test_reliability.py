@@ -335,3 +335,26 @@ def test_every_csv_cell_that_a_spreadsheet_would_run_is_neutralised(tmp_path, ma
             assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) or
                            (cell.startswith("-") and not cell[1:].replace(".", "").isdigit())
                            for cell in row), row
+
+
+def test_a_deck_build_that_fails_at_the_output_step_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import tempfile
+    import zipfile
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    out = tmp_path / "deck.apkg"
+    out.write_bytes(b"the old deck")
+
+    class FullDisk(zipfile.ZipFile):
+        def writestr(self, *args, **kwargs):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(zipfile, "ZipFile", FullDisk)
+    code, _, err = run_cli(["deck", "occupancy-basics", "--per-cell", "1", "--out", str(out),
+                            "--quiet"], capsys, monkeypatch)
+    assert code == 2 and "No space left" in err and "Traceback" not in err
+    assert out.read_bytes() == b"the old deck"
+    assert list(temp.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deck.apkg", "temp"]
