@@ -213,3 +213,16 @@ def test_l3_l4_bound_by_the_roofline(cell, verdict):
             assert p.answers["bound"] == verdict
             assert (ai < g.peak_fp32_gflops / g.mem_bandwidth_gbs) == (verdict == "memory"), p.id
             assert "roofline" in p.question.lower()
+
+
+@pytest.mark.parametrize("lang, phrase", [("en", "ILP 4 → 8"), ("hinglish", "ILP 4 → 8")])
+def test_extra_ilp_is_named_on_top_of_the_ilp_given(lang, phrase):
+    """With ILP 4 already counted, the gap closes with 2× more (ILP 8), and that total really fits."""
+    out = subprocess.run([sys.executable, "-m", "quizgen", "latency", "--latency", "400", "--work", "4",
+                          "--schedulers", "4", "--throughput", "1", "--ilp", "4", "--lang", lang],
+                         capture_output=True, text=True, check=True).stdout
+    assert phrase in out
+    step = next(line for line in out.splitlines() if "⌈25/2⌉" in line and "=" in line and "·" in line)
+    assert "k_ilp" not in step          # the extra factor is not the ILP of step 3 (k_ilp = 4)
+    total = hide_latency(400, 4, schedulers=4, throughput=1, ilp=8)
+    assert total.warps_needed == 52 <= 64 and "52 warps" in out

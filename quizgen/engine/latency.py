@@ -44,9 +44,9 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "ilp_factor": ("ceiling(n_s/c_s)", {
         "n_s": "warps each scheduler needs without extra ILP",
         "c_s": "warps one scheduler can hold (its share of the cap)"}),
-    "warps_with_ilp": ("N_sched*ceiling(n_s/k_ilp)", {
+    "warps_with_ilp": ("N_sched*ceiling(n_s/k_x)", {
         "N_sched": "warp schedulers per SM", "n_s": "warps each scheduler needs without extra ILP",
-        "k_ilp": "instruction-level parallelism factor"}),
+        "k_x": "extra ILP factor, on top of the ILP already counted in n_s"}),
     "sm_throughput": ("N_sched*X_s", {
         "N_sched": "warp schedulers per SM", "X_s": "operations one scheduler starts per cycle"}),
     "plateau_warps": ("L", {"L": "stall latency (cycles)"}),
@@ -225,7 +225,7 @@ def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
             steps.append(Step("ilp_factor", "ilp_factor", {"n_s": n_s, "c_s": c_s}, extra, "×",
                               "ilp_closes_gap", "ilp_costs_registers"))
             steps.append(Step("warps_with_ilp", "warps_with_ilp",
-                              {"N_sched": n_sched, "n_s": n_s, "k_ilp": extra}, with_ilp, "warps",
+                              {"N_sched": n_sched, "n_s": n_s, "k_x": extra}, with_ilp, "warps",
                               "ilp_check"))
         if littles:
             steps.append(Step("latency", "latency_unchanged", {"L": L}, L, "cycles",

@@ -179,7 +179,7 @@ def latency_solution(lang: str, *, hiding: LatencyHiding | None = None,
                              c=h.scheduler_cap))
         answer.append(_p(lang, "latency", "answer", N=h.schedulers, n=h.warps_per_scheduler,
                          total=h.warps_needed, cap=h.max_warps, fits=h.hidable,
-                         deficit=h.deficit, degenerate=h.degenerate, k=h.ilp_factor,
+                         deficit=h.deficit, degenerate=h.degenerate, k=h.ilp_factor, k0=h.ilp,
                          with_ilp=h.warps_with_ilp, can_ilp=bool(h.scheduler_cap),
                          C=h.in_flight, L=h.latency, littles=any(s.key == "concurrency" for s in h.steps)))
         forecast = _p(lang, "forecast", "latency", cap=h.max_warps, N=h.schedulers)
