@@ -103,8 +103,15 @@ def load_deck_recipe(path: str | Path | None = None) -> DeckRecipe:
             if candidate.is_file():
                 file = candidate
     label = file.name
+    from quizgen.files import LIMITS, size_text
+
     try:
-        text = file.read_text(encoding="utf-8")
+        with open(file, "rb") as fh:
+            data = fh.read(LIMITS["recipe"] + 1)
+        if len(data) > LIMITS["recipe"]:
+            raise QuizgenError(f"{path} is larger than {size_text(LIMITS['recipe'])}, far more "
+                               "than any recipe; give the right file", field="recipe")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise QuizgenError(f"no such recipe file: {path}", field="recipe") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -90,6 +90,8 @@ BAD = [
     (["warps", "--block", "8,,4"], "block"),
     (["deck", "--per-cell", "100000000000000000000", "--out", "{tmp}/d.apkg"], "per_cell"),
     (["sheet", "--versions", "10000", "--out", "{tmp}/exam"], "versions"),
+    (["sheet", "/dev/zero", "--out", "{tmp}/exam"], "recipe"),
+    (["deck", "/dev/zero", "--out", "{tmp}/d.apkg"], "recipe"),
     (["sheet", "--roster", "{tmp}/long_name.csv", "--out", "{tmp}/exam"], "roster"),
     (["sheet", "--roster", "{tmp}/unterminated.csv", "--out", "{tmp}/exam"], "roster"),
     (["sheet", "--roster", "{tmp}/latin1.csv", "--out", "{tmp}/exam"], "roster"),

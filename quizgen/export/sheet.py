@@ -176,9 +176,10 @@ _QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
 def load_exam_recipe(path: str | os.PathLike[str]) -> ExamRecipe:
     """Read an exam recipe (TOML); any mistake is one `QuizgenError` line naming the field."""
     path = Path(path)
+    from quizgen.files import read_limited
+
     try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
+        raw = tomllib.loads(read_limited(path, "recipe").decode("utf-8"))
     except FileNotFoundError:
         raise QuizgenError(f"no such file: {path}", field="recipe") from None
     except IsADirectoryError:
