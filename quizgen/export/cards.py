@@ -381,6 +381,17 @@ def solution_html(problem: Problem) -> str:
     Answer → Trap."""
     words = labels(problem.lang)
     sol = problem.solution
+    out = _worked_parts(problem, words)
+    if sol.answer:
+        out.append(f'<div class="qz-answer">{_label(words["answer"])}{esc(sol.answer)}</div>')
+    if sol.trap:
+        out.append(f'<div class="qz-trap">{_label(words["trap"])}{esc(sol.trap)}</div>')
+    return "".join(out)
+
+
+def _worked_parts(problem: Problem, words: dict[str, str]) -> list[str]:
+    """The Forecast, the numbered steps and the Verify lines, each as one HTML block."""
+    sol = problem.solution
     out = []
     if sol.forecast:
         out.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
@@ -391,11 +402,7 @@ def solution_html(problem: Problem) -> str:
     if sol.verify:
         items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)
         out.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
-    if sol.answer:
-        out.append(f'<div class="qz-answer">{_label(words["answer"])}{esc(sol.answer)}</div>')
-    if sol.trap:
-        out.append(f'<div class="qz-trap">{_label(words["trap"])}{esc(sol.trap)}</div>')
-    return "".join(out)
+    return out
 
 
 def back_solution_html(problem: Problem) -> str:
@@ -408,16 +415,7 @@ def back_solution_html(problem: Problem) -> str:
         out.append(f'<div class="qz-answer">{_label(words["answer"])}{esc(sol.answer)}</div>')
     if sol.trap:
         out.append(trap_html(sol.trap, problem.lang))
-    inner = []
-    if sol.forecast:
-        inner.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
-    if sol.steps:
-        html_words = _label_html(problem.lang)
-        inner.append('<ol class="qz-steps">' + "".join([step_html(s, html_words) for s in sol.steps])
-                     + "</ol>")
-    if sol.verify:
-        items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)
-        inner.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
+    inner = _worked_parts(problem, words)
     if inner:
         summary = words["worked"].format(n=len(sol.steps))
         out.append(f'<details class="qz-details"><summary>{esc(summary)}</summary>'
