@@ -66,3 +66,22 @@ def engine_problem(cell: str, *, level: int, seed: int, lang: str = "hinglish",
                           answer=f"{blocks} blocks per SM{note}", trap="The floor drops a block."),
         title=f"{cell} blocks", model=result.model, units={"blocks_per_sm": "blocks"},
         choices=choices, main_answer=main, topics=["occupancy", "sm limits"])
+
+
+def answer_some(col, count: int) -> dict[int, tuple]:
+    """Study `count` cards with the v3 scheduler (Good); return their scheduling state."""
+    from anki.scheduler.v3 import CardAnswer
+
+    done = {}
+    for _ in range(count):
+        queued = col.sched.get_queued_cards(fetch_limit=1)
+        top = queued.cards[0]
+        card = col.get_card(top.card.id)
+        card.start_timer()
+        col.sched.answer_card(col.sched.build_answer(card=card, states=top.states,
+                                                      rating=CardAnswer.GOOD))
+        done[card.id] = None
+    for cid in done:
+        card = col.get_card(cid)
+        done[cid] = (card.nid, card.type, card.queue, card.due, card.ivl, card.reps, card.left)
+    return done

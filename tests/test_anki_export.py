@@ -19,7 +19,7 @@ import quizgen  # noqa: E402
 from quizgen.errors import QuizgenError  # noqa: E402
 from quizgen.export import anki as A  # noqa: E402
 from quizgen.recipes import apply_overrides, load_deck_recipe, plan_slots, recipe_from_dict  # noqa: E402
-from deck_helpers import engine_problem  # noqa: E402
+from deck_helpers import answer_some, engine_problem  # noqa: E402
 
 T0 = 1_800_000_000
 CELLS = ["OCC-1", "OCC-3", "X-1", "L-6"]
@@ -142,25 +142,6 @@ def test_fields_are_escaped_and_typed_answer_is_accepted(tmp_path):
             assert "typeBad" in bad
     finally:
         col.close()
-
-
-def answer_some(col: Collection, count: int) -> dict[int, tuple]:
-    """Study `count` cards with the v3 scheduler (Good); return their scheduling state."""
-    from anki.scheduler.v3 import CardAnswer
-
-    done = {}
-    for _ in range(count):
-        queued = col.sched.get_queued_cards(fetch_limit=1)
-        top = queued.cards[0]
-        card = col.get_card(top.card.id)
-        card.start_timer()
-        col.sched.answer_card(col.sched.build_answer(card=card, states=top.states,
-                                                      rating=CardAnswer.GOOD))
-        done[card.id] = None
-    for cid in done:
-        card = col.get_card(cid)
-        done[cid] = (card.nid, card.type, card.queue, card.due, card.ivl, card.reps, card.left)
-    return done
 
 
 def revised(problem_source, mark: str):

@@ -16,6 +16,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 from quizgen.export import anki as A
 from quizgen.problems import generate_one
 from quizgen.recipes import apply_overrides, recipe_from_dict
+from deck_helpers import answer_some
 
 T0 = 1_700_000_000          # in the past: students edit after a build is made
 RECIPE = recipe_from_dict({"name": "rebuild", "deck": "quizgen::Rebuild",
@@ -41,26 +42,9 @@ def fixed(cell: str):
     return source
 
 
-def review(col: Collection, count: int) -> dict[int, tuple]:
-    from anki.scheduler.v3 import CardAnswer
-
-    done = {}
-    for _ in range(count):
-        top = col.sched.get_queued_cards(fetch_limit=1).cards[0]
-        card = col.get_card(top.card.id)
-        card.start_timer()
-        col.sched.answer_card(col.sched.build_answer(card=card, states=top.states,
-                                                      rating=CardAnswer.GOOD))
-        done[card.id] = None
-    for cid in done:
-        card = col.get_card(cid)
-        done[cid] = (card.nid, card.type, card.queue, card.due, card.ivl, card.reps)
-    return done
-
-
 def state(col: Collection, cid: int) -> tuple:
     card = col.get_card(cid)
-    return (card.nid, card.type, card.queue, card.due, card.ivl, card.reps)
+    return (card.nid, card.type, card.queue, card.due, card.ivl, card.reps, card.left)
 
 
 def test_rebuilds_update_exactly_what_changed(tmp_path):
@@ -79,7 +63,7 @@ def test_rebuilds_update_exactly_what_changed(tmp_path):
         log = import_apkg(col, first)
         assert len(log.new) == s1.notes
         col.decks.select(col.decks.id_for_name("quizgen::Rebuild"))
-        studied = review(col, 6)
+        studied = answer_some(col, 6)
         reviews = col.db.scalar("select count() from revlog")
         occ3 = set(col.find_notes("tag:quizgen::cell::OCC-3 -tag:quizgen::kind::cloze"))
         others = set(col.find_notes("")) - occ3
