@@ -268,7 +268,7 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
                 C.esc(C.answer_format(problem, problem.lang)) + C.check_html(problem),
                 C.back_solution_html(problem), figure, source]
     if kind == "mcq":
-        return [C.question_html(problem), C.options_html(problem), C.correct_html(problem),
+        return [C.question_html(problem, stem=True), C.options_html(problem), C.correct_html(problem),
                 C.explanations_html(problem), C.back_solution_html(problem), figure, source]
     if kind == "concept":
         trap = problem.solution.trap

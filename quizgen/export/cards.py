@@ -330,10 +330,12 @@ def note_kind(problem: Problem, kinds: tuple[str, ...] | list[str], slot: int) -
 # HTML fields
 
 
-def question_html(problem: Problem) -> str:
-    """The question as HTML paragraphs."""
-    paragraphs = [p.strip() for p in problem.question.split("\n\n") if p.strip()]
-    return "".join(f'<p class="qz-q">{esc(p)}</p>' for p in paragraphs) or esc(problem.question)
+def question_html(problem: Problem, *, stem: bool = False) -> str:
+    """The question as HTML paragraphs (`stem`: the multiple-choice stem, which asks only the
+    quantity the options give, when the family writes one)."""
+    text = (stem and problem.mcq_stem) or problem.question
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+    return "".join(f'<p class="qz-q">{esc(p)}</p>' for p in paragraphs) or esc(text)
 
 
 def _label(text: str) -> str:

@@ -145,7 +145,7 @@ def problem_card(item: DeckItem, recipe: DeckRecipe) -> list[str]:
             back.append(f"{words['trap']}: {md_line(trap)}")
         back += [md_line(r) for r in reasons]
         return [question, "?", *back, f"%%qz:{ident}%%"]
-    front = [md(problem.question)]
+    front = [md((kind == "mcq" and problem.mcq_stem) or problem.question)]
     back = []
     if kind == "mcq":
         front += [f"- {chr(65 + i)}. {md_line(c.text)}" for i, c in enumerate(problem.choices)]

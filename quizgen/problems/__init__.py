@@ -318,6 +318,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
         choices, fam.main_answer or None, [solved.data.get("topic", fam.topic)],
         fam.figure(params, the_gpu, solved),
         {k: specs[k] for k in answers if k in specs} if (specs := spec_dicts(fam)) else {},
+        fam.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
     )
 
 

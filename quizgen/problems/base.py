@@ -115,6 +115,13 @@ class Family:
         """Options for families without a numeric main answer (concept cards)."""
         return None
 
+    def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+                 salt: str) -> str:
+        """The multiple-choice stem in `lang`: the question's setup and one ask, the quantity
+        that the options give (`main_answer`). Empty: the family has not written one yet, and a
+        multiple-choice card falls back to the whole question."""
+        return ""
+
     def model_for(self, gpu: GPU) -> str | None:
         return gpu.default_model if self.uses_model else None
 

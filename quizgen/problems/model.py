@@ -79,6 +79,9 @@ class Problem:
     figure: dict[str, Any] | None = None   # what a figure needs (kind + numbers), drawn later
     #: answer key → {"kind", "unit", "format", "tolerance", "depends_on"} (CELLS.md), from the family
     answer_specs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the multiple-choice stem: the same setup, asking only the quantity the options give
+    #: (the main answer); empty when the problem has no options
+    mcq_stem: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain JSON-safe data (what `quizgen generate --format json` writes)."""
@@ -105,7 +108,7 @@ class Problem:
             "choices": [{"text": c.text, "value": _copy(c.value), "correct": c.correct, "why": c.why,
                          "misconception": c.misconception} for c in self.choices],
             "main_answer": self.main_answer, "topics": list(self.topics),
-            "figure": _copy(self.figure),
+            "figure": _copy(self.figure), "mcq_stem": self.mcq_stem,
         })
         return out
 
