@@ -54,6 +54,9 @@ class Family:
     #: misconception key → predicates over the solved problem that must hold for it to be
     #: offered as a distractor or diagnosed (besides changing an answer at all).
     misconception_when: ClassVar[dict[str, tuple[Predicate, ...]]] = {}
+    #: predicates over the solved problem that must all hold for the cell's trap to be named in
+    #: the solution (a trap that is absent from these numbers is not a trap for this student).
+    trap_when: ClassVar[tuple[Predicate, ...]] = ()
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
 
@@ -106,6 +109,14 @@ class Family:
             return miscs
         facts = Facts(params, gpu, solved)
         return [m for m in miscs if applies(when, facts, m)]
+
+    def trap_applies(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> bool:
+        """Whether the cell's trap is present in this problem (every `trap_when` predicate holds;
+        predicates receive None for the misconception argument)."""
+        if not self.trap_when:
+            return True
+        facts = Facts(params, gpu, solved)
+        return all(p(facts, None) for p in self.trap_when)
 
     def figure(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any] | None:
         return None
