@@ -403,7 +403,7 @@ def _threads_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str,
     t_max = gpu.max_threads_per_block
     w_slots = gpu.max_warps_per_sm // B
     steps = [Step("warps_by_slots", "inv_warps_by_slots", {"W_max": gpu.max_warps_per_sm, "B": B},
-                  w_slots, "warps", "warp_lid")]
+                  w_slots, "warps", "warp_slots_per_block")]
     if model == "textbook":
         # The warp lid allows ⌈T/32⌉ ≤ ⌊W_max/B⌋; the register lid T ≤ ⌊R_SM/(B·r)⌋ is in threads.
         steps.append(Step("threads_by_slots", "inv_threads_from_warps", {"w": w_slots}, 32 * w_slots,
@@ -476,7 +476,7 @@ def _smem_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str, dynamic: 
                           {"S_SM": at_answer.smem_per_sm_available, "B": B}, share, "B", "carveout"))
         largest_alloc = min(per_block, share)
         steps.append(Step("largest_alloc", "inv_largest_alloc", {"S_lim": per_block, "S_share": share},
-                          largest_alloc, "B", "lowest_lid"))
+                          largest_alloc, "B", "largest_alloc"))
     lid = (largest_alloc // g) * g - other - res
     key = "answer" if not (dynamic and cfg.optin is not None) else "smem_lid"
     steps.append(Step(key, "inv_smem_exact",

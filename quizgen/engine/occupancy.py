@@ -423,7 +423,7 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
                               None if (r * 32) % g_r == 0 else "rounded_up"))
             steps.append(Step("regs_per_block_allocated", "regs_per_block_allocated",
                               {"R_warp": regs_warp, "w": w}, regs_block, "registers",
-                              "block_reserves_registers"))
+                              "block_reserves_warp_registers"))
             if per_sub is not None:
                 steps.append(Step("warps_per_subpartition", "warps_per_subpartition",
                                   {"R_SM": gpu.regs_per_sm, "P": P, "R_warp": regs_warp}, per_sub,
@@ -464,7 +464,7 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
                               "blocks", "barrier_lid"))
             steps.append(Step("blocks_per_sm", "blocks_per_sm_exact",
                               _min_values(by_regs, by_smem, by_warps, cap, limits["barriers"], True),
-                              blocks, "blocks", "lowest_lid",
+                              blocks, "blocks", "lowest_lid_barriers",
                               "tie" if len(_limiter(limits, blocks)) > 1 else None))
         else:
             steps.append(Step("blocks_per_sm", "blocks_per_sm",

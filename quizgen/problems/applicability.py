@@ -80,6 +80,11 @@ def partial_warp(facts: Facts, m: Any) -> bool:
     return facts.threads % 32 != 0
 
 
+def several_warps_per_block(facts: Facts, m: Any) -> bool:
+    """A block has more than one warp (so "blocks counted as warps" changes the answer)."""
+    return facts.threads > 32
+
+
 def several_blocks(facts: Facts, m: Any) -> bool:
     """An SM holds more than one block (so "one block per SM" is a real slip)."""
     return facts.answers.get("blocks_per_sm", 0) > 1

@@ -89,6 +89,33 @@ def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconceptio
     # Occupancy from blocks instead of warps: blocks / B_max.
     out.append(Misconception("occupancy_from_blocks", {
         "occupancy": res.blocks_per_sm / gpu.max_blocks_per_sm}))
+    B = res.blocks_per_sm
+    # Stopped at blocks: resident blocks ÷ the warp ceiling (the blocks → warps step forgotten).
+    out.append(Misconception("blocks_as_warps", {"active_warps": B, "occupancy": B / w_max}))
+    # One block's warps over the ceiling: forgot that several blocks share the SM.
+    out.append(Misconception("one_block_only", {"blocks_per_sm": 1, "active_warps": w,
+                                                "occupancy": min(1.0, w / w_max)}))
+    # Seed 004's per-warp count used on a block question: ⌊R_SM/(32·r)⌋ warps, as if warps
+    # were resident one by one; blocks are resident whole.
+    if r:
+        loose = min(w_max, regs_sm // (32 * r))
+        out.append(Misconception("register_warps_only", {"active_warps": loose,
+                                                         "occupancy": loose / w_max}))
+    # The 1,024-thread block limit taken for the SM's thread limit: the warp lid shrinks.
+    per_block_warps = gpu.max_threads_per_block // gpu.warp_size
+    if per_block_warps < w_max and w <= per_block_warps:
+        alt = min([v for v in (by_regs, by_smem) if v is not None] + [per_block_warps // w, b_max])
+        out.append(Misconception("block_limit_as_sm_limit", {
+            "blocks_per_sm": alt, "active_warps": alt * w, "occupancy": alt * w / w_max}))
+    # Occupancy read as how full the block is: threads per block ÷ the 1,024-thread block limit.
+    out.append(Misconception("block_fill_as_occupancy", {
+        "occupancy": min(1.0, T / gpu.max_threads_per_block)}))
+    # The other common block cap (the notes: "commonly 16 or 32").
+    other = 16 if b_max != 16 else 32
+    kept = [v for v in (by_regs, by_smem, by_warps) if v is not None]
+    alt = min(kept + [other])
+    out.append(Misconception("other_block_cap", {"blocks_per_sm": alt, "active_warps": alt * w,
+                                                 "occupancy": min(1.0, alt * w / w_max)}))
     # Rounding the binding lid up instead of down: one block too many.
     if res.blocks_per_sm:
         out.append(Misconception("ceil_not_floor", {
@@ -112,6 +139,11 @@ class OccupancyFamily(Family):
         "ignore_warp_cap": (when.binds("warps"),),
         "ignore_regs": (when.uses_regs, when.binds("registers")),
         "threads_not_warps": (when.partial_warp,),
+        "blocks_as_warps": (when.several_warps_per_block,),
+        "one_block_only": (when.several_blocks,),
+        "register_warps_only": (when.uses_regs, when.binds("registers"), when.several_warps_per_block),
+        "other_block_cap": (when.binds("blocks"),),
+        "block_limit_as_sm_limit": (when.binds("warps"),),
     }
     uses_model = True
     model = "textbook"
@@ -316,10 +348,12 @@ class CannotFit(OccupancyFamily):
 
     def space(self, level, gpu):
         threads = (512, 640, 768, 896, 1024) if level == 1 else (256, 320, 384, 448, 512, 640, 768, 896, 1024)
-        regs = ((96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 255) if level == 1
+        regs = ((96, 104, 112, 120, 144, 160, 176, 192, 208, 224, 240, 255) if level == 1
                 else tuple(range(70, 256)) if level == 3 else tuple(range(72, 256, 8)))
         for T in threads:
             for r in regs:
+                if r & (r - 1) == 0:
+                    continue        # R_SM/r a power of two: every method gives the same block
                 for shape in shapes_for(T, 2)[:4 if level == 1 else 2]:
                     yield with_shape({"threads_per_block": T, "regs_per_thread": r}, shape)
 
@@ -360,6 +394,9 @@ class CannotFit(OccupancyFamily):
             Misconception("no_warp_rounding", {"largest_block": raw}),
             Misconception("threads_not_registers", {"largest_block": gpu.max_threads_per_block}),
             Misconception("half_block", {"largest_block": T // 2}),
+            Misconception("warp_round_up", {"largest_block": min(gpu.max_threads_per_block,
+                                                                 -(-raw // 32) * 32)}),
+            Misconception("power_of_two_block", {"largest_block": 1 << (min(raw, gpu.max_threads_per_block).bit_length() - 1)}),
             Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (-(-T // 32)) / gpu.max_warps_per_sm)}),
         ]
 
