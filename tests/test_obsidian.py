@@ -139,3 +139,71 @@ def test_old_file_names_and_ids_hand_their_schedules_over(tmp_path):
                                        f"Q\n?\nA\n%%qz:{old}%%\n<!--SR:!2027-03-03,5,230-->\n")
     write_obsidian(r, tmp_path, problems_for=engine_problem)
     assert "<!--SR:!2027-03-03,5,230-->" in (tmp_path / "OCC-1.hinglish.md").read_text()
+
+
+def test_earlier_file_names_are_migrated_not_doubled(tmp_path):
+    """A vault of the earlier layout (L-6.md, no language in the name) re-exported: each old
+    note's schedules move into L-6.hinglish.md and the old note goes, so no card stands twice;
+    the user's own notes and a quizgen note of another language (an English OCC-1.md) stay."""
+    import shutil
+
+    r = recipe(cells=["OCC-1", "L-6"], levels=[1])
+    write_obsidian(r, tmp_path / "hi", problems_for=engine_problem)
+    write_obsidian(recipe(cells=["OCC-1"], levels=[1], lang="en"), tmp_path / "en",
+                   problems_for=engine_problem)
+    given = {}
+    for path in [tmp_path / "hi" / "L-6.hinglish.md", tmp_path / "hi" / "Formulas.hinglish.md",
+                 tmp_path / "en" / "OCC-1.en.md"]:
+        text = path.read_text()
+        for k, marker in enumerate(re.findall(r"%%qz:[0-9a-f]{12}%%", text)):
+            given[marker] = f"<!--SR:!2027-04-{10 + k},{k + 2},250-->"
+            text = text.replace(marker, marker + "\n" + given[marker])
+        # the earlier layout: no language in the file name or the deck tag
+        old = tmp_path / path.name.replace(".hinglish", "").replace(".en", "")
+        old.write_text(text.replace("/hinglish/", "/").replace("/en/", "/"))
+    shutil.rmtree(tmp_path / "hi")
+    shutil.rmtree(tmp_path / "en")
+    english = (tmp_path / "OCC-1.md").read_text()
+    mine = "# My notes on OCC-1\n" + next(iter(given)) + "\n"
+    (tmp_path / "mine.md").write_text(mine)
+    (tmp_path / "OCC-9.md").write_text("---\ntitle: my own\n---\nnot quizgen's\n")
+
+    summary = write_obsidian(r, tmp_path, problems_for=engine_problem, force=True)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["Formulas.hinglish.md", "L-6.hinglish.md", "OCC-1.hinglish.md",
+                     "OCC-1.md", "OCC-9.md", "mine.md"]
+    assert sorted(summary.replaced) == ["Formulas.md", "L-6.md"]
+    kept = "".join((tmp_path / n).read_text() for n in names if ".hinglish." in n)
+    hinglish = {m: c for m, c in given.items() if m not in english}
+    assert len(hinglish) >= 4
+    for marker, comment in hinglish.items():
+        assert kept.count(marker) == 1 and kept.count(marker + "\n" + comment) == 1, marker
+    assert (tmp_path / "OCC-1.md").read_text() == english
+    assert (tmp_path / "mine.md").read_text() == mine
+    assert (tmp_path / "OCC-9.md").read_text().endswith("not quizgen's\n")
+
+    # the English export takes its own earlier note over the same way
+    summary = write_obsidian(recipe(cells=["OCC-1"], levels=[1], lang="en"), tmp_path,
+                             problems_for=engine_problem, force=True)
+    assert summary.replaced == ("OCC-1.md",)
+    assert not (tmp_path / "OCC-1.md").exists()
+    moved = (tmp_path / "OCC-1.en.md").read_text()
+    for marker, comment in given.items():
+        if marker in english:
+            assert moved.count(marker + "\n" + comment) == 1, marker
+
+
+def test_a_note_in_both_layouts_keeps_the_new_notes_schedule(tmp_path):
+    """A vault already doubled (OCC-1.md beside OCC-1.hinglish.md, both reviewed): the note
+    named with its language wins, the old one goes."""
+    r = recipe(cells=["OCC-1"], levels=[1])
+    write_obsidian(r, tmp_path, problems_for=engine_problem)
+    new = tmp_path / "OCC-1.hinglish.md"
+    marker = re.findall(r"%%qz:[0-9a-f]{12}%%", new.read_text())[0]
+    text = new.read_text()
+    new.write_text(text.replace(marker, marker + "\n<!--SR:!2027-05-05,9,270-->"))
+    (tmp_path / "OCC-1.md").write_text(text.replace(marker, marker + "\n<!--SR:!2027-01-01,1,230-->"))
+    write_obsidian(r, tmp_path, problems_for=engine_problem)
+    assert not (tmp_path / "OCC-1.md").exists()
+    assert marker + "\n<!--SR:!2027-05-05,9,270-->" in new.read_text()
+    assert "2027-01-01" not in new.read_text()

@@ -74,6 +74,8 @@ def deck_command(
             line += (f"; re-import into a collection with the last build: {changes.added} new, "
                      f"{changes.updated} updated, {changes.unchanged} left as they are "
                      f"(lock {summary.lock})")
+    if summary.replaced:
+        line += f"; replaced the earlier notes {', '.join(summary.replaced)} (schedules moved)"
     typer.echo(line)
 
 

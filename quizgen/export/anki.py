@@ -112,6 +112,7 @@ class DeckSummary:
     skipped: int = 0          # problems that fit none of the recipe's card kinds
     changes: "Changes | None" = None   # what a re-import adds, updates, leaves (with a lock)
     lock: str = ""            # the lock file read and written ("" without one)
+    replaced: tuple[str, ...] = ()   # Obsidian: earlier notes whose cards moved into new ones
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,6 +13,12 @@ for a single-line card). Every card ends with a hidden ``%%qz:<id>%%`` marker (i
 the Anki note's GUID), and a re-export carries each card's comment over by that id, from any
 quizgen note in the folder (an older export's file names and ids included), so regenerating the
 notes keeps a student's progress on every card that still exists.
+
+Notes of the earlier layout, named without their language (``OCC-3.md``, ``Formulas.md``), are
+migrated: when a re-export writes the same note with its language (``OCC-3.hinglish.md``), the
+old note's schedules move into the new one and the old note is removed, so no card stands twice.
+Only a note quizgen wrote (its front matter) in a language the export writes goes; a note of
+another language stays until that language is exported, and a user's own files are never touched.
 """
 
 from __future__ import annotations
@@ -196,11 +202,12 @@ def legacy_formula_ids(example: C.FormulaExample, recipe: DeckRecipe) -> list[st
 
 def saved_schedules(folder: Path) -> dict[str, str]:
     """Every card id → its ``<!--SR:…-->`` comment, from all quizgen notes in `folder` (so a card
-    keeps its schedule when its note's file name changes, e.g. ``OCC-3.md`` → ``OCC-3.en.md``)."""
+    keeps its schedule when its note's file name changes, e.g. ``OCC-3.md`` → ``OCC-3.en.md``).
+    A card found in several notes keeps its schedule from a note named with its language."""
     schedules: dict[str, str] = {}
     if not folder.is_dir():
         return schedules
-    for path in sorted(folder.glob("*.md")):
+    for path in sorted(folder.glob("*.md"), key=lambda p: (_unlabelled(p.name), p.name)):
         text = _quizgen_note(path)
         if text is not None and "%%qz:" in text:
             for m in _MARKER.finditer(text):
@@ -252,6 +259,54 @@ def _quizgen_note(path: Path) -> str | None:
         return data.decode("utf-8") if data.startswith(NOTE_START) else None
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _unlabelled(name: str) -> bool:
+    """Whether a note's file name lacks the language (the earlier layout: ``OCC-3.md``)."""
+    return "." not in name.removesuffix(".md")
+
+
+_MARKER_ID = re.compile(r"%%qz:([0-9a-f]+)%%")
+
+
+def note_language(text: str, ids: dict[str, set[str]]) -> str | None:
+    """The language of an earlier quizgen note: the language whose cards (by id, old or new)
+    the note holds, else the one whose label words it uses ("Yeh step kyun?", "Why this step?");
+    None when neither tells one language."""
+    found = set(_MARKER_ID.findall(text))
+    by_id = [lang for lang, known in ids.items() if found & known]
+    if len(by_id) == 1:
+        return by_id[0]
+    from quizgen.render.phrases import LANGS
+
+    keys = ("why", "formula_prompt", "wrong_why")
+    words = {lang: {md_line(C.labels(lang)[key]) for key in keys} for lang in LANGS}
+    by_words = [lang for lang, own in words.items()
+                if any(word in text for word in own - set().union(
+                    *(other for o, other in words.items() if o != lang)))]
+    return by_words[0] if len(by_words) == 1 else None
+
+
+def superseded_notes(out: Path, written: dict[str, set[str]]) -> list[Path]:
+    """The earlier layout's notes in `out` that this export replaces: quizgen notes named
+    without a language (``OCC-3.md``) whose language's note (``OCC-3.<lang>.md``) is written now.
+    `written` maps each file name written to its cards' ids (and the ids older versions gave)."""
+    if not out.is_dir():
+        return []
+    ids: dict[str, set[str]] = {}
+    for name, known in written.items():
+        ids.setdefault(name.removesuffix(".md").rsplit(".", 1)[-1], set()).update(known)
+    old = []
+    for path in sorted(out.glob("*.md")):
+        if not _unlabelled(path.name) or not path.is_file() or path.is_symlink():
+            continue
+        text = _quizgen_note(path)
+        if text is None:
+            continue
+        lang = note_language(text, ids)
+        if lang is not None and f"{path.stem}.{lang}.md" in written:
+            old.append(path)
+    return old
 
 
 def _foreign_files(out: Path) -> list[str]:
@@ -322,6 +377,10 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
 
     out.mkdir(parents=True, exist_ok=True)
     schedules = saved_schedules(out)
+    written = {name: {i for lines, old in zip((c for _, c in entry[2]), entry[3])
+                      for i in [*_MARKER_ID.findall(lines[-1]), *old]}
+               for name, entry in files.items()}
+    superseded = superseded_notes(out, written)
     total = 0
     for name, (title, tag, note_cards, legacy) in files.items():
         path = out / name
@@ -337,7 +396,9 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
             note_cards = [(heading, card) for (heading, _), card in zip(note_cards, carried)]
         text = note_text(title, tag, note_cards, recipe)
         total += atomic_write(path, text, field="out")
+    for path in superseded:         # their schedules now stand in the new notes
+        path.unlink()
     cells = len({item.problem.cell for item in items if item.kind is not None})
     skipped = sum(1 for item in items if item.kind is None)
     return DeckSummary(notes=len(files), cards=cards, cells=cells, bytes=total, path=str(out),
-                       skipped=skipped)
+                       skipped=skipped, replaced=tuple(p.name for p in superseded))
