@@ -164,7 +164,7 @@ def test_one_note_per_cell_and_level_with_k_variants(imported):
     assert model["id"] == S.SKILL_MODEL_ID and S.SKILL_MODEL_ID not in A.MODEL_IDS.values()
     assert [f["name"] for f in model["flds"]] == S.SKILL_FIELDS
     names = {d.name for d in col.decks.all_names_and_ids()}
-    assert f"quizgen::Skills test::{S.SKILL_GROUP}" in names
+    assert f"quizgen::Skills test::Hinglish::{S.SKILL_GROUP}" in names
     for card in cards:
         questions = card["fields"]["Questions"]
         numbers = [int(n) for n in __import__("re").findall(r'class="qz-v" data-v="(\d+)"', questions)]
@@ -266,7 +266,7 @@ def test_rebuild_with_new_variants_keeps_reviews(tmp_path):
     try:
         import_apkg(col, first)
         before = {nid: col.get_note(nid)["Questions"] for nid in col.find_notes("")}
-        col.decks.select(col.decks.id_for_name(f"quizgen::Skills test::{S.SKILL_GROUP}"))
+        col.decks.select(col.decks.id_for_name(f"quizgen::Skills test::Hinglish::{S.SKILL_GROUP}"))
         studied = answer_some(col, 3)
         reviews = col.db.scalar("select count() from revlog")
         assert reviews == 3
@@ -280,6 +280,40 @@ def test_rebuild_with_new_variants_keeps_reviews(tmp_path):
         for nid, old in before.items():
             new = col.get_note(nid)["Questions"]
             assert new != old and new.count('class="qz-v"') == 6
+    finally:
+        col.close()
+
+
+def test_skill_notes_follow_the_deck_naming_and_the_lock(tmp_path):
+    """Skill notes stand in their language's deck like the problem notes, and the lock keeps an
+    unchanged skill note's time: an identical rebuild changes nothing, another language adds its
+    own deck beside the first."""
+    lock = tmp_path / "skills.lock.json"
+    first, again, english = (tmp_path / f"{n}.apkg" for n in ("v1", "v1b", "en"))
+    one = A.build_deck(skill_recipe(variants=2), first, timestamp=T0, lock=lock)
+    same = A.build_deck(skill_recipe(variants=2), again, timestamp=T0 + 86_400, lock=lock)
+    assert first.read_bytes() == again.read_bytes()
+    assert (same.changes.added, same.changes.updated, same.changes.unchanged) == (0, 0, one.notes)
+    other = A.build_deck(skill_recipe(variants=2, lang="en"), english, timestamp=T0 + 2 * 86_400,
+                         lock=lock)
+    assert (other.changes.added, other.changes.updated) == (len(CELLS), 0)
+    col = new_collection(tmp_path)
+    try:
+        import_apkg(col, first)
+        col.decks.select(col.decks.id_for_name(f"quizgen::Skills test::Hinglish::{S.SKILL_GROUP}"))
+        studied = answer_some(col, 2)
+        log = import_apkg(col, english)
+        assert len(log.new) == len(CELLS) and not log.updated
+        decks = {}
+        for cid in col.find_cards(""):
+            card = col.get_card(cid)
+            decks.setdefault(col.decks.name(card.did), set()).add(card.note()["Skill"])
+        assert sorted(decks) == [f"quizgen::Skills test::{lang}::{S.SKILL_GROUP}"
+                                 for lang in ("English", "Hinglish")]
+        assert all(len(notes) == len(CELLS) for notes in decks.values())
+        for cid, state in studied.items():
+            card = col.get_card(cid)
+            assert (card.nid, card.type, card.queue, card.due, card.ivl, card.reps, card.left) == state
     finally:
         col.close()
 

@@ -204,12 +204,14 @@ def deck_id(name: str) -> int:
 def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
     """``<recipe deck>::<language>::<group>``: each language is its own deck (a Hinglish and an
     English build of one recipe never mix); formula cards (cell None) have their own group."""
-    parts = [recipe.deck, LANG_NAMES.get(lang, lang)]
     if cell is None:
-        parts.append(FORMULA_GROUP)
-    else:
-        parts.append(GROUPS.get(cell.split("-")[0], "6 Other"))
-    return "::".join(parts)
+        return group_deck_name(recipe, lang, FORMULA_GROUP)
+    return group_deck_name(recipe, lang, GROUPS.get(cell.split("-")[0], "6 Other"))
+
+
+def group_deck_name(recipe: DeckRecipe, lang: str, group: str) -> str:
+    """``<recipe deck>::<language>::<group>``, the one naming scheme of every subdeck."""
+    return "::".join([recipe.deck, LANG_NAMES.get(lang, lang), group])
 
 
 def tag_part(text: Any) -> str:

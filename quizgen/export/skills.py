@@ -11,8 +11,11 @@ the same code as the problem cards), and the card's script shows one of them:
   by the key: consecutive days differ, and every K consecutive days show every variant once;
 * without scripts, CSS shows variant 1 alone, whole and usable.
 
-A skill note's GUID comes from the recipe name, cell, level and language only (never the seed or
-K), so a rebuild with new variants updates the note students already review: the note is the skill.
+A skill note's GUID comes from the recipe name, cell, level and language only (never the seed,
+K or the GPUs), so a rebuild with new variants updates the note students already review: the note
+is the skill. (A problem note's identity is its problem; a skill note's variants are the recipe's
+choice, so the recipe's name is part of it.) Skill notes stand in ``<deck>::<language>::6 Skills``
+and are stamped through the same lock as problem notes: unchanged, they keep their time.
 
 Where the viewer keeps page state across the flip (Anki desktop), the front offers a box to type
 the main answer; the back checks it numerically with the grader's accepted forms (``25%``,
@@ -231,13 +234,11 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: C.FigureMedia
 
 
 def skill_deck_name(recipe: DeckRecipe, lang: str) -> str:
-    from quizgen.export.anki import LANG_NAMES
+    """``<recipe deck>::<language>::6 Skills``: named like the problem decks, so each language's
+    skills stand in that language's deck."""
+    from quizgen.export.anki import group_deck_name
 
-    parts = [recipe.deck]
-    if len(recipe.langs) > 1:
-        parts.append(LANG_NAMES.get(lang, lang))
-    parts.append(SKILL_GROUP)
-    return "::".join(parts)
+    return group_deck_name(recipe, lang, SKILL_GROUP)
 
 
 def add_skills(package, recipe: DeckRecipe, *, problems_for=None,
