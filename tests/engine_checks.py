@@ -1,24 +1,20 @@
-"""A check shared by the engine tests: formulas agree with sympy, every step has its phrases."""
+"""A check shared by the engine tests: formulas agree with sympy, every step has its phrases
+(in the phrasebook of each language, merged across its files: the warp cells keep the phrases of
+their own what-if steps beside their questions)."""
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
-from jinja2 import Environment, StrictUndefined
 
 from quizgen.engine.formulas import evaluate
-
-PHRASES = Path(__file__).resolve().parent.parent / "templates" / "phrases"
+from quizgen.render.phrases import _env, book
 
 
 def check_steps(steps, formulas) -> None:
     """Each formula agrees with sympy once; every step key, why and note has phrases in both files."""
     seen: set[str] = set()
-    tables = [tomllib.loads((PHRASES / f"engine.{lang}.toml").read_text("utf-8"))
-              for lang in ("en", "hinglish")]
-    env = Environment(undefined=StrictUndefined)
+    tables = [book(lang) for lang in ("en", "hinglish")]
+    env = _env()            # the phrasebook's own strict environment, with its filters
     for step in steps:
         if step.formula in formulas and step.formula not in seen:
             seen.add(step.formula)
@@ -28,8 +24,9 @@ def check_steps(steps, formulas) -> None:
                 if key is None:
                     continue
                 variants = table[section][key]
+                variants = [variants] if isinstance(variants, str) else variants
                 assert 2 <= len(variants) <= 3, (section, key)
                 for text in variants:
                     assert text.strip() and "\n" not in text
-                    env.from_string(text).render(**step.values)
+                    env.from_string(text).render(**step.values, result=step.result)
     assert seen == set(formulas), set(formulas) - seen

@@ -123,6 +123,8 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
         steps += divergence(br, explain=True).steps
         steps += divergence(br, baseline=30, explain=True).steps
     steps += equal_occupancy_twist([(16, 1), (16, 1)], explain=True).steps
+    steps += divergence_module.uniform_saving([(20, 30), (12, 30)], explain=True)[1]
+    steps += divergence_module.one_lane_diverges([(32, 30), (0, 45)], 1, explain=True)[1]
     check_steps(steps, divergence_module.FORMULAS)
 
 

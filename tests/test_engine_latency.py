@@ -138,4 +138,7 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
         steps += hide_latency(*args, explain=True, **kw).steps
     for n in (64, 300, 600):
         steps += efficiency(n, 300, max_warps=64, explain=True).steps
+    steps += latency.min_work_to_hide(400, schedulers=4, max_warps=64, explain=True)[1]
+    steps += latency.max_hidden_latency(20, schedulers=4, max_warps=64, issue_interval=2,
+                                        explain=True)[1]
     check_steps(steps, latency.FORMULAS)

@@ -179,6 +179,13 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
     # formulas shown without a step of their own: the warp's first and last index
     assert evaluate("warp_first_index", {"k": 3}) == 96
     assert evaluate("warp_last_index", {"k": 3, "P": 100}) == 99 == warp_members((100,), 3)[-1].linear_end
+    # the level-3 what-ifs and inverses of the warp cells
+    steps += warps.smallest_full_block(70, explain=True)[1]
+    steps += warps.padded_block((100, 1, 1), explain=True)[1]
+    steps += warps.aligned_width((48, 4, 1), explain=True)[1]
+    steps += warps.warp_slices((7, 5, 3), 1, explain=True)[1]
+    steps += warps.threads_at_block_cap((12, 1, 1), 32, 64, explain=True)[1]
+    steps += warps.grid_idle_lanes((1920, 1080), (30, 30, 1), explain=True)[1]
     used = {k: v for k, v in warps.FORMULAS.items() if k not in ("warp_first_index", "warp_last_index")}
     check_steps(steps, used)
 

@@ -26,9 +26,6 @@ PENDING: set[str] = set()
 # occupancy group
 PENDING |= {"OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-6", "OCC-7", "OCC-8", "OCC-9"}
 
-# warp group
-PENDING |= {"W-A", "W-B", "W-C", "W-C2", "W-D", "W-E", "W-F", "W-G", "W-H", "W-I", "W-J"}
-
 # latency group
 PENDING |= {"L-1", "L-2", "L-3", "L-4", "L-5", "L-6"}
 

@@ -19,8 +19,15 @@ def branches(*pairs):
 # (source, cell, params, expected answers, lands in the cell?)
 SEED_CASES = [
     # seed 001 Ex 1: (256, 1, 1) → 8 full warps; the top warp ID is ⌊255/32⌋ = 7
+    # A cell also needs four honest options for its multiple-choice card (each wrong one from a
+    # named misconception, inside the block): thread 255 is in the last warp, where only warps 3
+    # (the 64-wide wavefront) and 6 (zero-based twice) are wrong yet inside the block, so the
+    # seed's own numbers are not posed; thread 200 of the same block is.
     ("001 Ex 1", "W-A", {"block": [256, 1, 1], "threads_per_block": 256, "linear_index": 255},
-     {"warps": 8, "wasted_lanes": 0, "warp_id": 7, "lane": 31}, True),
+     {"warps": 8, "wasted_lanes": 0, "warp_id": 7, "lane": 31}, False),
+    ("001 Ex 1, thread 200", "W-A", {"block": [256, 1, 1], "threads_per_block": 256,
+                                     "linear_index": 200},
+     {"warps": 8, "wasted_lanes": 0, "warp_id": 6, "lane": 8}, True),
     # seed 001 Ex 2: (100, 1, 1) → 4 warps, the last with 4 threads, 28 wasted lanes
     ("001 Ex 2", "W-B", {"block": [100, 1, 1], "threads_per_block": 100},
      {"warps": 4, "full_warps": 3, "tail_active": 4, "wasted_lanes": 28}, True),
@@ -42,7 +49,11 @@ SEED_CASES = [
     ("001 Ex 7", "W-G", {"branches": branches((20, 30), (12, 30))},
      {"divergent_time": 60, "baseline": 30, "slowdown": 2.0, "lane_utilisation": 0.5}, True),
     # seed 001 Ex 8: all 32 lanes take if (30), 0 else → 30 cycles, 1×
+    # with both paths at 30 cycles every wrong method gives 60 (or the 960 lane-cycles): too few
+    # distinct options to pose; an else of 45 cycles keeps the lesson and four options
     ("001 Ex 8", "W-H", {"branches": branches((32, 30), (0, 30))},
+     {"divergent_time": 30, "slowdown": 1.0, "lane_utilisation": 1.0}, False),
+    ("001 Ex 8, else 45", "W-H", {"branches": branches((32, 30), (0, 45))},
      {"divergent_time": 30, "slowdown": 1.0, "lane_utilisation": 1.0}, True),
     # seed 001 Ex 9: 1920 × 1080 image, (30, 30) → 29 warps, 28 wasted; (32, 8) → 8 warps, 0 wasted
     ("001 Ex 9", "W-I", {"image": [1920, 1080], "blocks": [[30, 30, 1], [32, 8, 1]]},
@@ -61,10 +72,17 @@ SEED_CASES = [
     # is no longer a W-E problem on the textbook SM (it is W-J's trap); with one scheduler it is.
     ("001 self-test 3", "W-E", {"latency": 300, "work_per_warp": 15, "schedulers": 4},
      {"warps_per_scheduler": 20, "warps_needed": 80, "deficit": 16, "hidable": False}, False),
+    # 300/15 divides exactly and one scheduler leaves no scheduler slip: two wrong options only;
+    # 310 cycles (a ceiling to take) is posed
     ("001 self-test 3, one scheduler", "W-E", {"latency": 300, "work_per_warp": 15, "schedulers": 1},
-     {"warps_needed": 20, "deficit": 0, "hidable": True}, True),
+     {"warps_needed": 20, "deficit": 0, "hidable": True}, False),
+    ("001 self-test 3, one scheduler, L = 310", "W-E",
+     {"latency": 310, "work_per_warp": 15, "schedulers": 1},
+     {"warps_needed": 21, "deficit": 0, "hidable": True}, True),
+    # an even 16/16 split hides the cell's trap (no split can look cheaper) and leaves two
+    # wrong options: not posed
     ("001 self-test 4", "W-G", {"branches": branches((16, 40), (16, 40))},
-     {"divergent_time": 80, "slowdown": 2.0}, True),
+     {"divergent_time": 80, "slowdown": 2.0}, False),
     # seed 000 Ex 6: L = 300: η(64) = 64/300, η(600) = 1 (the plateau)
     ("000 Ex 6 N=64", "OCC-6", {"latency": 300, "resident_warps": 64},
      {"efficiency": 64 / 300, "plateau_warps": 300, "efficiency_at_cap": 64 / 300}, True),

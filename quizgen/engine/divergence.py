@@ -43,6 +43,11 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "lane_utilisation": ("U/(n_act*T_div)", {
         "U": "useful lane-cycles (Σ lanes·cost)", "n_act": "active lanes in the warp",
         "T_div": "serialised (divergent) time"}),
+    "uniform_saving": ("T_div - T_conv", {
+        "T_div": "serialised (divergent) time", "T_conv": "time when every lane of a warp agrees"}),
+    "one_lane_diverges": ("T_t + T_e", {
+        "T_t": "cost of the path the other lanes take (cycles)",
+        "T_e": "cost of the path the one lane takes (cycles)"}),
     "speed_ratio": ("T_Y/T_X", {
         "T_Y": "time of the divergent kernel's region", "T_X": "time of the convergent kernel's region"}),
 }
@@ -272,3 +277,32 @@ def equal_occupancy_twist(branches: Any, *, occupancy: Any = 1.0, active_lanes: 
                           ratio, "×", "same_occupancy_different_speed", "occupancy_blind"))
     return OccupancyTwist(float(occ), y, y.baseline, y.serialised, ratio, 1.0, y.lane_utilisation,
                           steps)
+
+
+def uniform_saving(branches: Any, *, explain: bool = False) -> tuple[int | float, list[Step]]:
+    """What-if: the threads are regrouped so that every warp's lanes agree (a warp-uniform
+    branch). Each warp then runs one path, the convergent time, and saves the rest."""
+    res = divergence(branches)
+    saved = plain(_exact(res.serialised) - _exact(res.baseline))
+    steps = [Step("time_saved", "uniform_saving", {"T_div": res.serialised, "T_conv": res.baseline},
+                  saved, "cycles", "uniform_saving")] if explain else []
+    return saved, steps
+
+
+def one_lane_diverges(branches: Any, target: int, *,
+                      explain: bool = False) -> tuple[int | float, list[Step]]:
+    """What-if: one lane of a convergent warp takes branch `target` instead. The warp now runs
+    both paths one after the other: the time is the serialised time of the new split."""
+    parsed = parse_branches(branches)
+    taken = [i for i, b in enumerate(parsed) if b.lanes > 0]
+    if len(taken) != 1 or parsed[target].lanes != 0:
+        raise QuizgenError("one lane can only move from the one taken branch to an empty one",
+                           field="branches")
+    moved = [{"lanes": b.lanes, "cost": b.cost} for b in parsed]
+    moved[taken[0]]["lanes"] -= 1
+    moved[target]["lanes"] = 1
+    time = divergence(moved).serialised
+    steps = [Step("one_lane_time", "one_lane_diverges",
+                  {"T_t": parsed[taken[0]].cost, "T_e": parsed[target].cost}, time, "cycles",
+                  "one_lane_diverges")] if explain else []
+    return time, steps

@@ -56,6 +56,13 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "W_max": "max resident warps per SM", "L": "stall latency (cycles)"}),
     "concurrency": ("L*X", {"L": "latency (cycles)", "X": "throughput (operations per cycle)"}),
     "latency_unchanged": ("L", {"L": "latency of one operation (cycles)"}),
+    "min_work_per_warp": ("ceiling(L/(T_issue*floor(W_max/N_sched)))", {
+        "L": "stall latency (cycles)", "T_issue": "cycles between issues of one scheduler",
+        "W_max": "max resident warps per SM", "N_sched": "warp schedulers per SM"}),
+    "max_hidden_latency": ("floor(W_max/N_sched)*T_issue*I_warp", {
+        "W_max": "max resident warps per SM", "N_sched": "warp schedulers per SM",
+        "T_issue": "cycles between issues of one scheduler",
+        "I_warp": "independent instructions per warp between stalls"}),
 }
 
 
@@ -232,6 +239,38 @@ def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
                               "latency_is_fixed", "no_l_eff"))
     return LatencyHiding(L, W, plain(k), n_sched, t_issue, plain(x_s), cap, plain(in_flight), n_s,
                          need, deficit, c_s, extra, with_ilp, steps)
+
+
+def min_work_to_hide(latency: Any, *, schedulers: Any, max_warps: Any, issue_interval: Any = 1,
+                     explain: bool = False) -> tuple[int | None, list[Step]]:
+    """The least independent work per warp with which the SM's cap hides an L-cycle stall: each
+    scheduler holds ⌊cap/N_sched⌋ warps, so W ≥ L/(T_issue·⌊cap/N_sched⌋). It is `hide_latency`
+    solved for W (a test checks both sides of the boundary); None when a scheduler holds none."""
+    L = require_int("latency", latency, minimum=1)
+    n_sched = require_int("schedulers", schedulers, minimum=1)
+    cap = require_int("max_warps", max_warps, minimum=1)
+    t_issue = require_int("issue_interval", issue_interval, minimum=1)
+    c_s = cap // n_sched
+    work = -(-L // (t_issue * c_s)) if c_s else None
+    steps = [Step("min_work_per_warp", "min_work_per_warp",
+                  {"L": L, "T_issue": t_issue, "W_max": cap, "N_sched": n_sched}, work,
+                  "instructions", "min_work_per_warp")] if explain and work else []
+    return work, steps
+
+
+def max_hidden_latency(work_per_warp: Any, *, schedulers: Any, max_warps: Any,
+                       issue_interval: Any = 1, explain: bool = False) -> tuple[int, list[Step]]:
+    """The longest stall the SM's cap can hide with this work per warp and no extra ILP:
+    ⌊cap/N_sched⌋·T_issue·I_warp cycles (`hide_latency` solved for L)."""
+    W = require_int("work_per_warp", work_per_warp, minimum=1)
+    n_sched = require_int("schedulers", schedulers, minimum=1)
+    cap = require_int("max_warps", max_warps, minimum=1)
+    t_issue = require_int("issue_interval", issue_interval, minimum=1)
+    longest = (cap // n_sched) * t_issue * W
+    steps = [Step("max_latency", "max_hidden_latency",
+                  {"W_max": cap, "N_sched": n_sched, "T_issue": t_issue, "I_warp": W}, longest,
+                  "cycles", "max_hidden_latency")] if explain else []
+    return longest, steps
 
 
 def divided_by_schedulers(result: LatencyHiding) -> int:

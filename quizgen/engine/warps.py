@@ -47,6 +47,17 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "lane_of": ("i - 32*k", {"i": "linear index", "k": "warp index"}),
     "warp_first_index": ("32*k", {"k": "warp index"}),
     "warp_last_index": ("Min(32*k + 31, P - 1)", {"k": "warp index", "P": "threads in the block"}),
+    "smallest_full_block": ("32*(floor(i/32) + 1)", {"i": "linear index of the thread"}),
+    "pad_to_warps": ("32*w", {"w": "warps in the block"}),
+    "aligned_width": ("32*ceiling(D_x/32)", {"D_x": "block width (threads along x)"}),
+    "slices_spanned": ("floor(Min(32*k + 31, P - 1)/A) - floor(32*k/A) + 1", {
+        "k": "warp index", "P": "threads in the block", "A": "threads in one z-slice (D_x·D_y)"}),
+    "threads_at_block_cap": ("Min(B_max, floor(W_max/w))*P", {
+        "B_max": "max resident blocks per SM", "W_max": "max resident warps per SM",
+        "w": "warps in the block", "P": "threads in the block"}),
+    "grid_idle_lanes": ("ceiling(X/D_x)*ceiling(Y/D_y)*w_idle", {
+        "X": "image width (pixels)", "Y": "image height (pixels)", "D_x": "block width",
+        "D_y": "block height", "w_idle": "idle lanes in one block"}),
     "waste_min": ("Min(f_a, f_b)", {
         "f_a": "idle-lane fraction of the first block", "f_b": "idle-lane fraction of the second block"}),
 }
@@ -407,3 +418,75 @@ def compare_blocks(block_a: Any, block_b: Any, *, explain: bool = False) -> Bloc
                           {"f_a": a.waste_fraction, "f_b": b.waste_fraction},
                           min(a.waste_fraction, b.waste_fraction), "", "fewer_idle_lanes", note))
     return BlockComparison(a, b, better, reasons, steps)
+
+
+# What-ifs and inverses on top of a block's warps (the level-3 questions) ----------------------
+
+
+def smallest_full_block(linear: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
+    """The smallest block with no partial warp that still holds thread `linear`: its warp and
+    every warp before it, 32·(⌊i/32⌋ + 1) threads."""
+    i = require_int("linear_index", linear, minimum=0)
+    size = WARP_SIZE * (i // WARP_SIZE + 1)
+    steps = [Step("min_block_threads", "smallest_full_block", {"i": i}, size, "threads",
+                  "smallest_full_block")] if explain else []
+    return size, steps
+
+
+def padded_block(block: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
+    """The block padded up to a whole number of warps: 32·w threads, still w warps (the padding
+    only fills lanes the partial warp already took)."""
+    w = block_warps(block).warps
+    size = WARP_SIZE * w
+    steps = [Step("padded_threads", "pad_to_warps", {"w": w}, size, "threads", "pad_to_warps")
+             ] if explain else []
+    return size, steps
+
+
+def aligned_width(block: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
+    """The narrowest row width ≥ D_x at which every warp stays inside one row: 32·⌈D_x/32⌉ (a
+    warp starts at 32k, so rows must start at multiples of 32 too)."""
+    dx = block_shape(block)[0]
+    width = WARP_SIZE * -(-dx // WARP_SIZE)
+    steps = [Step("aligned_width", "aligned_width", {"D_x": dx}, width, "threads",
+                  "aligned_width")] if explain else []
+    return width, steps
+
+
+def warp_slices(block: Any, warp_id: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
+    """How many z-slices warp `warp_id` touches (1: it stays in one slice)."""
+    shape = block_shape(block)
+    segs = warp_members(shape, warp_id)
+    k = require_int("warp_id", warp_id, minimum=0)
+    area, p = shape[0] * shape[1], _threads(shape)
+    count = segs[-1].z - segs[0].z + 1
+    steps = [Step("warp_slices", "slices_spanned", {"k": k, "P": p, "A": area}, count, "slices",
+                  "slices_spanned")] if explain else []
+    return count, steps
+
+
+def threads_at_block_cap(block: Any, max_blocks: Any, max_warps: Any, *,
+                         explain: bool = False) -> tuple[int, list[Step]]:
+    """Threads an SM runs when it is filled with these blocks as far as the block-slot and warp
+    caps allow (registers and shared memory aside): min(B_max, ⌊W_max/w⌋)·P."""
+    bw = block_warps(block)
+    b_max = require_int("max_blocks_per_sm", max_blocks, minimum=1)
+    w_max = require_int("max_warps_per_sm", max_warps, minimum=1)
+    threads = min(b_max, w_max // bw.warps) * bw.threads
+    steps = [Step("threads_at_block_cap", "threads_at_block_cap",
+                  {"B_max": b_max, "W_max": w_max, "w": bw.warps, "P": bw.threads}, threads,
+                  "threads", "threads_at_block_cap")] if explain else []
+    return threads, steps
+
+
+def grid_idle_lanes(image: Any, block: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
+    """Idle lanes of the partial warps over a whole image launch: blocks × idle lanes per block."""
+    width = require_int("image width", image[0], minimum=1)
+    height = require_int("image height", image[1], minimum=1)
+    bw = block_warps(block)
+    dx, dy = bw.block[0], bw.block[1]
+    total = -(-width // dx) * -(-height // dy) * bw.wasted_lanes
+    steps = [Step("square_grid_idle_lanes", "grid_idle_lanes",
+                  {"X": width, "Y": height, "D_x": dx, "D_y": dy, "w_idle": bw.wasted_lanes},
+                  total, "lanes", "grid_idle_lanes")] if explain else []
+    return total, steps

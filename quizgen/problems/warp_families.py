@@ -18,10 +18,12 @@ from quizgen.engine.derivation import Step
 from quizgen.gpus import GPU
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
-from quizgen.problems.base import Family, Misconception, Solved
+from quizgen.problems.applicability import Facts
+from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
+from quizgen.problems.choices import MAX_WRONG, plausible
 from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
-from quizgen.render.phrases import phrase, phrase_list
+from quizgen.render.phrases import book, has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
 
 WARP = warp_engine.WARP_SIZE
@@ -69,8 +71,64 @@ def gpu_label(gpu: GPU, lang: str) -> str:
     return gpu.spoken_name
 
 
+def own_whys(steps: list[Step], lang: str) -> list[Step]:
+    """The steps with the warp cells' own why-lines: an engine why key ``k`` becomes ``w_k`` when
+    the phrasebook has one (those name the step's own numbers; the calculators keep the engine's
+    general sentences)."""
+    whys = book(lang).get("why", {})
+    out = []
+    for s in steps:
+        key = "w_" + s.why
+        out.append(Step(s.key, s.formula, s.values, s.result, s.unit, key, s.note)
+                   if key in whys else s)
+    return out
+
+
+# Predicates over a solved problem (misconception_when, trap_when) -----------------------------
+
+
+def coords_inside(key: str):
+    """The option's coordinates lie inside the block (an option outside it rules itself out)."""
+    def holds(facts: Facts, m: Any) -> bool:
+        value = m.answers.get(key)
+        return value is None or all(0 <= c < d for c, d in zip(value, facts.params["block"]))
+    holds.__name__ = f"{key}_inside_block"
+    return holds
+
+
+def warp_id_in_block(facts: Facts, m: Any) -> bool:
+    """The option names a warp the block has (0 … warps − 1)."""
+    value = m.answers.get("warp_id")
+    return value is None or 0 <= value < facts.answers["warps"]
+
+
+def lanes_in_one_warp(facts: Facts, m: Any) -> bool:
+    """An idle-lane count a block's one partial warp can have: 0 … 31."""
+    value = m.answers.get("wasted_lanes", m.answers.get("square_wasted_lanes"))
+    return value is None or 0 <= value < WARP
+
+
+def block_has_rows(facts: Facts, m: Any) -> bool:
+    """The block has more than one row or slice (so "blockDim.x only" is a real slip)."""
+    b = facts.params.get("block") or facts.solved.data["ctx"]["sq"]
+    return b[1] * b[2] > 1
+
+
+def several_schedulers(facts: Facts, m: Any) -> bool:
+    """The SM has more than one scheduler (so each needing its own warps changes the count)."""
+    return facts.params.get("schedulers", 1) > 1
+
+
+def uneven_split(facts: Facts, m: Any) -> bool:
+    """The lanes do not split evenly among the paths (so "a lopsided split is cheaper" is a
+    real temptation)."""
+    lanes = [b["lanes"] for b in facts.params["branches"]]
+    return len(set(lanes)) > 1
+
+
 class EngineFamily(Family):
-    """A family whose phrases live in its own section: title, question, forecast, verify, answer, trap.
+    """A family whose phrases live in its own section: title, question, forecast, verify, answer,
+    trap, mcq_stem, and ``ask_<name>`` for the level-3 step a problem's ``ask`` parameter adds.
 
     Subclasses fill `solved.data["steps"]` (engine steps) and `solved.data["ctx"]` (template values).
     """
@@ -79,23 +137,50 @@ class EngineFamily(Family):
 
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
         return {"params": params, "gpu": gpu.to_dict(), "cap": gpu.max_warps_per_sm,
-                **params, **solved.answers, **solved.data.get("ctx", {})}
+                "ask": "", **params, **solved.answers, **solved.data.get("ctx", {})}
 
     def render(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
         ctx["gpu_name"] = gpu_label(gpu, lang)
+        solved.data["rendered_ctx"] = ctx          # the multiple-choice stem reuses it
         sec = self.cell
         steps = self.rendered_steps(params, gpu, solved, lang, salt)
+        question = phrase(lang, sec, "question", ctx, salt=salt)
+        answer = phrase(lang, sec, "answer", ctx, salt=salt)
+        ask = params.get("ask")
+        if ask:
+            question += " " + phrase(lang, sec, f"ask_{ask}", ctx, salt=salt)
+            answer += " " + phrase(lang, sec, f"answer_{ask}", ctx, salt=salt)
+        trap = (phrase(lang, sec, "trap", ctx, salt=salt)
+                if self.trap_applies(params, gpu, solved) else "")
         solution = Solution(
             forecast=phrase(lang, sec, "forecast", ctx, salt=salt), steps=steps,
             verify=phrase_list(lang, sec, "verify", ctx, salt=salt),
-            answer=phrase(lang, sec, "answer", ctx, salt=salt),
-            trap=phrase(lang, sec, "trap", ctx, salt=salt))
-        return (phrase(lang, sec, "title", ctx, salt=salt),
-                phrase(lang, sec, "question", ctx, salt=salt), solution)
+            answer=answer, trap=trap)
+        return phrase(lang, sec, "title", ctx, salt=salt), question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        if not has(lang, self.cell, "mcq_stem"):
+            return ""
+        ctx = solved.data.get("rendered_ctx")
+        if ctx is None or ctx["gpu_name"] != gpu_label(gpu, lang):
+            ctx = self.context(params, gpu, solved)
+            ctx["gpu_name"] = gpu_label(gpu, lang)
+        return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
 
     def rendered_steps(self, params, gpu, solved, lang, salt):
-        return solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
+        return solution_steps(own_whys(solved.data["steps"], lang), lang, salt=salt,
+                              gpu=gpu.to_dict())
+
+    def enough_options(self, params, gpu, solved) -> bool:
+        """At least three distinct, plausible, applicable wrong options besides the right one,
+        so that every multiple-choice card of the cell offers four."""
+        key = self.main_answer
+        unit = self.units.get(key, "")
+        wrong = [m for m in distinct_wrong(solved.answers[key],
+                                           self.applicable_misconceptions(params, gpu, solved), key)
+                 if plausible(m.answers[key], unit)]
+        return len(wrong) >= MAX_WRONG
 
 
 # ----------------------------------------------------------------------------- where threads go
@@ -120,7 +205,15 @@ class CleanBlock(EngineFamily):
     cell = "W-A"
     main_answer = "warp_id"
     answer_specs = {**BLOCK_SPECS, "warp_id": sp.count("", "linear_index"),
-                    "lane": sp.count("", "linear_index", compute=rel.lane_of)}
+                    "lane": sp.count("", "linear_index", compute=rel.lane_of),
+                    # the smallest whole-warp block holding the thread: its warp and all before
+                    "min_block_threads": sp.count(
+                        "threads", "warp_id",
+                        compute=lambda v, gpu: warp_engine.smallest_full_block(WARP * v["warp_id"])[0]),
+                    }
+    misconception_when = {key: (warp_id_in_block,) for key in (
+        "one_based_warp", "lane_as_warp", "round_not_floor", "wavefront_64",
+        "divided_by_warp_count", "thread_counted_from_one", "zero_based_twice")}
 
     def space(self, level, gpu):
         sizes = {1: (64, 128, 256, 512, 1024),
@@ -129,13 +222,14 @@ class CleanBlock(EngineFamily):
         for T in sizes:
             if level == 1:
                 indices = sorted({i for i in range(0, T, 4) if i % 10 == 0 or i % 32 in (0, 31)} |
-                                 {i for i in range(5, T, 37)})
+                                 {i for i in range(5, T, 37)} | {i for i in range(3, T, 23)})
             elif level == 2:
                 indices = spread(T, 40)
             else:
                 indices = [i for i in range(7, T, 29)]
+            extra = {"ask": "smallest_full_block"} if level == 3 else {}
             for i in indices:
-                yield block_params([T, 1, 1], linear_index=i)
+                yield block_params([T, 1, 1], linear_index=i, **extra)
 
     def solve(self, params, gpu, explain=True):
         block = params["block"]
@@ -145,13 +239,18 @@ class CleanBlock(EngineFamily):
                  + pick_steps(loc.steps, ("warp_id", "lane")))
         answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "warp_id": loc.warp_id,
                    "lane": loc.lane}
+        if params.get("ask") == "smallest_full_block":
+            size, more = warp_engine.smallest_full_block(loc.linear_index, explain=explain)
+            answers["min_block_threads"] = size
+            steps += more
         return Solved(answers, {"steps": steps, "ctx": {
             "T": bw.threads, "block_text": shape_text(block), "i": loc.linear_index,
             "first": WARP * loc.warp_id, "last": WARP * loc.warp_id + WARP - 1}})
 
     def in_cell(self, params, gpu, solved):
         b = params["block"]
-        return b[1] == b[2] == 1 and b[0] % WARP == 0 and solved.answers["wasted_lanes"] == 0
+        return (b[1] == b[2] == 1 and b[0] % WARP == 0 and solved.answers["wasted_lanes"] == 0
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         i = params["linear_index"]
@@ -162,6 +261,9 @@ class CleanBlock(EngineFamily):
             Misconception("lane_as_warp", {"warp_id": i % WARP}),
             Misconception("round_not_floor", {"warp_id": int(i / WARP + 0.5)}),
             Misconception("wavefront_64", {"warp_id": i // 64}),
+            Misconception("divided_by_warp_count", {"warp_id": i // (T // WARP)}),
+            Misconception("thread_counted_from_one", {"warp_id": (i + 1) // WARP}),
+            Misconception("zero_based_twice", {"warp_id": k - 1}),
             Misconception("top_id_as_count", {"warps": T // WARP - 1}),
         ]
 
@@ -177,7 +279,12 @@ class TailWarp(EngineFamily):
     main_answer = "warps"
     answer_specs = {**BLOCK_SPECS, "full_warps": sp.count("warps", "threads_per_block"),
                     "tail_active": sp.count("threads", "threads_per_block", "full_warps",
-                                            compute=rel.tail_active)}
+                                            compute=rel.tail_active),
+                    # the block padded to whole warps: 32 per warp, the warp count unchanged
+                    "padded_threads": sp.count("threads", "warps",
+                                               compute=lambda v, gpu: WARP * v["warps"])}
+    misconception_when = {"x_only": (block_has_rows,), "rows_pad_to_warps": (block_has_rows,),
+                          "added_dimensions": (block_has_rows,)}
 
     def space(self, level, gpu):
         if level == 1:
@@ -196,9 +303,9 @@ class TailWarp(EngineFamily):
                 for y in (3, 5, 7, 9):
                     for z in (2, 3, 5):
                         if x * y * z <= 1024:
-                            yield block_params([x, y, z])
+                            yield block_params([x, y, z], ask="pad_to_warps")
             for T in range(33, 1000, 6):
-                yield block_params([T, 1, 1])
+                yield block_params([T, 1, 1], ask="pad_to_warps")
 
     def solve(self, params, gpu, explain=True):
         bw = warp_engine.block_warps(params["block"], explain=explain)
@@ -207,21 +314,31 @@ class TailWarp(EngineFamily):
             keys.insert(0, "threads_per_block")
         answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "full_warps": bw.full_warps,
                    "tail_active": bw.tail_active}
-        return Solved(answers, {"steps": pick_steps(bw.steps, keys), "ctx": {
+        steps = pick_steps(bw.steps, keys)
+        if params.get("ask") == "pad_to_warps":
+            answers["padded_threads"], more = warp_engine.padded_block(params["block"], explain=explain)
+            steps += more
+        return Solved(answers, {"steps": steps, "ctx": {
             "P": bw.threads, "block_text": shape_text(params["block"]), "top": bw.top_warp_id,
             "q": bw.full_warps, "t": bw.tail_active, "w": bw.warps,
             "tail_share": bw.tail_waste_fraction, "first_tail": WARP * bw.full_warps}})
 
     def in_cell(self, params, gpu, solved):
-        return params["threads_per_block"] % WARP != 0 and solved.answers["full_warps"] >= 1
+        return (params["threads_per_block"] % WARP != 0 and solved.answers["full_warps"] >= 1
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         P = params["threads_per_block"]
+        dx, dy, dz = params["block"]
         a = solved.answers
         return [
             Misconception("no_ceiling", {"warps": a["full_warps"], "wasted_lanes": 0}),
             Misconception("exact_division", {"warps": round(P / WARP, 3)}),
+            Misconception("rows_pad_to_warps", {"warps": dy * dz * -(-dx // WARP)}),
+            Misconception("x_only", {"warps": -(-dx // WARP)}),
+            Misconception("added_dimensions", {"warps": -(-(dx + dy + dz) // WARP)}),
             Misconception("wavefront_64", {"warps": -(-P // 64)}),
+            Misconception("half_warp", {"warps": -(-P // 16)}),
             Misconception("active_as_wasted", {"wasted_lanes": a["tail_active"]}),
         ]
 
@@ -238,7 +355,13 @@ class RowStraddle(EngineFamily):
     answer_specs = {**BLOCK_SPECS, "first_coords": sp.coords("block", "warp_id"),
                     "last_coords": sp.coords("block", "warp_id"),
                     "rows_spanned": sp.count("", "block", "warp_id"),
-                    "first_row_threads": sp.count("threads", "block", "warp_id")}
+                    "first_row_threads": sp.count("threads", "block", "warp_id"),
+                    "aligned_width": sp.count(
+                        "threads", "block",
+                        compute=lambda v, gpu: warp_engine.aligned_width(v["block"])[0])}
+    misconception_when = {key: (coords_inside("last_coords"),) for key in (
+        "y_fastest", "warp_stays_in_row", "rows_as_warps", "last_index_off_by_one",
+        "wrapped_in_row", "swapped_xy")}
 
     def space(self, level, gpu):
         widths = {1: (12, 20, 24, 36, 40, 48, 56, 60, 72, 80, 100, 112, 120),
@@ -251,8 +374,9 @@ class RowStraddle(EngineFamily):
                 if P > 1024:
                     continue
                 warps = -(-P // WARP)
+                extra = {"ask": "aligned_width"} if level == 3 else {}
                 for k in (range(warps) if level == 1 else spread(warps, 12)):
-                    yield block_params([dx, dy, 1], warp_id=k)
+                    yield block_params([dx, dy, 1], warp_id=k, **extra)
 
     def solve(self, params, gpu, explain=True):
         block = params["block"]
@@ -279,6 +403,9 @@ class RowStraddle(EngineFamily):
         answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "first_coords": [x0, y0, 0],
                    "last_coords": [x1, y1, 0], "rows_spanned": len(segs),
                    "first_row_threads": segs[0].count}
+        if params.get("ask") == "aligned_width":
+            answers["aligned_width"], more = warp_engine.aligned_width(block, explain=explain)
+            steps += more
         pieces = [{"y": s.y, "x0": s.x_start, "x1": s.x_end, "n": s.count} for s in segs]
         return Solved(answers, {"steps": steps, "ctx": {
             "P": bw.threads, "Dx": dx, "Dy": block[1], "k": k, "i0": first, "i1": last,
@@ -288,7 +415,8 @@ class RowStraddle(EngineFamily):
 
     def in_cell(self, params, gpu, solved):
         b = params["block"]
-        return b[0] % WARP != 0 and b[1] > 1 and b[2] == 1 and solved.answers["rows_spanned"] >= 2
+        return (b[0] % WARP != 0 and b[1] > 1 and b[2] == 1 and solved.answers["rows_spanned"] >= 2
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         block = params["block"]
@@ -300,6 +428,8 @@ class RowStraddle(EngineFamily):
             Misconception("y_fastest", {"last_coords": y_fastest(block, i1)}),
             Misconception("warp_stays_in_row", {"last_coords": [x0 + ctx["n_total"] - 1, y0, 0]}),
             Misconception("rows_as_warps", {"last_coords": [i1 % WARP, i1 // WARP, 0]}),
+            Misconception("wrapped_in_row", {"last_coords": [(x0 + ctx["n_total"] - 1) % dx, y0, 0]}),
+            Misconception("swapped_xy", {"last_coords": [ctx["y1"], ctx["x1"], 0]}),
         ]
         if i1 + 1 < params["threads_per_block"]:
             y, x = divmod(i1 + 1, dx)
@@ -318,7 +448,13 @@ class DepthTerm(EngineFamily):
     main_answer = "coords"
     answer_specs = {"coords": sp.coords("block", "linear_index"),
                     "warp_id": sp.count("", "linear_index"),
-                    "lane": sp.count("", "linear_index", compute=rel.lane_of), **BLOCK_SPECS}
+                    "lane": sp.count("", "linear_index", compute=rel.lane_of), **BLOCK_SPECS,
+                    "warp_slices": sp.count(
+                        "slices", "block", "warp_id",
+                        compute=lambda v, gpu: warp_engine.warp_slices(v["block"], v["warp_id"])[0])}
+    misconception_when = {key: (coords_inside("coords"),) for key in (
+        "ignore_z_term", "y_fastest", "z_fastest", "swapped_xy", "z_slice_lost", "x_only_peeled",
+        "slice_is_warp", "one_based_coords")}
 
     def space(self, level, gpu):
         dims = {1: ((4, 8, 16, 32), (2, 4, 8), (2, 4)),
@@ -333,8 +469,9 @@ class DepthTerm(EngineFamily):
                         continue
                     area = dx * dy
                     above = P - area  # indices in slices z ≥ 1
+                    extra = {"ask": "warp_slices"} if level == 3 else {}
                     for j in spread(above, per_shape):
-                        yield block_params([dx, dy, dz], linear_index=area + j)
+                        yield block_params([dx, dy, dz], linear_index=area + j, **extra)
 
     def solve(self, params, gpu, explain=True):
         block = params["block"]
@@ -344,6 +481,9 @@ class DepthTerm(EngineFamily):
         tx, ty, tz = loc.coords
         answers = {"coords": [tx, ty, tz], "warp_id": loc.warp_id, "lane": loc.lane,
                    "warps": bw.warps, "wasted_lanes": bw.wasted_lanes}
+        if params.get("ask") == "warp_slices":
+            answers["warp_slices"], more = warp_engine.warp_slices(block, loc.warp_id, explain=explain)
+            steps += more
         return Solved(answers, {"steps": steps, "ctx": {
             "P": bw.threads, "Dx": block[0], "Dy": block[1], "Dz": block[2], "A": loc.slice_size,
             "i": loc.linear_index, "tx": tx, "ty": ty, "tz": tz, "o": loc.offset_in_slice,
@@ -351,7 +491,8 @@ class DepthTerm(EngineFamily):
             "k": loc.warp_id, "slices_aligned": bw.slices_aligned}})
 
     def in_cell(self, params, gpu, solved):
-        return params["block"][2] > 1 and solved.answers["coords"][2] > 0
+        return (params["block"][2] > 1 and solved.answers["coords"][2] > 0
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         block, i = params["block"], params["linear_index"]
@@ -364,9 +505,11 @@ class DepthTerm(EngineFamily):
             Misconception("swapped_xy", {"coords": [ty, tx, tz]}),
             Misconception("z_slice_lost", {"coords": [i % dx, (i // dx) % block[1], 0]}),
             Misconception("x_only_peeled", {"coords": [i % dx, 0, 0]}),
+            # seed 001 Ex 3b's slices are exactly one warp each; taken as a rule, slice = warp
+            Misconception("slice_is_warp", {"coords": [(i % WARP) % dx, (i % WARP) // dx, i // WARP]}),
+            Misconception("one_based_coords", {"coords": [tx + 1, ty + 1, tz + 1]}),
         ]
-        # Only coordinates inside the block: an option outside it rules itself out.
-        return [m for m in out if all(0 <= c < d for c, d in zip(m.answers["coords"], block))]
+        return out
 
     def figure(self, params, gpu, solved):
         return {"kind": "warp_grid", "block": params["block"], "warp_id": solved.answers["warp_id"]}
@@ -379,7 +522,15 @@ class TinyBlock(EngineFamily):
     cell = "W-D"
     main_answer = "wasted_lanes"
     answer_specs = {**BLOCK_SPECS, "linear_index": sp.count("", "block", "thread"),
-                    "lane": sp.count("", "linear_index", compute=rel.lane_of)}
+                    "lane": sp.count("", "linear_index", compute=rel.lane_of),
+                    "threads_at_block_cap": sp.count(
+                        "threads", "threads_per_block",
+                        compute=lambda v, gpu: warp_engine.threads_at_block_cap(
+                            [v["threads_per_block"], 1, 1], gpu.max_blocks_per_sm,
+                            gpu.max_warps_per_sm)[0])}
+    misconception_when = {"x_only": (block_has_rows,),
+                          "added_dimensions": (block_has_rows, lanes_in_one_warp),
+                          "half_warp": (lanes_in_one_warp,), "blocks_share_warp": (lanes_in_one_warp,)}
 
     def shapes(self, level):
         if level == 1:
@@ -398,10 +549,11 @@ class TinyBlock(EngineFamily):
                 continue
             seen.add(tuple(shape))
             P = shape[0] * shape[1] * shape[2]
+            extra = {"ask": "block_cap"} if level == 3 else {}
             for i in spread(P, {1: 32, 2: 6, 3: 12}[level]):
                 tz, rest = divmod(i, shape[0] * shape[1])
                 ty, tx = divmod(rest, shape[0])
-                yield block_params(shape, thread=[tx, ty, tz])
+                yield block_params(shape, thread=[tx, ty, tz], **extra)
 
     def solve(self, params, gpu, explain=True):
         block = params["block"]
@@ -414,23 +566,31 @@ class TinyBlock(EngineFamily):
                  if explain else [])
         answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes,
                    "linear_index": loc.linear_index, "lane": loc.lane}
+        if params.get("ask") == "block_cap":
+            answers["threads_at_block_cap"], more = warp_engine.threads_at_block_cap(
+                block, gpu.max_blocks_per_sm, gpu.max_warps_per_sm, explain=explain)
+            steps += more
         return Solved(answers, {"steps": steps, "ctx": {
             "P": bw.threads, "block_text": shape_text(block), "thread_text": coords_text(params["thread"]),
-            "i": loc.linear_index, "share": bw.waste_fraction, "Dx": block[0]}})
+            "i": loc.linear_index, "share": bw.waste_fraction, "Dx": block[0],
+            "B_max": gpu.max_blocks_per_sm, "slots": WARP * gpu.max_warps_per_sm}})
 
     def in_cell(self, params, gpu, solved):
-        return params["threads_per_block"] < WARP and solved.answers["warps"] == 1
+        return (params["threads_per_block"] < WARP and solved.answers["warps"] == 1
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
-        P, dx = params["threads_per_block"], params["block"][0]
-        out = [
+        P = params["threads_per_block"]
+        dx, dy, dz = params["block"]
+        return [
             Misconception("no_partial_warp", {"warps": 0, "wasted_lanes": 0}),
             Misconception("active_as_wasted", {"wasted_lanes": P}),
+            Misconception("x_only", {"wasted_lanes": WARP - dx}),
+            Misconception("added_dimensions", {"wasted_lanes": WARP - (dx + dy + dz)}),
+            Misconception("half_warp", {"wasted_lanes": abs(16 - P)}),
+            # warps never mix blocks; a student who packs ⌊32/P⌋ tiny blocks into one warp
+            Misconception("blocks_share_warp", {"wasted_lanes": WARP % P}),
         ]
-        if dx != P:
-            out.append(Misconception("x_only", {"wasted_lanes": WARP - dx}))
-        out.append(Misconception("half_warp", {"wasted_lanes": abs(16 - P)}))
-        return out
 
     def figure(self, params, gpu, solved):
         return {"kind": "warp_grid", "block": params["block"], "warp_id": 0}
@@ -453,7 +613,15 @@ class HidingFamily(EngineFamily):
         "hidable": sp.yes_no("warps_needed", compute=rel.hidable),
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
         "coverage": sp.fraction("warps_needed", compute=rel.coverage),
+        # the inverse: the least work per warp with which the SM's cap hides the stall
+        "min_work_per_warp": sp.count(
+            "instructions", "latency", "schedulers",
+            compute=lambda v, gpu: lat_engine.min_work_to_hide(
+                v["latency"], schedulers=v["schedulers"], max_warps=gpu.max_warps_per_sm)[0]),
     }
+    misconception_when = {"forgot_schedulers": (several_schedulers,),
+                          "divided_by_schedulers": (several_schedulers,)}
+    trap_when = (several_schedulers,)
 
     def gpu_choices(self, level):
         return warp_cap_gpus(level)
@@ -470,9 +638,15 @@ class HidingFamily(EngineFamily):
             answers["occupancy_needed"] = n / cap
         else:
             answers["coverage"] = cap / n
-        return Solved(answers, {"steps": res.steps, "res": res, "ctx": {
+        steps = res.steps
+        if params.get("ask") == "min_work":
+            work, more = lat_engine.min_work_to_hide(res.latency, schedulers=res.schedulers,
+                                                     max_warps=cap, explain=explain)
+            answers["min_work_per_warp"] = work
+            steps = steps + more
+        return Solved(answers, {"steps": steps, "res": res, "ctx": {
             "L": res.latency, "W": res.work_per_warp, "n": n, "n_s": res.warps_per_scheduler,
-            "N": res.schedulers, "cap": cap}})
+            "N": res.schedulers, "cap": cap, "c_s": res.scheduler_cap}})
 
     def scheduler_traps(self, solved) -> list[Misconception]:
         """The two ways of getting the schedulers wrong: leaving them out (one scheduler's warps
@@ -500,13 +674,17 @@ class EnoughWarps(HidingFamily):
             lats, works = range(150, 1001, 25), tuple(range(6, 61, 3))
         else:
             lats, works = range(101, 1000, 34), tuple(range(7, 80, 4))
+        extra = {"ask": "min_work"} if level == 3 else {}
         for L in lats:
             for W in works:
-                yield {"latency": L, "work_per_warp": W, "schedulers": gpu.schedulers_per_sm}
+                yield {"latency": L, "work_per_warp": W, "schedulers": gpu.schedulers_per_sm,
+                       **extra}
 
     def in_cell(self, params, gpu, solved):
-        return (params["work_per_warp"] >= 2 and solved.answers["hidable"]
-                and solved.answers["warps_per_scheduler"] >= 2)
+        a = solved.answers
+        return (params["work_per_warp"] >= 2 and a["hidable"] and a["warps_per_scheduler"] >= 2
+                and a.get("min_work_per_warp", 0) != params["work_per_warp"]
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         L, W, N = params["latency"], params["work_per_warp"], params["schedulers"]
@@ -534,11 +712,13 @@ class NothingToOverlap(HidingFamily):
 
     def space(self, level, gpu):
         lats = {1: range(100, 1001, 10), 2: range(65, 1001, 5), 3: range(33, 1200, 7)}[level]
+        extra = {"ask": "min_work"} if level == 3 else {}
         for L in lats:
-            yield {"latency": L, "work_per_warp": 1, "schedulers": gpu.schedulers_per_sm}
+            yield {"latency": L, "work_per_warp": 1, "schedulers": gpu.schedulers_per_sm, **extra}
 
     def in_cell(self, params, gpu, solved):
-        return params["work_per_warp"] == 1 and not solved.answers["hidable"]
+        return (params["work_per_warp"] == 1 and not solved.answers["hidable"]
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         L, N = params["latency"], params["schedulers"]
@@ -570,7 +750,15 @@ class SchedulerDemand(EngineFamily):
         "ilp_factor": sp.ratio("warps_per_scheduler", "schedulers", compute=rel.ilp_factor),
         "warps_with_ilp": sp.count("warps", "warps_per_scheduler", "schedulers", "ilp_factor",
                                    compute=rel.warps_with_ilp),
+        # the inverse: the longest stall the cap covers with this work and no extra ILP
+        "max_latency": sp.cycles(
+            "work_per_warp", "schedulers", "issue_interval",
+            compute=lambda v, gpu: lat_engine.max_hidden_latency(
+                v["work_per_warp"], schedulers=v["schedulers"], max_warps=gpu.max_warps_per_sm,
+                issue_interval=v["issue_interval"])[0]),
     }
+    misconception_when = {"forgot_schedulers": (several_schedulers,),
+                          "divided_by_schedulers": (several_schedulers,)}
 
     def figure(self, params, gpu, solved):
         # the same model against a real H200: N_sched × ⌈L/ILP⌉ warps, measured
@@ -586,11 +774,12 @@ class SchedulerDemand(EngineFamily):
             lats, issues, works = range(200, 1001, 40), (1, 2), range(4, 41, 2)
         else:
             lats, issues, works = range(210, 1200, 45), (1, 2, 3), (3, 5, 6, 7, 9, 11, 13, 14, 17, 19, 22, 23)
+        extra = {"ask": "max_latency"} if level == 3 else {}
         for L in lats:
             for t in issues:
                 for I in works:
                     yield {"schedulers": gpu.schedulers_per_sm, "latency": L, "issue_interval": t,
-                           "work_per_warp": I}
+                           "work_per_warp": I, **extra}
 
     def solve(self, params, gpu, explain=True):
         cap = gpu.max_warps_per_sm
@@ -602,14 +791,21 @@ class SchedulerDemand(EngineFamily):
                    "warps_per_scheduler": res.warps_per_scheduler,
                    "warps_needed": res.warps_needed, "deficit": res.deficit,
                    "ilp_factor": res.ilp_factor, "warps_with_ilp": res.warps_with_ilp}
-        return Solved(answers, {"steps": res.steps, "res": res, "ctx": {
+        steps = res.steps
+        if params.get("ask") == "max_latency":
+            answers["max_latency"], more = lat_engine.max_hidden_latency(
+                res.work_per_warp, schedulers=res.schedulers, max_warps=cap,
+                issue_interval=res.issue_interval, explain=explain)
+            steps = steps + more
+        return Solved(answers, {"steps": steps, "res": res, "ctx": {
             "N": res.schedulers, "L": res.latency, "T_issue": res.issue_interval,
             "I": res.work_per_warp, "S": res.in_flight, "n": res.warps_needed,
             "n_s": res.warps_per_scheduler, "c_s": res.scheduler_cap,
             "cap": cap, "k": res.ilp_factor, "n_ilp": res.warps_with_ilp}})
 
     def in_cell(self, params, gpu, solved):
-        return solved.answers["deficit"] > 0 and solved.data["res"].scheduler_cap > 0
+        return (solved.answers["deficit"] > 0 and solved.data["res"].scheduler_cap > 0
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         L, t, I, N = (params["latency"], params["issue_interval"], params["work_per_warp"],
@@ -660,19 +856,27 @@ class DivergenceFamily(EngineFamily):
         "lane_utilisation": sp.fraction("branches"),
     }
 
+    def branch_extra(self, params, res, explain):
+        """The level-3 what-if's answers and steps ({} and [] when the problem asks none)."""
+        return {}, []
+
     def solve(self, params, gpu, explain=True):
         res = div_engine.divergence(params["branches"], explain=explain)
         answers = {"divergent_time": res.serialised, "baseline": res.baseline,
                    "slowdown": res.slowdown, "lane_utilisation": res.lane_utilisation}
         taken = [b for b in res.branches if b.lanes > 0]
         empty = [b for b in res.branches if b.lanes == 0]
-        return Solved(answers, {"steps": res.steps, "ctx": {
+        more_answers, more = self.branch_extra(params, res, explain)
+        answers.update(more_answers)
+        return Solved(answers, {"steps": res.steps + more, "ctx": {
             "branch_list": [b.to_dict() for b in res.branches], "n_branches": len(res.branches),
             "taken": [b.to_dict() for b in taken], "empty": [b.to_dict() for b in empty],
             "n_taken": len(taken), "T_div": res.serialised, "T_conv": res.baseline,
             "U": res.useful_lane_cycles, "sum_all": sum(b.cost for b in res.branches),
             "cost": taken[0].cost, "lanes_text": " / ".join(str(b.lanes) for b in res.branches),
-            "costs_text": " + ".join(str(b.cost) for b in taken)}})
+            "costs_text": " + ".join(str(b.cost) for b in taken),
+            "path": params.get("path", 1),
+            "path_cost": res.branches[params.get("path", 1) - 1].cost}})
 
     def figure(self, params, gpu, solved):
         return {"kind": "divergence_timeline", "branches": params["branches"],
@@ -684,6 +888,18 @@ class BothBranches(DivergenceFamily):
     """W-G: every branch has lanes and costs the same: serialised passes, the split does not matter (Ex 7)."""
 
     cell = "W-G"
+    answer_specs = {**DivergenceFamily.answer_specs,
+                    # what-if: the threads regrouped so each warp's lanes agree
+                    "time_saved": sp.cycles("divergent_time", "baseline",
+                                            compute=lambda v, gpu: v["divergent_time"] - v["baseline"])}
+    misconception_when = {"split_ratio_matters": (uneven_split,), "minority_share": (uneven_split,)}
+    trap_when = (uneven_split,)
+
+    def branch_extra(self, params, res, explain):
+        if params.get("ask") != "uniform":
+            return {}, []
+        saved, steps = div_engine.uniform_saving(params["branches"], explain=explain)
+        return {"time_saved": saved}, steps
 
     def space(self, level, gpu):
         if level == 1:
@@ -699,14 +915,14 @@ class BothBranches(DivergenceFamily):
         else:
             for cost in (7, 13, 18, 25, 37, 45, 51, 66, 90):
                 for split in splits(3, 4):
-                    yield {"branches": branches_of(split, (cost,) * 3)}
+                    yield {"branches": branches_of(split, (cost,) * 3), "ask": "uniform"}
                 for split in splits(4, 7):
-                    yield {"branches": branches_of(split, (cost,) * 4)}
+                    yield {"branches": branches_of(split, (cost,) * 4), "ask": "uniform"}
 
     def in_cell(self, params, gpu, solved):
         br = params["branches"]
         return (len(br) >= 2 and all(b["lanes"] > 0 for b in br)
-                and len({b["cost"] for b in br}) == 1)
+                and len({b["cost"] for b in br}) == 1 and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         lanes = [b["lanes"] for b in params["branches"]]
@@ -724,6 +940,19 @@ class AllAgree(DivergenceFamily):
     """W-H: every lane takes the same branch: the empty branches cost nothing, slowdown 1 (Ex 8)."""
 
     cell = "W-H"
+    main_answer = "divergent_time"
+    answer_specs = {**DivergenceFamily.answer_specs,
+                    # what-if: a single lane takes the first empty path instead
+                    "one_lane_time": sp.cycles(
+                        "branches", "path",
+                        compute=lambda v, gpu: div_engine.one_lane_diverges(v["branches"], v["path"] - 1)[0])}
+
+    def branch_extra(self, params, res, explain):
+        if params.get("ask") != "one_lane":
+            return {}, []
+        time, steps = div_engine.one_lane_diverges(params["branches"], params["path"] - 1,
+                                                   explain=explain)
+        return {"one_lane_time": time}, steps
 
     def space(self, level, gpu):
         if level == 1:
@@ -752,24 +981,37 @@ class AllAgree(DivergenceFamily):
                             costs.insert(taken, c)
                             lanes = [0] * n
                             lanes[taken] = WARP
-                            yield {"branches": branches_of(lanes, costs)}
+                            yield {"branches": branches_of(lanes, costs), "ask": "one_lane",
+                                   "path": 2 if taken == 0 else 1}
 
     def in_cell(self, params, gpu, solved):
         br = params["branches"]
         populated = [b for b in br if b["lanes"] > 0]
-        return len(br) >= 2 and len(populated) == 1 and solved.answers["slowdown"] == 1.0
+        return (len(br) >= 2 and len(populated) == 1 and solved.answers["slowdown"] == 1.0
+                and self.enough_options(params, gpu, solved))
 
     def misconceptions(self, params, gpu, solved):
         t = solved.answers["divergent_time"]
-        total = sum(b["cost"] for b in params["branches"])
+        costs = [b["cost"] for b in params["branches"]]
+        total, n = sum(costs), len(costs)
         return [
             Misconception("count_empty_branch", {"slowdown": round(total / t, 4), "divergent_time": total}),
             Misconception("always_double", {"slowdown": 2.0, "divergent_time": 2 * t}),
-            Misconception("branches_per_warp", {"slowdown": float(len(params["branches"]))}),
+            Misconception("branches_per_warp", {"slowdown": float(n), "divergent_time": n * t}),
+            Misconception("slowest_path", {"slowdown": round(max(costs) / t, 4),
+                                           "divergent_time": max(costs)}),
+            Misconception("lane_cycles_as_time", {"divergent_time": WARP * t}),
         ]
 
 
 # ----------------------------------------------------------------------------- choosing a block
+
+
+def grid_idle_from(v: dict[str, Any]) -> int:
+    """Idle lanes over the image from the square block's own idle lanes (carried credit)."""
+    width, height = v["image"]
+    sq = next(b for b in v["blocks"] if b[0] % WARP)
+    return -(-width // sq[0]) * -(-height // sq[1]) * v["square_wasted_lanes"]
 
 
 IMAGES = {1: ((1920, 1080), (1280, 720), (3840, 2160), (1024, 768), (640, 480), (2048, 2048)),
@@ -791,21 +1033,27 @@ class ChooseBlock(EngineFamily):
         "aligned_wasted_lanes": sp.count("lanes", "aligned_warps", "blocks",
                                          compute=rel.wasted_lanes_of("aligned")),
         "better_block": sp.coords("blocks"),
+        # over the whole image: blocks launched × the square block's idle lanes
+        "square_grid_idle_lanes": sp.count("lanes", "image", "blocks", "square_wasted_lanes",
+                                           compute=lambda v, gpu: grid_idle_from(v)),
     }
+    misconception_when = {key: (lanes_in_one_warp,) for key in (
+        "active_as_wasted", "rows_pad_to_warps", "x_only", "half_warp", "wavefront_64")}
 
     def space(self, level, gpu):
-        squares = {1: (10, 12, 14, 20, 30), 2: (6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 25, 26, 28, 30),
+        squares = {1: (6, 10, 12, 14, 18, 20, 22, 30), 2: (6, 7, 9, 10, 11, 12, 13, 14, 15, 18, 20, 22, 25, 26, 28, 30),
                    3: (5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)}[level]
         aligned = {1: ((32, 8), (32, 4), (32, 16), (64, 4), (64, 8), (128, 2), (32, 32)),
                    2: ((32, 2), (32, 4), (32, 6), (32, 8), (64, 2), (64, 4), (96, 4), (128, 4)),
                    3: ((32, 3), (32, 5), (32, 7), (64, 3), (96, 2), (96, 5), (160, 2))}[level]
         for image in IMAGES[level]:
+            extra = {"ask": "grid_idle"} if level == 3 else {}
             for s in squares:
                 for ax, ay in aligned:
                     sq, al = [s, s, 1], [ax, ay, 1]
-                    yield {"image": list(image), "blocks": [sq, al]}
+                    yield {"image": list(image), "blocks": [sq, al], **extra}
                     if level > 1:
-                        yield {"image": list(image), "blocks": [al, sq]}
+                        yield {"image": list(image), "blocks": [al, sq], **extra}
 
     @staticmethod
     def _square_first(params) -> bool:
@@ -830,14 +1078,20 @@ class ChooseBlock(EngineFamily):
             "sq_grid": -(-W // sq.block[0]) * -(-H // sq.block[1]),
             "al_grid": -(-W // al.block[0]) * -(-H // al.block[1]),
         }
-        return Solved(answers, {"cmp": cmp, "ctx": ctx})
+        more: list[Step] = []
+        if params.get("ask") == "grid_idle":
+            answers["square_grid_idle_lanes"], more = warp_engine.grid_idle_lanes(
+                params["image"], sq.block, explain=explain)
+        ctx["grid_idle"] = answers.get("square_grid_idle_lanes", 0)
+        return Solved(answers, {"cmp": cmp, "ctx": ctx, "more": more})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
         cmp = solved.data["cmp"]
         better = a["better_block"]
         return (a["square_wasted_lanes"] > 0 and a["aligned_wasted_lanes"] == 0
-                and better is not None and better[0] % WARP == 0 and cmp.better != "tie")
+                and better is not None and better[0] % WARP == 0 and cmp.better != "tie"
+                and self.enough_options(params, gpu, solved))
 
     def rendered_steps(self, params, gpu, solved, lang, salt):
         cmp = solved.data["cmp"]
@@ -845,20 +1099,25 @@ class ChooseBlock(EngineFamily):
         out = []
         for bw in (cmp.first, cmp.second):
             label = shape_text(bw.block[:2])
-            for step in solution_steps(pick_steps(bw.steps, keys), lang, salt=salt + label,
-                                       gpu=gpu.to_dict()):
+            for step in solution_steps(own_whys(pick_steps(bw.steps, keys), lang), lang,
+                                       salt=salt + label, gpu=gpu.to_dict()):
                 step.title = f"[{label}] {step.title}"
                 out.append(step)
-        out += solution_steps(cmp.steps, lang, salt=salt, gpu=gpu.to_dict())
+        out += solution_steps(own_whys(cmp.steps + solved.data.get("more", []), lang), lang,
+                              salt=salt, gpu=gpu.to_dict())
         return out
 
     def misconceptions(self, params, gpu, solved):
         ctx = solved.data["ctx"]
         dx, dy = ctx["sq"][0], ctx["sq"][1]
         row_pad = dy * (WARP * -(-dx // WARP) - dx)
+        P = ctx["sq_P"]
         return [
             Misconception("active_as_wasted", {"square_wasted_lanes": ctx["sq_t"]}),
             Misconception("rows_pad_to_warps", {"square_wasted_lanes": row_pad}),
+            Misconception("x_only", {"square_wasted_lanes": WARP * -(-dx // WARP) - dx}),
+            Misconception("half_warp", {"square_wasted_lanes": 16 * -(-P // 16) - P}),
+            Misconception("wavefront_64", {"square_wasted_lanes": 64 * -(-P // 64) - P}),
             Misconception("square_is_balanced", {"square_wasted_lanes": 0, "better_block": ctx["sq"]}),
         ]
 
