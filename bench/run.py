@@ -29,6 +29,7 @@ BENCHES = {
     "deck": "bench_deck",
     "sheet": "bench_sheet",
     "grade": "bench_grade",
+    "scan": "bench_scan",
 }
 
 

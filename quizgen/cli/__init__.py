@@ -41,6 +41,7 @@ from quizgen.cli import deck as _deck  # noqa: E402,F401
 from quizgen.cli import sheet as _sheet  # noqa: E402,F401
 from quizgen.cli import grade as _grade  # noqa: E402,F401
 from quizgen.cli import export as _export  # noqa: E402,F401
+from quizgen.cli import scan as _scan  # noqa: E402,F401
 
 
 def fail(message: str) -> "typer.Exit":

@@ -37,12 +37,15 @@ def sheet_command(
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the questions, solutions and sheet: hinglish or en (default: the recipe's).")] = None,
     shuffle: Annotated[Optional[bool], typer.Option("--shuffle/--no-shuffle", help="Print each student's questions in an order of their own (kept in the manifest; question numbers stay). Default: the recipe's.")] = None,
     font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
+    bubbles: Annotated[bool, typer.Option("--bubbles", help="Print a bubble grid under every answer box, corner marks and a QR code on every page, for `quizgen scan` (the manifest records every bubble).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Build into a folder that holds files quizgen did not write (a filled answers.csv, graded/): only quizgen's own files are replaced; yours stay (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Write a unique exam version per student, an answer key with worked solutions, and the
     grader's inputs (manifest.json, answers.csv).
 
     Example: quizgen sheet --roster class.csv --out midterm/
+
+    For paper graded from a scanner: quizgen sheet --roster class.csv --bubbles --out midterm/
     """
     import warnings
 
@@ -76,7 +79,7 @@ def sheet_command(
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,
                                 font_paths=[str(p) for p in (font_path or [])], force=force,
-                                progress=progress)
+                                progress=progress, bubbles=bubbles)
     for warning in caught:
         typer.echo(f"warning: {warning.message}", err=True)
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")

@@ -33,7 +33,7 @@ import tempfile
 import tomllib
 import warnings
 from dataclasses import asdict, dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
@@ -659,7 +659,7 @@ class _Exam:
 
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
                  *, generate: Generate, paper: str, practice: bool,
-                 font_paths: Iterable[str | os.PathLike[str]]) -> None:
+                 font_paths: Iterable[str | os.PathLike[str]], bubbles: bool = False) -> None:
         if paper not in PAPERS:
             raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
         if roster is not None and versions is not None:
@@ -684,6 +684,8 @@ class _Exam:
                        "duration": recipe.duration, "instructions": recipe.instructions,
                        "total": _points_text(recipe.total_points), "labels": self.labels,
                        "practice": practice}
+        self.bubbles = bubbles
+        self.scan = _scan_layout(recipe, paper) if bubbles else None
         layout = {"paper": paper, "fonts": self.fonts}
         self.exam_source = _template("exam.typ.j2").render(**layout, practice=practice)
         self.key_source = _template("key.typ.j2").render(**layout)
@@ -733,9 +735,10 @@ class _Exam:
         return best
 
     def exam_data(self, entries) -> str:
-        units = [_exam_unit(student, code, questions, self.labels, self.practice)
+        units = [_exam_unit(student, code, questions, self.labels, self.practice, self.scan)
                  for student, code, questions in entries]
-        return json.dumps({**self.common, "units": units}, ensure_ascii=False)
+        extra = {"scan": self.scan} if self.scan else {}
+        return json.dumps({**self.common, **extra, "units": units}, ensure_ascii=False)
 
     def key_data(self, entries, overview: list[dict[str, Any]] | None) -> str:
         units = [_key_unit(student, code, questions, self.labels)
@@ -769,14 +772,16 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
                practice: bool = False, font_paths: Iterable[str | os.PathLike[str]] = (),
                force: bool = False, progress: Progress | None = None, jobs: int | None = None,
-               chunk: int = CHUNK) -> SheetResult:
+               chunk: int = CHUNK, bubbles: bool = False) -> SheetResult:
     """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
     `generate(cell, level=, seed=, lang=, gpu=)` draws one `Problem` (normally
     ``quizgen.problems.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` puts
     each worked solution right after its problem. `font_paths` adds folders of fonts (for
-    example a Devanagari font for the roster's names).
+    example a Devanagari font for the roster's names). `bubbles` prints a bubble grid under every
+    answer box, corner marks and a QR code on every page, and records every bubble's place in the
+    manifest, for `quizgen scan` (see `quizgen.export.bubbles`).
 
     Students are drawn and compiled `chunk` at a time (each chunk's Typst compile runs in a
     process of its own, at most `jobs` at once; default: up to 2), the manifest and answer
@@ -795,8 +800,11 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     out = Path(out_dir)
     check_folder(out, force=force, own=_built_earlier)
     chunk = require_int("chunk", chunk, minimum=1)
+    if bubbles and practice:
+        raise QuizgenError("a practice sheet is not scanned; leave out --bubbles or --practice",
+                           field="bubbles")
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths)
+                 font_paths=font_paths, bubbles=bubbles)
     for message in exam.warnings:
         warnings.warn(message, FontWarning, stacklevel=2)
     # Every answer column of the sheet, known before any problem is drawn: the first version
@@ -818,7 +826,10 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         with (tmp / "manifest.part").open("w", encoding="utf-8", newline="\n") as manifest, \
                 (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
                 compiler:
-            writer = _ManifestWriter(manifest, _manifest_head(recipe, paper, practice))
+            head = _manifest_head(recipe, paper, practice)
+            if exam.scan:
+                head["scan"] = exam.scan
+            writer = _ManifestWriter(manifest, head)
             from quizgen.files import BOM, safe_cell
 
             sheet_csv.write(BOM)   # Excel reads UTF-8 (Devanagari names) only with it
@@ -828,25 +839,33 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
             for start in range(0, total, chunk):
                 indices = range(start, min(start + chunk, total))
                 entries = exam.entries(indices)
+                held = []
                 for entry in entries:
-                    writer.student(_manifest_student(*entry))
+                    if exam.scan:
+                        held.append(_manifest_student(*entry))   # written with its layout
+                    else:
+                        writer.student(_manifest_student(*entry))
                     student, code, _ = entry
                     rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
                                    *([""] * len(columns))])
                     overview.append(_overview_row(*entry))
                 _check_columns(columns, entries)
                 name = f"{start // chunk:05d}"
-                exam_parts.append(compiler.submit(f"exam-{name}", exam.exam_source,
-                                                  exam.exam_data(entries)))
+                exam_data = exam.exam_data(entries)
+                exam_parts.append(compiler.submit(f"exam-{name}", exam.exam_source, exam_data,
+                                                  layout=bool(exam.scan)))
+                write = (partial(_write_layout, writer, held, parts / f"exam-{name}.layout.json",
+                                 json.loads(exam_data)["units"]) if exam.scan else None)
                 key_parts.append(compiler.submit(f"key-{name}", exam.key_source,
                                                  exam.key_data(entries, overview if single else None)))
                 done += len(entries)
-                compiler.finished(lambda n=done: progress and progress(n, total))
+                compiler.finished(lambda n=done, w=write: (w and w(), progress and progress(n, total)))
                 del entries
             if not single:
                 key_parts.insert(0, compiler.submit("key-overview", exam.key_source,
                                                     json.dumps({**exam.common, "overview": overview,
                                                                 "units": []}, ensure_ascii=False)))
+            compiler.drain()
             writer.close()
         if progress:
             progress(total, total)
@@ -867,6 +886,18 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                        manifest=out / "manifest.json", answers_csv=out / "answers.csv",
                        students=total, warnings=list(exam.warnings), exam_pages=exam_pages,
                        key_pages=key_pages)
+
+
+def _write_layout(writer: "_ManifestWriter", students: list[dict[str, Any]], layout: Path,
+                  units: list[dict[str, Any]]) -> None:
+    """A chunk's students into the manifest, each with where its answer grids were printed."""
+    from quizgen.export.bubbles import place_layout
+
+    placed = place_layout(json.loads(layout.read_text(encoding="utf-8")), units)
+    layout.unlink()
+    for student in students:
+        student["sheet"] = placed[student["version"]]
+        writer.student(student)
 
 
 def compile_typst(source: str, data: str, font_paths: Iterable[str] = ()) -> bytes:
@@ -892,21 +923,31 @@ class _Compiler:
     def __enter__(self) -> "_Compiler":
         return self
 
+    def drain(self) -> None:
+        """Compile everything queued and wait for it (every callback has run)."""
+        self._launch()
+        while self.running:
+            self._reap(self.running[0])
+
     def __exit__(self, kind, value, traceback) -> None:
         if kind is None:
-            self._launch()
-            while self.running:
-                self._reap(self.running[0])
+            self.drain()
         else:
             for proc, _, _ in self.running:
                 proc.kill()
                 proc.wait()
 
-    def submit(self, name: str, source: str, data: str) -> Path:
-        """Queue one document; returns where its PDF will be."""
+    def submit(self, name: str, source: str, data: str, layout: bool = False) -> Path:
+        """Queue one document; returns where its PDF will be (with `layout`, ``NAME.layout.json``
+        beside it receives where its answer grids were laid out)."""
         pdf = self.folder / f"{name}.pdf"
         if self.in_process:
             pdf.write_bytes(compile_typst(source, data, self.font_dirs))
+            if layout:
+                from quizgen.export.typstjob import query_layout
+
+                (self.folder / f"{name}.layout.json").write_text(
+                    query_layout(source, data, self.font_dirs), encoding="utf-8")
             return pdf
         source_path = self.sources.get(source)
         if source_path is None:
@@ -915,7 +956,8 @@ class _Compiler:
         data_path = self.folder / f"{name}.json"
         data_path.write_text(data, encoding="utf-8")
         self.batch.append({"source": str(source_path), "data": str(data_path), "out": str(pdf),
-                           "font_paths": list(self.font_dirs)})
+                           "font_paths": list(self.font_dirs),
+                           "layout": str(self.folder / f"{name}.layout.json") if layout else ""})
         return pdf
 
     def finished(self, callback: Callable[[], None]) -> None:
@@ -1230,7 +1272,10 @@ def _question_common(number: int, spec: ExamQuestion, problem: Problem, labels) 
             "question": problem.question, "given": _given(problem)}
 
 
-def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -> dict[str, Any]:
+def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
+               scan: dict[str, Any] | None = None) -> dict[str, Any]:
+    from quizgen.export.bubbles import MAX_PAGES, box_grid, page_code, qr_svg
+
     items = []
     for number, spec, problem, asked in questions:
         item = _question_common(number, spec, problem, labels)
@@ -1240,14 +1285,34 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool) -
                           "label": answer_name(key, problem.lang), "unit": _unit(problem, key),
                           "width": _box_width(problem.answers[key]),
                           "hint": _box_hint(problem, key, labels),
-                          "points": _box_points(spec, key, len(asked), labels)}
+                          "points": _box_points(spec, key, len(asked), labels),
+                          "column": f"Q{number}.{key}"}
                          for i, key in enumerate(asked)]
+        if scan is not None:
+            for box, key in zip(item["boxes"], asked):
+                box["grid"] = box_grid(_kind(problem, key), problem.answers[key], labels)
         if practice:
             item["solution"] = _solution(problem)
             item["answers"] = _answer_rows(problem, asked)
         items.append(item)
-    return {"name": student.name, "roll": student.roll, "version": code, "qr": _qr_svg(code),
+    unit = {"name": student.name, "roll": student.roll, "version": code, "qr": _qr_svg(code),
             "questions": items}
+    if scan is not None:
+        unit["qrs"] = [qr_svg(page_code(scan["exam"], code, page))
+                       for page in range(1, MAX_PAGES + 1)]
+    return unit
+
+
+def _scan_layout(recipe: ExamRecipe, paper: str) -> dict[str, Any]:
+    """What a scanner needs to know of every page (``quizgen sheet --bubbles``): the paper, the
+    corner marks, where the QR code sits and the bubbles' radius, all in mm."""
+    from quizgen.export import bubbles as b
+
+    width, height = b.PAPER_MM[paper]
+    return {"exam": b.exam_id(recipe.to_dict()), "paper": paper, "page_size": [width, height],
+            "marks": [list(c) for c in b.mark_centres(paper)], "mark_size": b.MARK_SIZE,
+            "qr": [round(width - 20 - b.QR_SIZE, 2), round(height - b.MARK_INSET - b.QR_SIZE, 2)],
+            "qr_size": b.QR_SIZE, "radius": b.RADIUS}
 
 
 def _box_hint(problem: Problem, key: str, labels: dict[str, str]) -> str:

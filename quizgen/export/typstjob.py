@@ -6,7 +6,9 @@ process grows without bound. `quizgen sheet` compiles each chunk of students her
 process of its own, and joins the PDFs (`quizgen.export.pdfjoin`).
 
 JOBS.json is a list of ``{"source": path, "data": path, "out": path, "font_paths": [...]}``: the
-Typst source file, the JSON handed to it as ``sys.inputs.data``, and where the PDF goes. On a
+Typst source file, the JSON handed to it as ``sys.inputs.data``, and where the PDF goes; a job
+with ``"layout": path`` also writes there what the ``<qz-layout>`` query finds (where an exam
+with answer grids printed them, see `quizgen.export.bubbles`). On a
 compile error the process prints the error and exits with code 1, having written nothing more.
 """
 
@@ -33,11 +35,33 @@ def compile_pdf(source: str, data: str, font_paths: list[str] | tuple[str, ...] 
         raise RuntimeError(f"Typst could not compile the sheet: {exc}") from exc
 
 
+#: The label of the metadata that tells where answer grids were laid out.
+LAYOUT_LABEL = "<qz-layout>"
+
+
+def query_layout(source: str, data: str, font_paths: list[str] | tuple[str, ...] = ()) -> str:
+    """The JSON list of ``<qz-layout>`` metadata of a document (Typst reuses the layout of the
+    compile just made from the same inputs)."""
+    import typst
+
+    kwargs: dict[str, Any] = {"sys_inputs": {"data": data}}
+    paths = [str(p) for p in font_paths]
+    if paths:
+        kwargs["font_paths"] = paths
+    try:
+        return typst.query(source.encode("utf-8"), LAYOUT_LABEL, **kwargs)
+    except RuntimeError as exc:
+        raise RuntimeError(f"Typst could not lay out the sheet: {exc}") from exc
+
+
 def run_jobs(jobs: list[dict[str, Any]]) -> None:
     for job in jobs:
         source = Path(job["source"]).read_text(encoding="utf-8")
         data = Path(job["data"]).read_text(encoding="utf-8")
         pdf = compile_pdf(source, data, job.get("font_paths") or ())
+        if job.get("layout"):
+            Path(job["layout"]).write_text(query_layout(source, data, job.get("font_paths") or ()),
+                                           encoding="utf-8")
         tmp = Path(job["out"] + ".tmp")
         tmp.write_bytes(pdf)
         os.replace(tmp, job["out"])

@@ -1,0 +1,76 @@
+"""`quizgen scan`: paper exams read back from a scanner into the grader's answer sheet."""
+
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from quizgen.cli import app
+
+
+@app.command("scan")
+def scan_command(
+    scans: Annotated[Optional[list[Path]], typer.Argument(help="Scanned pages: PDFs (a whole class in one is fine) or images (png, jpg, tiff), in any order.", show_default=False)] = None,
+    manifest: Annotated[Optional[Path], typer.Option("--manifest", "-m", help="manifest.json written by `quizgen sheet --bubbles`.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for answers.csv, review.csv and scan-report.html.")] = Path("scanned"),
+    fix: Annotated[Optional[Path], typer.Option("--fix", help="Apply your readings of the doubtful boxes (review.csv with its answer column filled; 'blank' for an empty box) to --out's answers.csv, instead of scanning.")] = None,
+    dpi: Annotated[int, typer.Option("--dpi", help="Resolution at which PDF pages are read (100–600).")] = 200,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Write scan-report.html (crops of every answer).")] = True,
+) -> None:
+    """Read filled answer grids from scanned papers and write answers.csv for `quizgen grade`.
+
+    Pages are found by their QR code and straightened by their corner marks; a box that cannot be
+    read with certainty (no bubble, two in a row, a faint or erased mark, a missing page) is
+    written as needs_review and listed in review.csv and scan-report.html, never guessed.
+
+    Example: quizgen scan class.pdf --manifest midterm/manifest.json --out scanned
+
+    Then: quizgen scan --fix scanned/review.csv --out scanned
+    """
+    from quizgen.cli import fail
+    from quizgen.errors import QuizgenError
+
+    try:
+        if fix is not None:
+            if scans:
+                raise QuizgenError("give either scans to read or --fix, not both", field="fix")
+            from quizgen.scan import apply_fixes
+
+            fixed, left = apply_fixes(fix, out)
+            typer.echo(f"{fixed} boxes fixed in {out}/answers.csv; {left} still needs_review")
+            return
+        if manifest is None:
+            raise QuizgenError("give the exam's manifest.json (quizgen sheet --bubbles wrote it)",
+                               field="manifest")
+        if not scans:
+            raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
+        if not 100 <= dpi <= 600:
+            raise QuizgenError(f"got {dpi}; expected 100 to 600", field="dpi")
+        _check_installed()
+        from quizgen.scan import scan_class
+
+        result = scan_class([str(s) for s in scans], manifest, out, dpi=dpi, report=report)
+    except QuizgenError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"{result.pages} pages, {result.recognised} recognised; {result.boxes} boxes: "
+               f"{result.read} read, {result.blank} blank, {result.review} to review "
+               f"→ {out}/answers.csv, review.csv" + (", scan-report.html" if report else ""))
+    for line in result.unreadable:
+        typer.echo(f"warning: {line}", err=True)
+    for line in result.missing_pages:
+        typer.echo(f"warning: page missing: {line}", err=True)
+
+
+def _check_installed() -> None:
+    """The scanner's libraries are an optional extra: say how to get them, in one line."""
+    from quizgen.errors import QuizgenError
+
+    try:
+        import cv2  # noqa: F401
+        import numpy  # noqa: F401
+        import pypdfium2  # noqa: F401
+        import zxingcpp  # noqa: F401
+    except ImportError as exc:
+        raise QuizgenError(f"scanning needs {exc.name}: pip install 'quizgen[scan]'",
+                           field="scans") from None

@@ -1,0 +1,251 @@
+"""Paper exams read back from a scanner (``quizgen scan``).
+
+    result = scan_class(["class.pdf"], "midterm/manifest.json", "scanned/")
+
+reads every page (PDFs or images, any order, upside down or slightly turned, 150–600 dpi), finds
+each by its QR code, straightens it by its corner marks, reads the bubble grids the sheet printed
+under each answer box (``quizgen sheet --bubbles``), and writes into ``scanned/``:
+
+* ``answers.csv``: the answer sheet `quizgen grade` reads, one row per student of the manifest;
+  a box that could not be read with certainty holds ``needs_review``, never a guess;
+* ``review.csv``: one row per doubtful box (and per box of a missing page), with an empty
+  ``answer`` column for the teacher; `apply_fixes` (``quizgen scan --fix review.csv``) writes
+  those readings into answers.csv;
+* ``scan-report.html``: every page with each answer's crop and what was read, the doubtful
+  boxes first.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from quizgen.errors import QuizgenError
+
+__all__ = ["ScanResult", "scan_class", "apply_fixes", "ANSWERS", "REVIEW", "REPORT"]
+
+ANSWERS = "answers.csv"
+REVIEW = "review.csv"
+REPORT = "scan-report.html"
+REVIEW_HEADER = ["version", "name", "roll", "box", "page", "reason", "answer"]
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """What a scan found: counts for the command's summary line, and the paths written."""
+
+    pages: int = 0
+    recognised: int = 0
+    boxes: int = 0
+    read: int = 0
+    blank: int = 0
+    review: int = 0
+    unreadable: list[str] = field(default_factory=list)
+    missing_pages: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)
+    out_dir: Path = Path(".")
+    answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
+
+
+def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
+    layout = manifest.get("scan")
+    if not isinstance(layout, dict) or not all("sheet" in s for s in manifest["students"]):
+        raise QuizgenError(f"{path} has no answer grids; print the exam with quizgen sheet "
+                           "--bubbles to scan it", field="manifest")
+    return layout
+
+
+def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.PathLike[str],
+               out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
+               progress: Callable[[int], None] | None = None) -> ScanResult:
+    """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+    from quizgen.export.sheet import answer_columns, load_manifest
+    from quizgen.scan.pages import RENDER_DPI, Page, load_scans, locate
+    from quizgen.scan.read import read_page
+    from quizgen.scan.report import crop, page_entry, write_report
+
+    manifest = load_manifest(manifest_path)
+    layout = _scan_layout(manifest, str(manifest_path))
+    if not scans:
+        raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
+    students = {s["version"]: s for s in manifest["students"]}
+    columns = answer_columns(manifest)
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise QuizgenError(f"{out} is a file, not a folder", field="out")
+    result = ScanResult(out_dir=out)
+    seen: dict[tuple[str, int], list[Any]] = {}      # (version, page) → readings of its boxes
+    pages_html: list[dict[str, Any]] = []
+    unreadable_html: list[dict[str, Any]] = []
+    for scan in load_scans(list(scans), dpi or RENDER_DPI):
+        result.pages += 1
+        if progress:
+            progress(result.pages)
+        found = locate(scan, layout)
+        if not isinstance(found, Page) or found.version not in students:
+            reason = (found.reason if not isinstance(found, Page)
+                      else f"version {found.version} is not in this manifest")
+            result.unreadable.append(f"{scan.source}: {reason}")
+            if report:
+                unreadable_html.append({"source": scan.source, "reason": reason,
+                                        "thumb": crop(found.image if not isinstance(found, Page)
+                                                      else found.image, None)})
+            continue
+        result.recognised += 1
+        student = students[found.version]
+        boxes = [b for b in student["sheet"]["boxes"] if b["page"] == found.page]
+        readings = read_page(found, layout, boxes)
+        key = (found.version, found.page)
+        if key in seen:
+            earlier = seen[key]
+            for i, (old, new) in enumerate(zip(earlier, readings)):
+                if old.text != new.text:
+                    old.text, old.status = NEEDS_REVIEW, "review"
+                    old.reason = "scanned twice, read differently"
+            result.unreadable.append(f"{scan.source}: version {found.version} page {found.page} "
+                                     "scanned again (the first scan is used)")
+            continue
+        seen[key] = readings
+        if report:
+            pages_html.append(page_entry(found, student, boxes, readings))
+    answers: dict[str, dict[str, str]] = {}
+    review_rows: list[list[str]] = []
+    for version, student in students.items():
+        row = {column: "" for column in columns}
+        pages_found = {p for (v, p) in seen if v == version}
+        if not pages_found:
+            result.absent.append(_who(student))
+            answers[version] = row
+            continue
+        for page in range(1, student["sheet"]["pages"] + 1):
+            if page in pages_found:
+                continue
+            boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
+            if boxes:
+                result.missing_pages.append(f"{_who(student)}: page {page}")
+            for box in boxes:
+                row[box["column"]] = NEEDS_REVIEW
+                result.boxes += 1
+                result.review += 1
+                review_rows.append([version, student["name"], student["roll"], box["column"],
+                                    str(page), f"page {page} was not scanned", ""])
+        for (v, page), readings in sorted(seen.items()):
+            if v != version:
+                continue
+            for reading in readings:
+                row[reading.column] = reading.text
+                result.boxes += 1
+                if reading.status == "review":
+                    result.review += 1
+                    review_rows.append([version, student["name"], student["roll"],
+                                        reading.column, str(page), reading.reason, ""])
+                elif reading.status == "blank":
+                    result.blank += 1
+                else:
+                    result.read += 1
+        answers[version] = row
+    result.answers = answers
+    out.mkdir(parents=True, exist_ok=True)
+    _write_answers(out / ANSWERS, manifest, columns, answers)
+    from quizgen.files import write_csv
+
+    write_csv(out / REVIEW, [REVIEW_HEADER, *review_rows])
+    if report:
+        write_report(out / REPORT, manifest, result, pages_html, unreadable_html)
+    return result
+
+
+def _who(student: dict[str, Any]) -> str:
+    parts = [p for p in (student.get("name"), student.get("roll")) if p]
+    return " · ".join(parts + [f"version {student['version']}"])
+
+
+def _write_answers(path: Path, manifest: dict[str, Any], columns: list[str],
+                   answers: dict[str, dict[str, str]]) -> None:
+    from quizgen.files import write_csv
+
+    rows: list[list[str]] = [["name", "roll", "version", *columns]]
+    for student in manifest["students"]:
+        row = answers.get(student["version"], {})
+        rows.append([student["name"], student["roll"], student["version"],
+                     *(row.get(column, "") for column in columns)])
+    write_csv(path, rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The teacher's readings of doubtful boxes
+
+
+def apply_fixes(fixes_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> tuple[int, int]:
+    """Write the teacher's readings (a CSV with version or roll, box and answer; `review.csv`
+    with its answer column filled) into ``out_dir/answers.csv``. ``blank`` writes an empty box.
+    Returns (boxes fixed, boxes still needs_review). Any row naming an unknown student or box is
+    a `QuizgenError` naming its line, and nothing is written."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+    from quizgen.files import plain_cell, read_limited, sniff_delimiter, write_csv
+
+    answers_path = Path(out_dir) / ANSWERS
+    if not answers_path.is_file():
+        raise QuizgenError(f"no {ANSWERS} in {out_dir}; run quizgen scan first", field="out")
+    sheet = _read_csv(read_limited(answers_path, "answers"), str(answers_path))
+    header, rows = sheet[0], sheet[1:]
+    if header[:3] != ["name", "roll", "version"]:
+        raise QuizgenError(f"{answers_path} is not an answer sheet written by quizgen scan",
+                           field="out")
+    by_version = {row[2]: row for row in rows}
+    by_roll = {row[1].casefold(): row for row in rows if row[1]}
+    fixes = _read_csv(read_limited(Path(fixes_path), "answers"), str(fixes_path))
+    if not fixes:
+        raise QuizgenError(f"{fixes_path} is empty", field="fix")
+    names = [h.strip().casefold() for h in fixes[0]]
+    for needed in ("box", "answer"):
+        if needed not in names:
+            raise QuizgenError(f"{fixes_path} has no {needed!r} column (columns: "
+                               f"{', '.join(fixes[0])})", field="fix")
+    if "version" not in names and "roll" not in names:
+        raise QuizgenError(f"{fixes_path} needs a 'version' or a 'roll' column", field="fix")
+    at = {name: i for i, name in enumerate(names)}
+    fixed = 0
+    for line, fix in enumerate(fixes[1:], start=2):
+        def cell(name: str) -> str:
+            i = at.get(name)
+            return plain_cell(fix[i].strip()) if i is not None and i < len(fix) else ""
+
+        answer = cell("answer")
+        if not answer:
+            continue                       # not decided yet: the box stays needs_review
+        version, roll = cell("version"), cell("roll")
+        row = by_version.get(version) if version else by_roll.get(roll.casefold())
+        if row is None:
+            raise QuizgenError(f"{fixes_path} line {line}: no student with "
+                               + (f"version {version!r}" if version else f"roll {roll!r}")
+                               + f" in {answers_path}", field="fix")
+        box = cell("box")
+        if box not in header[3:]:
+            raise QuizgenError(f"{fixes_path} line {line}: no box {box!r} (boxes: "
+                               f"{', '.join(header[3:6])}, …)", field="fix")
+        row[header.index(box)] = "" if answer.casefold() == "blank" else answer
+        fixed += 1
+    left = sum(cell == NEEDS_REVIEW for row in rows for cell in row[3:])
+    write_csv(answers_path, [header, *rows])
+    return fixed, left
+
+
+def _read_csv(data: bytes, where: str) -> list[list[str]]:
+    from quizgen.files import sniff_delimiter
+
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise QuizgenError(f"{where} is not UTF-8 text", field="fix") from None
+    first = text.split("\n", 1)[0]
+    try:
+        return [row for row in csv.reader(io.StringIO(text), delimiter=sniff_delimiter(first))
+                if any(c.strip() for c in row)]
+    except csv.Error as exc:
+        raise QuizgenError(f"{where} is not readable CSV ({exc})", field="fix") from None
