@@ -64,6 +64,11 @@ def spread(count: int, limit: int) -> list[int]:
     return out
 
 
+def at_sentence_start(text: str) -> str:
+    """A name opening a sentence: its first letter upper-case, the rest as written ("GPU" stays)."""
+    return text[:1].upper() + text[1:]
+
+
 def gpu_label(gpu: GPU, lang: str) -> str:
     """How a question names the GPU: as a person says it ("A100"), or the notes' SM in words."""
     if gpu.is_textbook:
@@ -142,6 +147,7 @@ class EngineFamily(Family):
     def render(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
         ctx["gpu_name"] = gpu_label(gpu, lang)
+        ctx["gpu_name_start"] = at_sentence_start(ctx["gpu_name"])
         solved.data["rendered_ctx"] = ctx          # the multiple-choice stem reuses it
         sec = self.cell
         steps = self.rendered_steps(params, gpu, solved, lang, salt)
@@ -166,6 +172,7 @@ class EngineFamily(Family):
         if ctx is None or ctx["gpu_name"] != gpu_label(gpu, lang):
             ctx = self.context(params, gpu, solved)
             ctx["gpu_name"] = gpu_label(gpu, lang)
+            ctx["gpu_name_start"] = at_sentence_start(ctx["gpu_name"])
         return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
 
     def rendered_steps(self, params, gpu, solved, lang, salt):
