@@ -149,7 +149,7 @@ def _scores(box, filled, faint=()):
     ([("p1", "4")], [], "needs_review", "review"),                        # no units digit
     ([("p1", "4"), ("p1", "5"), ("p0", "8")], [], "needs_review", "review"),   # two in a row
     ([("p1", "4"), ("p0", "8")], [("p2", "1")], "needs_review", "review"),     # faint mark
-    ([], [], "", "blank"),
+    ([], [], "needs_review", "review"),                                   # nothing filled
 ])
 def test_reading_a_number_box(filled, faint, text, status):
     from quizgen.scan.read import read_box
@@ -233,7 +233,7 @@ def test_a_class_scanned_badly_is_read_right_or_flagged(exam, tmp_path):
                     wrong += 1
                     problems.append((version, column, marks.expected, got))
             else:
-                doubtful += marks.case != "blank"
+                doubtful += 1
                 if got != marks.expected:
                     wrong += got != "needs_review"
                     problems.append((version, column, marks.case, got))
@@ -274,19 +274,23 @@ def test_scan_fix_and_grade_from_one_pdf_at_300_dpi(exam, tmp_path):
     done = _quizgen("scan", tmp_path / "class.pdf", "--manifest", out / "manifest.json",
                     "--out", tmp_path / "scanned", "--dpi", 300)
     assert done.returncode == 0, done.stderr
-    assert "page missing" in done.stderr
+    assert "page missing" in done.stderr and "no page scanned" in done.stderr
     answers = list(csv.DictReader(io.StringIO((tmp_path / "scanned" / "answers.csv")
                                               .read_text(encoding="utf-8-sig"))))
     review = list(csv.DictReader(io.StringIO((tmp_path / "scanned" / "review.csv")
                                              .read_text(encoding="utf-8-sig"))))
     missing = [b["column"] for b in students[1]["sheet"]["boxes"] if b["page"] == 2]
     assert missing and {r["box"] for r in review if r["version"] == students[1]["version"]} >= set(missing)
+    absent = {r["box"] for r in review if r["version"] == answers[2]["version"]}
+    assert absent == set(answers[2]) - {"name", "roll", "version"}     # a student not scanned
     for row in answers[:2]:
         for (box, marks) in [bm for page in plans[row["version"]].values() for bm in page]:
             if box["column"] not in missing or row["version"] != students[1]["version"]:
                 assert row[box["column"]] == marks.expected, (row["version"], box["column"])
     report = (tmp_path / "scanned" / "scan-report.html").read_text(encoding="utf-8")
-    assert report.count("data:image/jpeg") >= len(review)
+    scanned_doubts = [r for r in review if "scanned" not in r["reason"]]
+    assert scanned_doubts and report.count("data:image/jpeg") >= len(scanned_doubts)
+    assert len({r["version"] for r in review}) == STUDENTS   # the 28 papers not scanned too
 
     # The teacher reads every doubtful box: 7 where a number is needed, else blank.
     with open(tmp_path / "fixes.csv", "w", encoding="utf-8", newline="") as fh:

@@ -22,7 +22,8 @@ def scan_command(
 
     Pages are found by their QR code and straightened by their corner marks; a box that cannot be
     read with certainty (no bubble, two in a row, a faint or erased mark, a missing page) is
-    written as needs_review and listed in review.csv and scan-report.html, never guessed.
+    written as needs_review and listed in review.csv and scan-report.html, never guessed. Write
+    your readings in review.csv's answer column ('blank' for no answer) and run --fix.
 
     Example: quizgen scan class.pdf --manifest midterm/manifest.json --out scanned
 
@@ -54,12 +55,14 @@ def scan_command(
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"{result.pages} pages, {result.recognised} recognised; {result.boxes} boxes: "
-               f"{result.read} read, {result.blank} blank, {result.review} to review "
+               f"{result.read} read, {result.review} to review "
                f"→ {out}/answers.csv, review.csv" + (", scan-report.html" if report else ""))
     for line in result.unreadable:
         typer.echo(f"warning: {line}", err=True)
     for line in result.missing_pages:
         typer.echo(f"warning: page missing: {line}", err=True)
+    for line in result.absent:
+        typer.echo(f"warning: no page scanned: {line}", err=True)
 
 
 def _check_installed() -> None:

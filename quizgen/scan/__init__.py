@@ -7,7 +7,8 @@ each by its QR code, straightens it by its corner marks, reads the bubble grids 
 under each answer box (``quizgen sheet --bubbles``), and writes into ``scanned/``:
 
 * ``answers.csv``: the answer sheet `quizgen grade` reads, one row per student of the manifest;
-  a box that could not be read with certainty holds ``needs_review``, never a guess;
+  a box that could not be read with certainty (no bubble filled, two in a row, a faint mark, a
+  page not scanned) holds ``needs_review``, never a guess;
 * ``review.csv``: one row per doubtful box (and per box of a missing page), with an empty
   ``answer`` column for the teacher; `apply_fixes` (``quizgen scan --fix review.csv``) writes
   those readings into answers.csv;
@@ -42,7 +43,6 @@ class ScanResult:
     recognised: int = 0
     boxes: int = 0
     read: int = 0
-    blank: int = 0
     review: int = 0
     unreadable: list[str] = field(default_factory=list)
     missing_pages: list[str] = field(default_factory=list)
@@ -120,20 +120,19 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         pages_found = {p for (v, p) in seen if v == version}
         if not pages_found:
             result.absent.append(_who(student))
-            answers[version] = row
-            continue
         for page in range(1, student["sheet"]["pages"] + 1):
             if page in pages_found:
                 continue
             boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
-            if boxes:
+            if boxes and pages_found:
                 result.missing_pages.append(f"{_who(student)}: page {page}")
             for box in boxes:
                 row[box["column"]] = NEEDS_REVIEW
                 result.boxes += 1
                 result.review += 1
                 review_rows.append([version, student["name"], student["roll"], box["column"],
-                                    str(page), f"page {page} was not scanned", ""])
+                                    str(page), f"page {page} was not scanned" if pages_found
+                                    else "no page of this paper was scanned", ""])
         for (v, page), readings in sorted(seen.items()):
             if v != version:
                 continue
@@ -144,8 +143,6 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                     result.review += 1
                     review_rows.append([version, student["name"], student["roll"],
                                         reading.column, str(page), reading.reason, ""])
-                elif reading.status == "blank":
-                    result.blank += 1
                 else:
                     result.read += 1
         answers[version] = row
@@ -183,7 +180,8 @@ def _write_answers(path: Path, manifest: dict[str, Any], columns: list[str],
 
 def apply_fixes(fixes_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> tuple[int, int]:
     """Write the teacher's readings (a CSV with version or roll, box and answer; `review.csv`
-    with its answer column filled) into ``out_dir/answers.csv``. ``blank`` writes an empty box.
+    with its answer column filled) into ``out_dir/answers.csv``. ``blank`` writes an empty box
+    (no answer: it scores 0 without being listed again).
     Returns (boxes fixed, boxes still needs_review). Any row naming an unknown student or box is
     a `QuizgenError` naming its line, and nothing is written."""
     from quizgen.export.bubbles import NEEDS_REVIEW

@@ -2,10 +2,11 @@
 
 A bubble's darkness is the mean ink over the inner part of its disc (the printed ring left out),
 on a scale from the page's own paper white (0) to its printed corner marks' black (1). The page's
-blank bubbles set the floor (their median: most bubbles on a page are empty, and each carries a
-light printed digit) and its clearly filled bubbles the ceiling; in between, a mark is *faint*.
+blank bubbles set the floor (a low percentile: most bubbles on a page are empty, and each carries
+a light printed digit) and its clearly filled bubbles the ceiling; in between, a mark is *faint*.
 A box is read only when every bubble in it is clearly empty or clearly filled and the filled ones
-spell exactly one answer; anything else is `needs_review` with the reason, never a guess.
+spell exactly one answer; anything else, a box with no bubble filled included, is `needs_review`
+with the reason, never a guess.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ MIN_FILL_GAP = 0.35
 
 @dataclass(slots=True)
 class BoxReading:
-    """What one answer box says: `text` for answers.csv ('' blank, NEEDS_REVIEW doubtful), the
-    reason when doubtful, and each bubble's state for the report."""
+    """What one answer box says: `text` for answers.csv (the answer, or NEEDS_REVIEW when
+    doubtful), the reason when doubtful, and each bubble's state for the report."""
 
     column: str
     text: str
-    status: str                       # "read", "blank", "review"
+    status: str                       # "read" or "review"
     reason: str = ""
     states: list[str] = field(default_factory=list)    # per bubble: "empty", "filled", "faint"
     scores: list[float] = field(default_factory=list)
@@ -102,7 +103,7 @@ def read_box(box: dict[str, Any], scores: np.ndarray) -> BoxReading:
     if box["kind"] == "written" or not box["bubbles"]:
         return BoxReading(column, NEEDS_REVIEW, "review", "no bubble grid: read the written box")
     states = ["filled" if s >= FILLED else "faint" if s > EMPTY else "empty" for s in scores]
-    reading = BoxReading(column, "", "blank", states=states, scores=[round(float(s), 2) for s in scores])
+    reading = BoxReading(column, "", "read", states=states, scores=[round(float(s), 2) for s in scores])
     if "faint" in states:
         return _doubt(reading, "a faint or erased mark")
     rows: dict[str, list[str]] = {}
@@ -111,7 +112,8 @@ def read_box(box: dict[str, Any], scores: np.ndarray) -> BoxReading:
         if state == "filled":
             rows[row].append(value)
     if not any(rows.values()):
-        return reading                                         # blank: nothing filled
+        # nothing filled: perhaps no answer, perhaps one written in the box and never bubbled
+        return _doubt(reading, "no bubble filled: is an answer written in the box?")
     kind = box["kind"]
     if kind == "yes_no":
         if len(rows["opt"]) > 1:

@@ -22,7 +22,7 @@ CASES = {"blank": 0.04, "double": 0.04, "faint": 0.04}
 @dataclass(slots=True)
 class Marks:
     """What one box gets: the bubbles filled (indices into the box's bubbles), those filled only
-    faintly, and what the scanner must write ('' blank, 'needs_review', or the answer)."""
+    faintly, and what the scanner must write ('needs_review', or the answer)."""
 
     column: str
     filled: list[int]
@@ -69,7 +69,7 @@ def plan_box(box: dict[str, Any], rng: random.Random) -> Marks:
         return Marks(column, [], [], NEEDS_REVIEW, "written")
     roll = rng.random()
     if roll < CASES["blank"]:
-        return Marks(column, [], [], "", "blank")
+        return Marks(column, [], [], NEEDS_REVIEW, "blank")
     if box["kind"] == "yes_no":
         pick = rng.randrange(2)
         filled, text = [pick], bubbles[pick][3]
