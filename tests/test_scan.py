@@ -339,3 +339,37 @@ def test_a_manifest_without_grids_is_refused(tmp_path):
     done = _quizgen("scan", tmp_path / "page.png", "--manifest", out / "manifest.json",
                     "--out", tmp_path / "s")
     assert done.returncode == 2 and "sheet --bubbles" in done.stderr
+
+
+def test_colour_images_from_150_to_600_dpi(exam, tmp_path):
+    """One paper as separate colour images (PNG and JPEG), pages at 600 and 150 dpi, one upside
+    down: every box read as marked."""
+    import cv2
+
+    from quizgen.scan import scan_class
+    from quizgen.scan.synth import distort, fill_page, plan_answers
+
+    out, manifest = exam
+    rng = random.Random(9)
+    student = manifest["students"][3]
+    plan = plan_answers(student, rng)
+    first = _paper_pages(manifest).index((student, 1))
+    files, expected = [], {}
+    for page in range(1, student["sheet"]["pages"] + 1):
+        dpi = 600 if page % 2 else 150
+        import pypdfium2 as pdfium
+
+        rendered = pdfium.PdfDocument(str(out / "exam.pdf"))[first + page - 1].render(
+            scale=dpi / 72, grayscale=True).to_numpy()
+        blank = rendered[..., 0] if rendered.ndim == 3 else rendered
+        marked = plan.get(page, [])
+        expected.update({marks.column: marks.expected for _, marks in marked})
+        grey = cv2.imdecode(np.frombuffer(distort(fill_page(blank, dpi, marked, rng), rng,
+                                                  upside_down=page == 2), np.uint8), 0)
+        tint = [np.clip(grey.astype(int) + d, 0, 255).astype(np.uint8) for d in (0, 12, -18)]
+        path = tmp_path / f"page-{page}.{'png' if page % 2 else 'jpg'}"
+        cv2.imwrite(str(path), cv2.merge(tint))
+        files.append(path)
+    result = scan_class(files, out / "manifest.json", tmp_path / "read", report=False)
+    assert result.recognised == len(files) and not result.unreadable
+    assert {c: result.answers[student["version"]][c] for c in expected} == expected
