@@ -22,6 +22,7 @@ FORMULA_MODULES = (
     "quizgen.engine.grid",
     "quizgen.engine.bound",
     "quizgen.engine.inverse",
+    "quizgen.engine.whatif",
 )
 
 

@@ -96,6 +96,16 @@ def ragged_tail(facts: Facts, m: Any) -> bool:
     return a.get("waves", 0) > 1 and a.get("tail_blocks", 0) > 0
 
 
+def never(facts: Facts, m: Any) -> bool:
+    """A word the family never says (a cell whose trap is "none")."""
+    return False
+
+
+def below_full(facts: Facts, m: Any) -> bool:
+    """The SM is not full: occupancy below 100%."""
+    return facts.answers.get("occupancy", 0) < 1
+
+
 def carveout_set(facts: Facts, m: Any) -> bool:
     return facts.params.get("carveout", -1) != -1
 

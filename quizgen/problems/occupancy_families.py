@@ -6,8 +6,9 @@ checks that the draw lands in its cell before it is used.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from quizgen.engine import whatif
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
 from quizgen.gpus import GPU
@@ -34,6 +35,19 @@ OCC_SPECS = {
     "occupancy": sp.fraction("active_warps", compute=rel.occupancy_of),
     "limiter": sp.limits(*LAUNCH),
 }
+
+
+def _book_occupancy(v, gpu, **changed) -> float:
+    """Occupancy (textbook) of the problem's launch with some of its values replaced."""
+    cfg = launch_config(changed.get("threads", v.get("threads_per_block")),
+                        changed.get("regs", v.get("regs_per_thread", 0)),
+                        changed.get("smem", v.get("smem_per_block", 0) or 0))
+    return occupancy(gpu, cfg, model="textbook").occupancy
+
+
+def _after_occupancy(v, gpu):
+    """Occupancy from the blocks a change leaves: blocks × warps per block ÷ the warp ceiling."""
+    return rel.occupancy_of({"active_warps": v["blocks_after"] * v["warps"]}, gpu)
 
 
 def answers_of(res: OccupancyResult) -> dict[str, Any]:
@@ -157,10 +171,25 @@ class OccupancyFamily(Family):
                              params.get("optin"), params.get("carveout", -1),
                              params.get("barriers", 1), params.get("block"))
 
+    #: The parameter that marks a level-3 draw (its step is `level_three`'s); None: no such step.
+    ask_key: ClassVar[str | None] = None
+
     def solve(self, params: dict[str, Any], gpu: GPU, explain: bool = True) -> Solved:
         res = occupancy(gpu, self.config(params), model=self.model, explain=explain)
         when.keep_applicable_notes(res.steps, res.limiter)
-        return Solved(answers_of(res), {"result": res})
+        solved = Solved(answers_of(res), {"result": res})
+        if self.ask_key and self.ask_key in params and res.blocks_per_sm >= 0:
+            answers, change = self.level_three(params, gpu, res)
+            solved.answers.update(answers)
+            solved.data["change"] = change
+            if explain:
+                res.steps.extend(change.steps)
+        return solved
+
+    def level_three(self, params: dict[str, Any], gpu: GPU,
+                    res: OccupancyResult) -> tuple[dict[str, Any], whatif.Change]:
+        """The answers and derivation of the level-3 step (a what-if, an inverse, a choice)."""
+        raise NotImplementedError
 
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
         res: OccupancyResult = solved.data["result"]
@@ -172,7 +201,18 @@ class OccupancyFamily(Family):
                 "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name, "res": res,
                 "B": res.blocks_per_sm, "A": res.active_warps,
                 "w": res.warps_per_block, "occ": res.occupancy, "limiter": res.limiter,
-                "model": self.model, "params": params, **solved.data.get("extra", {})}
+                "model": self.model, "params": params, **solved.data.get("extra", {}),
+                **self.change_context(solved)}
+
+    @staticmethod
+    def change_context(solved: Solved) -> dict[str, Any]:
+        change = solved.data.get("change")
+        if change is None:
+            return {"asked": False}
+        after = change.after
+        return {"asked": True, "x3": change.value, "B3": after.blocks_per_sm if after else 0,
+                "A3": after.active_warps if after else 0, "occ3": after.occupancy if after else 0,
+                "lim3": list(after.limiter) if after else []}
 
     def render(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
@@ -181,14 +221,27 @@ class OccupancyFamily(Family):
         question = (phrase(lang, self.cell, "question", ctx, salt=salt)
                     if has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
         forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
-        trap = phrase(lang, self.cell, "trap", ctx, salt=salt)
+        trap = (phrase(lang, self.cell, "trap", ctx, salt=salt)
+                if self.trap_applies(params, gpu, solved) else "")
         solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
         extra = phrase_list(lang, self.cell, "verify", ctx, salt=salt) if has(lang, self.cell, "verify") else []
         solution.verify.extend(extra)
+        if ctx["asked"]:
+            question = f"{question} {phrase(lang, self.cell, 'ask3', ctx, salt=salt)}"
+            solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
             question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
         return title, question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
+        if not self.cell.startswith("OCC-"):       # L-1 and L-2 write their own
+            return super().mcq_stem(params, gpu, solved, lang, salt)
+        ctx = self.context(params, gpu, solved)
+        stem = phrase(lang, self.cell if has(lang, self.cell, "stem") else "occ", "stem", ctx, salt=salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
+        return stem
 
     def real_note(self, params, gpu, solved, lang, salt) -> str:
         """The exact model's answer beside the textbook one (the question names a real GPU)."""
@@ -229,6 +282,18 @@ class RegisterClean(OccupancyFamily):
     """OCC-1: register-bound, the register divide is whole (seed 000, Example 1)."""
 
     cell = "OCC-1"
+    ask_key = "extra_regs"
+    answer_specs = {
+        **OCC_SPECS,
+        "blocks_after": sp.count("blocks", "threads_per_block", "regs_per_thread", "extra_regs",
+                                 "smem_per_block", compute=lambda v, gpu: whatif.more_registers(
+                                     gpu, launch_config(v["threads_per_block"], v["regs_per_thread"],
+                                                        v.get("smem_per_block", 0) or 0),
+                                     v["extra_regs"]).after.blocks_per_sm),
+        "occupancy_after": sp.fraction("blocks_after", "warps", compute=_after_occupancy),
+    }
+    #: The warm-up has no trap (CELLS.md: "none"): no Trap box.
+    trap_when = (when.never,)
 
     def space(self, level, gpu):
         regs = (32, 64, 128) if level == 1 else (16, 32, 64, 128)
@@ -236,14 +301,22 @@ class RegisterClean(OccupancyFamily):
             for r in regs:
                 for s in SMEM_CHOICES[level]:
                     for shape in shapes_for(T, 2):
-                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
-                                          "smem_per_block": s}, shape)
+                        params = {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+                        if level == 3:      # what-if: a few more registers per thread
+                            params["extra_regs"] = (1, 2, 4, 8)[(T // 32 + r // 16 + s // 1024) % 4]
+                        yield with_shape(params, shape)
+
+    def level_three(self, params, gpu, res):
+        change = whatif.more_registers(gpu, self.config(params), params["extra_regs"])
+        return {"blocks_after": change.after.blocks_per_sm, "occupancy_after": change.value}, change
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
         T, r = params["threads_per_block"], params["regs_per_thread"]
+        change = solved.data.get("change")
         return ("registers" in res.limiter and res.blocks_per_sm > 0
-                and gpu.regs_per_sm % (T * r) == 0 and "shared_memory" not in res.limiter)
+                and gpu.regs_per_sm % (T * r) == 0 and "shared_memory" not in res.limiter
+                and (change is None or change.after.blocks_per_sm >= 1))
 
 
 @register
@@ -251,6 +324,20 @@ class RegisterFloor(OccupancyFamily):
     """OCC-2: register-bound, the divide is not whole and the floor drops a block (the cliff)."""
 
     cell = "OCC-2"
+    ask_key = "ask"
+    answer_specs = {
+        **OCC_SPECS,
+        "regs_next_block": sp.count("registers", "blocks_per_sm", "threads_per_block",
+                                    compute=lambda v, gpu: whatif.next_block_regs(
+                                        gpu.regs_per_sm, v["blocks_per_sm"], v["threads_per_block"])),
+        "occupancy_after": sp.fraction("threads_per_block", "regs_next_block", "smem_per_block",
+                                       compute=lambda v, gpu: _book_occupancy(
+                                           v, gpu, regs=v["regs_next_block"])),
+    }
+
+    def level_three(self, params, gpu, res):
+        change = whatif.regs_for_next_block(gpu, self.config(params))
+        return {"regs_next_block": change.value, "occupancy_after": change.after.occupancy}, change
 
     def space(self, level, gpu):
         if level == 1:
@@ -266,8 +353,11 @@ class RegisterFloor(OccupancyFamily):
             for r in regs:
                 for s in smem:
                     for shape in shapes_for(T, 2)[:2]:
-                        yield with_shape({"threads_per_block": T, "regs_per_thread": min(r, 255),
-                                          "smem_per_block": s}, shape)
+                        params = {"threads_per_block": T, "regs_per_thread": min(r, 255),
+                                  "smem_per_block": s}
+                        if level == 3:      # inverse: the registers that win one more block
+                            params["ask"] = "regs_for_next_block"
+                        yield with_shape(params, shape)
 
     def solve(self, params, gpu, explain=True):
         solved = super().solve(params, gpu, explain)
@@ -283,8 +373,10 @@ class RegisterFloor(OccupancyFamily):
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
         T, r = params["threads_per_block"], params["regs_per_thread"]
+        change = solved.data.get("change")
         return (res.limiter == ["registers"] and res.blocks_per_sm >= 1
-                and gpu.regs_per_sm % (T * r) != 0 and solved.data["extra"]["r_more"] >= 1)
+                and gpu.regs_per_sm % (T * r) != 0 and solved.data["extra"]["r_more"] >= 1
+                and (change is None or change.after.blocks_per_sm == res.blocks_per_sm + 1))
 
 
 @register
@@ -292,6 +384,15 @@ class SharedMemoryBound(OccupancyFamily):
     """OCC-3: shared memory binds, registers do not; KB vs bytes (seed 000, Example 3)."""
 
     cell = "OCC-3"
+    ask_key = "ask"
+    answer_specs = {
+        **OCC_SPECS,
+        "smem_next_block": sp.bytes_("blocks_per_sm", compute=lambda v, gpu: whatif.next_block_smem(
+            gpu.smem_per_sm, v["blocks_per_sm"])),
+        "occupancy_after": sp.fraction("threads_per_block", "regs_per_thread", "smem_next_block",
+                                       compute=lambda v, gpu: _book_occupancy(
+                                           v, gpu, smem=v["smem_next_block"])),
+    }
 
     def space(self, level, gpu):
         regs = (8, 16, 24, 32) if level < 3 else (12, 20, 40)
@@ -300,14 +401,23 @@ class SharedMemoryBound(OccupancyFamily):
             for r in regs:
                 for kb in kbs:
                     for shape in shapes_for(T, 2)[:3]:
-                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
-                                          "smem_per_block": kb * 1024}, shape)
+                        params = {"threads_per_block": T, "regs_per_thread": r,
+                                  "smem_per_block": kb * 1024}
+                        if level == 3:      # inverse: the tile that lets one more block in
+                            params["ask"] = "smem_for_next_block"
+                        yield with_shape(params, shape)
+
+    def level_three(self, params, gpu, res):
+        change = whatif.smem_for_next_block(gpu, self.config(params))
+        return {"smem_next_block": change.value, "occupancy_after": change.after.occupancy}, change
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
         limits = res.limits
+        change = solved.data.get("change")
         return (res.limiter == ["shared_memory"] and limits["registers"] is not None
-                and limits["registers"] > res.blocks_per_sm and res.blocks_per_sm >= 1)
+                and limits["registers"] > res.blocks_per_sm and res.blocks_per_sm >= 1
+                and (change is None or change.after.blocks_per_sm == res.blocks_per_sm + 1))
 
 
 @register
@@ -315,6 +425,21 @@ class WarpCeiling(OccupancyFamily):
     """OCC-4: the warp ceiling or the blocks-per-SM cap binds with registers to spare."""
 
     cell = "OCC-4"
+    ask_key = "ask"
+    answer_specs = {
+        **OCC_SPECS,
+        "block_for_ceiling": sp.count("threads", compute=lambda v, gpu: whatif.ceiling_block(
+            gpu.max_warps_per_sm, gpu.max_blocks_per_sm)),
+        "occupancy_after": sp.fraction("block_for_ceiling", "regs_per_thread", "smem_per_block",
+                                       compute=lambda v, gpu: _book_occupancy(
+                                           v, gpu, threads=v["block_for_ceiling"])),
+    }
+    #: "Free registers do not mean a full SM": said only where the SM is not full.
+    trap_when = (when.below_full,)
+
+    def level_three(self, params, gpu, res):
+        change = whatif.block_for_ceiling(gpu, self.config(params))
+        return {"block_for_ceiling": change.value, "occupancy_after": change.after.occupancy}, change
 
     def gpu_choices(self, level):
         # Level 3: the notes' twist, the same SM with B_max = 16, and real SMs with a 16-block cap.
@@ -326,16 +451,20 @@ class WarpCeiling(OccupancyFamily):
             for r in (8, 12, 16, 20, 24, 28, 32):
                 for s in (0, 512, 1024, 2048, 3072):
                     for shape in shapes_for(T, 2):
-                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
-                                          "smem_per_block": s}, shape)
+                        params = {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+                        if level == 3:      # design choice: the block size that fills the SM
+                            params["ask"] = "block_for_ceiling"
+                        yield with_shape(params, shape)
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
         regs = res.limits["registers"]
         smem = res.limits["shared_memory"]
+        change = solved.data.get("change")
         return (set(res.limiter) <= {"warps", "blocks"} and res.blocks_per_sm >= 1
                 and regs is not None and regs > res.blocks_per_sm
-                and (smem is None or smem > res.blocks_per_sm))
+                and (smem is None or smem > res.blocks_per_sm)
+                and (change is None or change.after.occupancy == 1))
 
 
 @register
@@ -344,7 +473,19 @@ class CannotFit(OccupancyFamily):
 
     cell = "OCC-5"
     main_answer = "largest_block"
-    answer_specs = {**OCC_SPECS, "largest_block": sp.count("threads", "regs_per_thread")}
+    ask_key = "ask"
+    answer_specs = {
+        **OCC_SPECS, "largest_block": sp.count("threads", "regs_per_thread"),
+        "regs_to_fit": sp.count("registers", "threads_per_block", compute=lambda v, gpu: whatif.fit_regs(
+            gpu.regs_per_sm, v["threads_per_block"])),
+        "occupancy_after": sp.fraction("threads_per_block", "regs_to_fit",
+                                       compute=lambda v, gpu: _book_occupancy(
+                                           v, gpu, regs=v["regs_to_fit"])),
+    }
+
+    def level_three(self, params, gpu, res):
+        change = whatif.regs_to_fit(gpu, self.config(params))
+        return {"regs_to_fit": change.value, "occupancy_after": change.after.occupancy}, change
 
     def space(self, level, gpu):
         threads = (512, 640, 768, 896, 1024) if level == 1 else (256, 320, 384, 448, 512, 640, 768, 896, 1024)
@@ -355,7 +496,10 @@ class CannotFit(OccupancyFamily):
                 if r & (r - 1) == 0:
                     continue        # R_SM/r a power of two: every method gives the same block
                 for shape in shapes_for(T, 2)[:4 if level == 1 else 2]:
-                    yield with_shape({"threads_per_block": T, "regs_per_thread": r}, shape)
+                    params = {"threads_per_block": T, "regs_per_thread": r}
+                    if level == 3:          # inverse: the registers at which this block fits
+                        params["ask"] = "regs_to_fit"
+                    yield with_shape(params, shape)
 
     def solve(self, params, gpu, explain=True):
         solved = super().solve(params, gpu, explain)
@@ -404,6 +548,8 @@ class CannotFit(OccupancyFamily):
         title, question, solution = super().render(params, gpu, solved, lang, salt)
         ctx = self.context(params, gpu, solved)
         solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
+        if ctx["asked"]:
+            solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
         return title, question, solution
@@ -414,6 +560,19 @@ class TiedLimits(OccupancyFamily):
     """OCC-9: two limits tie (seed 000's self-check)."""
 
     cell = "OCC-9"
+    ask_key = "ask"
+    answer_specs = {
+        **OCC_SPECS,
+        "blocks_after": sp.count("blocks", "threads_per_block", "regs_per_thread", "smem_per_block",
+                                 compute=lambda v, gpu: whatif.loosen_tied_lid(
+                                     gpu, launch_config(v["threads_per_block"], v["regs_per_thread"],
+                                                        v.get("smem_per_block", 0) or 0)).value),
+        "occupancy_after": sp.fraction("blocks_after", "warps", compute=_after_occupancy),
+    }
+
+    def level_three(self, params, gpu, res):
+        change = whatif.loosen_tied_lid(gpu, self.config(params))
+        return {"blocks_after": change.value, "occupancy_after": change.after.occupancy}, change
 
     def gpu_choices(self, level):
         return ("textbook",) if level == 1 else ("textbook-64kb", "textbook")
@@ -434,11 +593,17 @@ class TiedLimits(OccupancyFamily):
                         r = gpu.regs_per_sm // (B * T) - dr
                         s = gpu.smem_per_sm // B - ds
                         if 1 <= r <= 255 and s > 0:
-                            yield {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+                            params = {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+                            if level == 3:  # what-if: loosen one lid of the tie
+                                params["ask"] = "loosen_one_lid"
+                            yield params
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
-        return len(res.limiter) >= 2 and res.limiter != ["warps", "blocks"] and res.blocks_per_sm >= 1
+        change = solved.data.get("change")
+        return (len(res.limiter) >= 2 and res.limiter != ["warps", "blocks"] and res.blocks_per_sm >= 1
+                and (change is None or (change.after.blocks_per_sm == res.blocks_per_sm
+                                        and change.steps[0].result >= 1)))
 
 
 @register
