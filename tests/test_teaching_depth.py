@@ -23,8 +23,6 @@ CELLS = sorted(families())
 
 # Cells whose rewrite has not landed yet, per family group (each group removes its own line).
 PENDING: set[str] = set()
-# occupancy group
-PENDING |= {"OCC-1", "OCC-2", "OCC-3", "OCC-4", "OCC-5", "OCC-6", "OCC-7", "OCC-8", "OCC-9"}
 
 # latency group
 PENDING |= {"L-1", "L-2", "L-3", "L-4", "L-5", "L-6"}

@@ -213,5 +213,5 @@ def useful_occupancy(occ: float, utilisation: float) -> Change:
     """The share of the SM's lane slots that do useful work: occupancy × lane utilisation."""
     value = occ * utilisation
     steps = [Step("useful_occupancy", "useful_occupancy",
-                  {"O": round(occ, 4), "U": round(utilisation, 4)}, value, "", "useful_occupancy")]
+                  {"O": occ, "U": utilisation}, value, "", "useful_occupancy")]
     return Change(value, None, steps)

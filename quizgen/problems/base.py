@@ -44,6 +44,8 @@ class Family:
 
     cell: ClassVar[str]
     topic: ClassVar[str]
+    #: the answer key the options and a type-in card ask for; a solver may name another one for
+    #: one problem in ``solved.data["main_answer"]`` (a grid smaller than the GPU asks for idle SMs)
     main_answer: ClassVar[str]
     #: answer key → what it means (kind, unit, format, tolerance, what it is computed from);
     #: every answer `solve` can return has one. The record, the cards and the grader read these.

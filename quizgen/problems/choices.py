@@ -31,7 +31,7 @@ def plausible(value: Any, unit: str) -> bool:
 
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
                   salt: str) -> list[Choice]:
-    key = fam.main_answer
+    key = solved.data.get("main_answer") or fam.main_answer
     answers = solved.answers
     if key not in answers:
         return []

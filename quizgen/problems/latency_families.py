@@ -15,6 +15,7 @@ from quizgen.engine import bound as bound_engine
 from quizgen.engine import divergence as div_engine
 from quizgen.engine import grid as grid_engine
 from quizgen.engine import latency as lat_engine
+from quizgen.engine import whatif
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.problems import applicability as when
@@ -23,8 +24,16 @@ from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.registry import register
-from quizgen.render.phrases import phrase
-from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, splits
+from quizgen.render.phrases import has, phrase
+from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, gpu_label, splits
+
+
+def own_whys(steps: list[Step], whys: dict[str, str]) -> list[Step]:
+    """A cell's own why for each engine step it names (by formula): a why that speaks of this
+    problem's numbers in this cell's terms."""
+    for step in steps:
+        step.why = whys.get(step.formula, step.why)
+    return steps
 
 
 @register
@@ -40,7 +49,14 @@ class EfficiencyPlateau(EngineFamily):
         "plateau_warps": sp.count("warps", "latency"),
         "efficiency_at_cap": sp.fraction("latency"),
         "spare_warps": sp.count("warps", "resident_warps", "plateau_warps", compute=rel.spare_warps),
+        "warps_for_target": sp.count("warps", "latency", "target_efficiency",
+                                     compute=lambda v, gpu: whatif.efficiency_warps(
+                                         v["latency"], v["target_efficiency"])),
     }
+    #: This cell's own whys (with the step's numbers), by the engine step's formula.
+    whys = {"plateau_warps": "occ6_plateau", "latency_efficiency": "occ6_efficiency",
+            "efficiency_at_cap": "occ6_at_cap"}
+    misconception_when = {"split_across_schedulers": (lambda facts, m: facts.gpu.schedulers_per_sm > 1,)}
 
     def space(self, level, gpu):
         cap = gpu.max_warps_per_sm
@@ -57,7 +73,12 @@ class EfficiencyPlateau(EngineFamily):
         for L in lats:
             for N in warps:
                 if N <= cap:        # no SM holds more warps than its cap
-                    yield {"latency": L, "resident_warps": N}
+                    if level < 3:
+                        yield {"latency": L, "resident_warps": N}
+                        continue
+                    for E in (0.5, 0.75, 0.9):  # inverse: the fewest warps for a target η
+                        yield {"latency": L, "resident_warps": N, "target_efficiency": E,
+                               "ask": "warps_for_target"}
 
     def solve(self, params, gpu, explain=True):
         L, N = params["latency"], params["resident_warps"]
@@ -65,20 +86,33 @@ class EfficiencyPlateau(EngineFamily):
         res = lat_engine.efficiency(N, L, max_warps=cap, explain=explain)
         answers = {"efficiency": res.efficiency, "plateau_warps": res.plateau_at,
                    "efficiency_at_cap": res.efficiency_at_cap, "spare_warps": res.spare_warps}
-        return Solved(answers, {"steps": list(res.steps), "ctx": {
+        steps = own_whys(list(res.steps), self.whys)
+        asked = "target_efficiency" in params
+        if asked:
+            change = whatif.warps_for_efficiency(L, params["target_efficiency"])
+            answers["warps_for_target"] = change.value
+            steps += change.steps
+        return Solved(answers, {"steps": steps, "ctx": {
+            "asked": asked, "x3": answers.get("warps_for_target", 0),
+            "E": params.get("target_efficiency", 0),
             "L": L, "N": N, "eta": res.efficiency, "eta_cap": res.efficiency_at_cap,
             "busy": min(N, L), "above": N > L, "cap_busy": min(cap, L),
             "cap_short": cap < L, "gain": res.efficiency_at_cap - res.efficiency}})
 
     def in_cell(self, params, gpu, solved):
         return (params["resident_warps"] != params["latency"]
-                and params["resident_warps"] <= gpu.max_warps_per_sm)
+                and params["resident_warps"] <= gpu.max_warps_per_sm
+                and solved.answers.get("warps_for_target", 0) <= gpu.max_warps_per_sm)
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        return phrase(lang, self.cell, "stem", self.context(params, gpu, solved), salt=salt)
 
     def misconceptions(self, params, gpu, solved):
         L, N = params["latency"], params["resident_warps"]
         cap = gpu.max_warps_per_sm
         out = [
-            Misconception("no_plateau", {"efficiency": round(N / L, 4),
+            # (below the plateau N/L is the right η: the slip shows only past it)
+            Misconception("no_plateau", {**({"efficiency": round(N / L, 4)} if N > L else {}),
                                          "efficiency_at_cap": round(cap / L, 4)}),
             Misconception("occupancy_as_efficiency", {"efficiency": N / cap}),
         ]
@@ -89,6 +123,12 @@ class EfficiencyPlateau(EngineFamily):
         else:
             out.append(Misconception("schedulers_times_efficiency",
                                      {"efficiency": min(1.0, gpu.schedulers_per_sm * N / L)}))
+        # One warp's share (it issues once per L cycles), without multiplying by the N warps.
+        if N > 1:
+            out.append(Misconception("one_warp_share", {"efficiency": round(1 / L, 4)}))
+        # The SM's schedulers read into a one-scheduler question: N shared among N_sched of them.
+        out.append(Misconception("split_across_schedulers",
+                                 {"efficiency": min(1.0, N / (gpu.schedulers_per_sm * L))}))
         return out
 
     def figure(self, params, gpu, solved):
@@ -111,9 +151,16 @@ class GridWaves(EngineFamily):
         "tail_blocks": sp.count("blocks", "slots", "grid_blocks", compute=rel.tail_from_slots),
         "idle_sms": sp.count("SMs", "grid_blocks", "num_sms"),
         "tail_sms": sp.count("SMs", "blocks_per_sm", "grid_blocks", "num_sms", compute=rel.tail_sms),
+        "full_wave_grid": sp.count("blocks", "grid_blocks", "slots",
+                                   compute=lambda v, gpu: whatif.wave_grid(v["grid_blocks"], v["slots"])),
     }
     misconception_when = {"forgot_tail_wave": (when.ragged_tail,),
-                          "one_block_per_sm": (when.several_blocks,)}
+                          "one_block_per_sm": (when.several_blocks,),
+                          "packed_grid": (when.several_blocks,)}
+    whys = {"grid_slots": "occ7_slots", "sms_with_blocks": "occ7_sms_used", "idle_sms": "occ7_idle",
+            "wave_count": "occ7_waves", "full_waves": "occ7_full_waves", "tail_blocks": "occ7_tail",
+            "tail_sms": "occ7_tail_sms", "sm_utilisation": "occ7_sm_util",
+            "slot_utilisation": "occ7_slot_util"}
 
     def model_for(self, gpu):
         return "textbook"
@@ -138,6 +185,8 @@ class GridWaves(EngineFamily):
                 params = {"threads_per_block": T, "regs_per_thread": r, "grid_blocks": G, "num_sms": S}
                 if s:
                     params["smem_per_block"] = s
+                if level == 3:      # design choice: the grid that fills whole waves
+                    params["ask"] = "full_wave_grid"
                 yield params
 
     def solve(self, params, gpu, explain=True):
@@ -152,7 +201,16 @@ class GridWaves(EngineFamily):
         wv = grid_engine.waves(params["grid_blocks"], params["num_sms"], B, explain=explain)
         answers.update({"slots": wv.slots, "waves": wv.waves, "tail_blocks": wv.tail_blocks,
                         "idle_sms": wv.idle_sms, "tail_sms": wv.tail_sms})
-        return Solved(answers, {"steps": occ.steps + wv.steps, "occ": occ, "ctx": {
+        steps = occ.steps + own_whys(wv.steps, self.whys)
+        asked = "ask" in params
+        if asked:
+            change = whatif.full_wave_grid(wv.grid_blocks, wv.slots)
+            answers["full_wave_grid"] = change.value
+            steps += change.steps
+        # A grid smaller than the GPU asks for its idle SMs (every such grid is one wave).
+        main = "idle_sms" if wv.small_grid else "waves"
+        return Solved(answers, {"steps": steps, "occ": occ, "main_answer": main, "ctx": {
+            "asked": asked, "x3": answers.get("full_wave_grid", 0),
             "T": params["threads_per_block"], "r": params["regs_per_thread"],
             "s": params.get("smem_per_block", 0), "G": wv.grid_blocks, "S": wv.num_sms, "B": B,
             "C": wv.slots, "F": wv.full_waves, "R": wv.tail_blocks, "U": wv.sms_with_blocks,
@@ -165,7 +223,9 @@ class GridWaves(EngineFamily):
         if a["blocks_per_sm"] < 1 or params["num_sms"] != gpu.num_sms:
             return False
         G, C, S = params["grid_blocks"], a["slots"], params["num_sms"]
-        return (G > C and G % C != 0) or G < S
+        # A small grid is asked where breadth-first matters (several blocks could share an SM)
+        # and where the SMs that get a block are not as many as the idle ones.
+        return (G > C and G % C != 0) or (G < S and a["blocks_per_sm"] > 1 and 2 * G != S)
 
     def misconceptions(self, params, gpu, solved):
         a = solved.answers
@@ -178,6 +238,10 @@ class GridWaves(EngineFamily):
             Misconception("exact_waves", {"waves": round(G / C, 3)}),
             Misconception("one_block_per_sm", {"waves": -(-G // S), "slots": S}),
             Misconception("packed_tail", {"tail_sms": -(-a["tail_blocks"] // a["blocks_per_sm"])}),
+            # Idle SMs of a small grid: its blocks packed B per SM, every SM busy, or used for idle.
+            Misconception("packed_grid", {"idle_sms": S - min(S, -(-G // a["blocks_per_sm"]))}),
+            Misconception("every_sm_busy", {"idle_sms": 0}),
+            Misconception("busy_as_idle", {"idle_sms": min(G, S)}),
         ]
         B = a["blocks_per_sm"]
         if B + 1 <= gpu.max_blocks_per_sm:   # one block too many per SM, still within the cap
@@ -191,6 +255,14 @@ class GridWaves(EngineFamily):
             question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
         return title, question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        ctx["gpu_name"] = gpu_label(gpu, lang)
+        stem = phrase(lang, self.cell, "stem", ctx, salt=salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
+        return stem
 
     def real_note(self, params, gpu, solved, lang, salt) -> str:
         """Blocks per SM and waves under the exact model, beside the textbook answer."""
@@ -231,7 +303,13 @@ class EqualOccupancyDivergence(EngineFamily):
         "lane_utilisation": sp.fraction("branches"),
         "time_x": sp.cycles("branches"),
         "time_y": sp.cycles("branches"),
+        "useful_occupancy": sp.fraction("occupancy", "lane_utilisation",
+                                        compute=lambda v, gpu: whatif.useful_occupancy(
+                                            v["occupancy"], v["lane_utilisation"]).value),
     }
+    whys = {"branch_pass": "occ8_pass", "lane_work": "occ8_lane_work",
+            "convergent_time": "occ8_convergent", "lane_utilisation": "occ8_lane_util",
+            "speed_ratio": "occ8_ratio"}
 
     def model_for(self, gpu):
         return "textbook"
@@ -254,8 +332,9 @@ class EqualOccupancyDivergence(EngineFamily):
             else:
                 for split in splits(3, 6):
                     for costs in ((12, 20, 8), (30, 30, 15), (25, 7, 40)):
+                        # and the what-if: the share of lane slots doing useful work
                         yield {"threads_per_block": T, "regs_per_thread": r,
-                               "branches": branches_of(split, costs)}
+                               "branches": branches_of(split, costs), "ask": "useful_occupancy"}
 
     def solve(self, params, gpu, explain=True):
         occ = occupancy(gpu, launch_config(params["threads_per_block"], params["regs_per_thread"]),
@@ -268,7 +347,14 @@ class EqualOccupancyDivergence(EngineFamily):
                    "lane_utilisation": twist.lane_utilisation_y, "time_x": twist.time_x,
                    "time_y": twist.time_y}
         lanes = [b.lanes for b in y.branches]
-        return Solved(answers, {"steps": occ.steps + twist.steps, "ctx": {
+        steps = occ.steps + own_whys(list(twist.steps), self.whys)
+        asked = "ask" in params
+        if asked:
+            change = whatif.useful_occupancy(occ.occupancy, twist.lane_utilisation_y)
+            answers["useful_occupancy"] = change.value
+            steps += change.steps
+        return Solved(answers, {"steps": steps, "occ": occ, "ctx": {
+            "asked": asked, "x3": answers.get("useful_occupancy", 0),
             "T": params["threads_per_block"], "r": params["regs_per_thread"], "A": occ.active_warps,
             "occ": occ.occupancy, "Tx": twist.time_x, "Ty": twist.time_y, "ratio": twist.speed_ratio,
             "U": y.useful_lane_cycles, "util": y.lane_utilisation,
@@ -280,6 +366,21 @@ class EqualOccupancyDivergence(EngineFamily):
         a = solved.answers
         return (a["occupancy"] > 0 and a["slowdown"] > 1
                 and all(b["lanes"] > 0 for b in params["branches"]))
+
+    def render(self, params, gpu, solved, lang, salt):
+        title, question, solution = super().render(params, gpu, solved, lang, salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            cfg = launch_config(params["threads_per_block"], params["regs_per_thread"])
+            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+            solution.answer = (f"{solution.answer} "
+                               f"{real_gpu.occupancy_note(gpu, cfg, solved.data['occ'], lang, salt)}")
+        return title, question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        stem = phrase(lang, self.cell, "stem", self.context(params, gpu, solved), salt=salt)
+        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
+        return stem
 
     def misconceptions(self, params, gpu, solved):
         lanes = [b["lanes"] for b in params["branches"]]

@@ -464,7 +464,8 @@ class WarpCeiling(OccupancyFamily):
         return (set(res.limiter) <= {"warps", "blocks"} and res.blocks_per_sm >= 1
                 and regs is not None and regs > res.blocks_per_sm
                 and (smem is None or smem > res.blocks_per_sm)
-                and (change is None or change.after.occupancy == 1))
+                # level 3 picks the block that fills the SM: asked where this one does not
+                and (change is None or (change.after.occupancy == 1 and res.occupancy < 1)))
 
 
 @register
@@ -512,7 +513,8 @@ class CannotFit(OccupancyFamily):
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
         largest = solved.answers["largest_block"]
-        if not (res.blocks_per_sm == 0 and res.limiter == ["registers"] and largest >= 32):
+        if not (res.blocks_per_sm == 0 and res.limiter == ["registers"] and largest >= 32
+                and solved.data["extra"]["largest_raw"] % 32):     # whole warps: a real rounding
             return False
         # The largest block is checked with the question's own model: it runs, 32 more do not.
         fits = self.blocks_of(params, gpu, largest)
