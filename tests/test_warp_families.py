@@ -196,11 +196,14 @@ def test_generate_one_every_level(cell, lang):
     for level in (1, 2, 3):
         p = generate_one(cell, level=level, seed=level * 7, lang=lang)
         assert p.cell == cell and p.lang == lang
-        assert p.main_answer == fam.main_answer and p.main_answer in p.answers
+        gpu = resolve_named_gpu(p.gpu["name"])
+        solved = fam.solve(p.params, gpu, explain=False)
+        # (a solver may ask another answer for one problem: a small grid's idle SMs)
+        assert p.main_answer == (solved.data.get("main_answer") or fam.main_answer)
+        assert p.main_answer in p.answers
         assert set(p.units) <= set(p.answers)
         assert p.answer_specs[p.main_answer]["kind"]
-        gpu = resolve_named_gpu(p.gpu["name"])
-        assert fam.in_cell(p.params, gpu, fam.solve(p.params, gpu, explain=False))
+        assert fam.in_cell(p.params, gpu, solved)
 
 
 @pytest.mark.parametrize("cell", MY_CELLS)

@@ -78,3 +78,55 @@ def test_each_step_equals_its_formula(fn, args):
     """The number a step records is what its formula gives for its values (sympy)."""
     for step in fn(*args).steps:
         assert float(evaluate(step.formula, step.values)) == pytest.approx(step.result), step
+
+
+# In the problems -----------------------------------------------------------------------------
+
+from quizgen.problems import generate_one  # noqa: E402
+
+LEVEL_THREE = {"OCC-1": "occupancy_after", "OCC-2": "regs_next_block", "OCC-3": "smem_next_block",
+               "OCC-4": "block_for_ceiling", "OCC-5": "regs_to_fit", "OCC-6": "warps_for_target",
+               "OCC-7": "full_wave_grid", "OCC-8": "useful_occupancy", "OCC-9": "blocks_after"}
+
+
+@pytest.mark.parametrize("cell, key", sorted(LEVEL_THREE.items()))
+def test_level_three_asks_its_step_and_levels_one_and_two_do_not(cell, key):
+    for seed in range(3):
+        p = generate_one(cell, level=3, seed=seed, lang="en")
+        assert key in p.answers and key in p.answer_specs, (cell, seed)
+        assert any(s.formula in whatif.FORMULAS for s in p.solution.steps)
+        for level in (1, 2):
+            assert key not in generate_one(cell, level=level, seed=seed, lang="en").answers
+
+
+def test_a_small_grid_asks_for_its_idle_sms_with_options_inside_the_gpu():
+    seen = 0
+    for seed in range(40):
+        p = generate_one("OCC-7", level=1, seed=seed, lang="en")
+        if p.params["grid_blocks"] >= p.params["num_sms"]:
+            assert p.main_answer == "waves"
+            continue
+        seen += 1
+        assert p.main_answer == "idle_sms" and len(p.choices) >= 4
+        assert all(0 <= c.value <= p.params["num_sms"] for c in p.choices)
+        assert [c.value for c in p.choices if c.correct] == [p.answers["idle_sms"]]
+        assert "no block" in p.mcq_stem and "waves" not in p.mcq_stem
+    assert seen
+
+
+def test_a_real_gpu_shows_the_exact_answer_of_the_level_three_step():
+    """OCC-5 on an A100: the textbook ⌊65,536/T⌋ registers, and the exact model's own answer."""
+    p = generate_one("OCC-5", level=3, seed=1, lang="en", gpu="a100")
+    T = p.params["threads_per_block"]
+    exact = 0
+    for r in range(1, 256):
+        if occupancy(get_gpu("a100"), launch_config(T, r), model="exact").blocks_per_sm:
+            exact = r
+    assert f"at most {exact} registers per thread" in p.solution.answer
+    assert p.answers["regs_to_fit"] == 65536 // T
+
+
+def test_occ8_on_a_real_gpu_names_its_model_and_the_exact_occupancy():
+    p = generate_one("OCC-8", level=2, seed=0, lang="en", gpu="a100")
+    assert "textbook" in p.question.lower() and "exact model" in p.solution.answer.lower()
+    assert "textbook" in p.mcq_stem.lower()

@@ -156,7 +156,8 @@ class GridWaves(EngineFamily):
     }
     misconception_when = {"forgot_tail_wave": (when.ragged_tail,),
                           "one_block_per_sm": (when.several_blocks,),
-                          "packed_grid": (when.several_blocks,)}
+                          "packed_grid": (when.several_blocks,),
+                          "free_slots_as_idle": (when.several_blocks,)}
     whys = {"grid_slots": "occ7_slots", "sms_with_blocks": "occ7_sms_used", "idle_sms": "occ7_idle",
             "wave_count": "occ7_waves", "full_waves": "occ7_full_waves", "tail_blocks": "occ7_tail",
             "tail_sms": "occ7_tail_sms", "sm_utilisation": "occ7_sm_util",
@@ -223,9 +224,8 @@ class GridWaves(EngineFamily):
         if a["blocks_per_sm"] < 1 or params["num_sms"] != gpu.num_sms:
             return False
         G, C, S = params["grid_blocks"], a["slots"], params["num_sms"]
-        # A small grid is asked where breadth-first matters (several blocks could share an SM)
-        # and where the SMs that get a block are not as many as the idle ones.
-        return (G > C and G % C != 0) or (G < S and a["blocks_per_sm"] > 1 and 2 * G != S)
+        # A small grid is asked where breadth-first matters (several blocks could share an SM).
+        return (G > C and G % C != 0) or (G < S and a["blocks_per_sm"] > 1)
 
     def misconceptions(self, params, gpu, solved):
         a = solved.answers
@@ -242,6 +242,7 @@ class GridWaves(EngineFamily):
             Misconception("packed_grid", {"idle_sms": S - min(S, -(-G // a["blocks_per_sm"]))}),
             Misconception("every_sm_busy", {"idle_sms": 0}),
             Misconception("busy_as_idle", {"idle_sms": min(G, S)}),
+            Misconception("free_slots_as_idle", {"idle_sms": S}),
         ]
         B = a["blocks_per_sm"]
         if B + 1 <= gpu.max_blocks_per_sm:   # one block too many per SM, still within the cap
@@ -280,9 +281,13 @@ class GridWaves(EngineFamily):
             exact = text(B, wv.slots, wv.waves)
         else:
             exact = text(0, 0, 0)
-        return real_gpu.answer_note(gpu, lang, salt, exact=exact,
+        note = real_gpu.answer_note(gpu, lang, salt, exact=exact,
                                     book=text(a["blocks_per_sm"], a["slots"], a["waves"]),
                                     same=B == a["blocks_per_sm"])
+        if "full_wave_grid" in a and B and B != a["blocks_per_sm"]:
+            grid = whatif.wave_grid(params["grid_blocks"], wv.slots)
+            note += " " + phrase(lang, real_gpu.SECTION, "exact_full_waves", {"G": grid})
+        return note
 
     def figure(self, params, gpu, solved):
         return {"kind": "waves_figure", "grid_blocks": params["grid_blocks"],

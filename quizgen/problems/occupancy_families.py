@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from quizgen.engine import whatif
+from quizgen.engine import inverse, whatif
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
 from quizgen.gpus import GPU
@@ -232,7 +232,17 @@ class OccupancyFamily(Family):
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
             question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
+            solution.answer += self.real_change_note(gpu, solved, lang, salt)
         return title, question, solution
+
+    @staticmethod
+    def real_change_note(gpu, solved, lang, salt) -> str:
+        """The level-3 launch on the real GPU: the exact model beside the textbook answer."""
+        change = solved.data.get("change")
+        if change is None or change.after is None:
+            return ""
+        note = real_gpu.occupancy_note(gpu, change.after.config, change.after, lang, salt)
+        return " " + phrase(lang, real_gpu.SECTION, "with_change", {"note": note}, salt=salt)
 
     def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
         if not self.cell.startswith("OCC-"):       # L-1 and L-2 write their own
@@ -554,6 +564,11 @@ class CannotFit(OccupancyFamily):
             solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
+            if ctx["asked"]:       # the exact model's own inverse: registers at which T fits
+                exact = inverse.max_regs_for_blocks(gpu, self.config(params), 1, model="exact").answer
+                solution.answer += " " + phrase(lang, real_gpu.SECTION, "exact_regs_to_fit",
+                                                {"T": params["threads_per_block"], "r": exact or 0},
+                                                salt=salt)
         return title, question, solution
 
 
