@@ -9,7 +9,7 @@ count the other way, rebuild the index, test the boundary).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, ClassVar, Iterable
 
 from quizgen.engine import divergence as div_engine
 from quizgen.engine import latency as lat_engine
@@ -76,17 +76,24 @@ def gpu_label(gpu: GPU, lang: str) -> str:
     return gpu.spoken_name
 
 
+#: lang → engine why key → the warp cells' own key for it (``w_<key>``, where one exists).
+_OWN_WHYS: dict[str, dict[str, str]] = {}
+
+
 def own_whys(steps: list[Step], lang: str) -> list[Step]:
     """The steps with the warp cells' own why-lines: an engine why key ``k`` becomes ``w_k`` when
     the phrasebook has one (those name the step's own numbers; the calculators keep the engine's
-    general sentences)."""
-    whys = book(lang).get("why", {})
-    out = []
+    general sentences). The steps are this problem's own (a fresh solve), so they are renamed
+    in place."""
+    own = _OWN_WHYS.get(lang)
+    if own is None:
+        whys = book(lang).get("why", {})
+        own = _OWN_WHYS[lang] = {k[2:]: k for k in whys if k.startswith("w_")}
     for s in steps:
-        key = "w_" + s.why
-        out.append(Step(s.key, s.formula, s.values, s.result, s.unit, key, s.note)
-                   if key in whys else s)
-    return out
+        key = own.get(s.why)
+        if key is not None:
+            s.why = key
+    return steps
 
 
 # Predicates over a solved problem (misconception_when, trap_when) -----------------------------
@@ -139,6 +146,9 @@ class EngineFamily(Family):
     """
 
     topic = "warps"
+    #: whether the steps read the warp cells' own why-lines, which name each step's numbers
+    #: (`own_whys`); the warp families set it, other families built on this class keep theirs
+    numbered_whys: ClassVar[bool] = False
 
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
         return {"params": params, "gpu": gpu.to_dict(), "cap": gpu.max_warps_per_sm,
@@ -176,8 +186,9 @@ class EngineFamily(Family):
         return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
 
     def rendered_steps(self, params, gpu, solved, lang, salt):
-        return solution_steps(own_whys(solved.data["steps"], lang), lang, salt=salt,
-                              gpu=gpu.to_dict())
+        steps = solved.data["steps"]
+        return solution_steps(own_whys(steps, lang) if self.numbered_whys else steps, lang,
+                              salt=salt, gpu=gpu.to_dict())
 
     def enough_options(self, params, gpu, solved) -> bool:
         """At least three distinct, plausible, applicable wrong options besides the right one,
@@ -209,6 +220,7 @@ def z_fastest(block: list[int], i: int) -> list[int]:
 class CleanBlock(EngineFamily):
     """W-A: a 1D block whose size is a multiple of 32 (seed 001 Ex 1); which warp holds thread i."""
 
+    numbered_whys = True
     cell = "W-A"
     main_answer = "warp_id"
     answer_specs = {**BLOCK_SPECS, "warp_id": sp.count("", "linear_index"),
@@ -282,6 +294,7 @@ class CleanBlock(EngineFamily):
 class TailWarp(EngineFamily):
     """W-B: the block is not a multiple of 32: a partial tail warp and its wasted lanes (Ex 2)."""
 
+    numbered_whys = True
     cell = "W-B"
     main_answer = "warps"
     answer_specs = {**BLOCK_SPECS, "full_warps": sp.count("warps", "threads_per_block"),
@@ -357,6 +370,7 @@ class TailWarp(EngineFamily):
 class RowStraddle(EngineFamily):
     """W-C: a 2D block whose rows are not a multiple of 32 wide; the asked warp cuts across rows (Ex 3)."""
 
+    numbered_whys = True
     cell = "W-C"
     main_answer = "last_coords"
     answer_specs = {**BLOCK_SPECS, "first_coords": sp.coords("block", "warp_id"),
@@ -451,6 +465,7 @@ class RowStraddle(EngineFamily):
 class DepthTerm(EngineFamily):
     """W-C2: a true 3D block; a linear index back to (x, y, z) with the z term in play (Ex 3b)."""
 
+    numbered_whys = True
     cell = "W-C2"
     main_answer = "coords"
     answer_specs = {"coords": sp.coords("block", "linear_index"),
@@ -526,6 +541,7 @@ class DepthTerm(EngineFamily):
 class TinyBlock(EngineFamily):
     """W-D: a block smaller than a warp: one warp, most lanes idle; where a thread sits in it."""
 
+    numbered_whys = True
     cell = "W-D"
     main_answer = "wasted_lanes"
     answer_specs = {**BLOCK_SPECS, "linear_index": sp.count("", "block", "thread"),
@@ -611,6 +627,7 @@ def warp_cap_gpus(level: int) -> tuple[str, ...]:
 
 
 class HidingFamily(EngineFamily):
+    numbered_whys = True
     topic = "latency-hiding"
     answer_specs = {
         "warps_per_scheduler": sp.count("warps", "latency", "work_per_warp"),
@@ -745,6 +762,7 @@ class SchedulerDemand(EngineFamily):
     """W-J: every scheduler needs ⌈L/(T_issue·I_warp)⌉ warps of its own; × N_sched they exceed
     the SM's cap, and ILP closes the gap (seed 001 Ex 10)."""
 
+    numbered_whys = True
     cell = "W-J"
     topic = "latency-hiding"
     main_answer = "warps_needed"
@@ -854,6 +872,7 @@ def splits(parts: int, step: int) -> list[tuple[int, ...]]:
 
 
 class DivergenceFamily(EngineFamily):
+    numbered_whys = True
     topic = "divergence"
     main_answer = "slowdown"
     answer_specs = {
@@ -1030,6 +1049,7 @@ IMAGES = {1: ((1920, 1080), (1280, 720), (3840, 2160), (1024, 768), (640, 480), 
 class ChooseBlock(EngineFamily):
     """W-I: a square-looking block against a warp-aligned one for an image kernel (Ex 9)."""
 
+    numbered_whys = True
     cell = "W-I"
     main_answer = "square_wasted_lanes"
     answer_specs = {
