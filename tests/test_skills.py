@@ -164,7 +164,7 @@ def test_one_note_per_cell_and_level_with_k_variants(imported):
     assert model["id"] == S.SKILL_MODEL_ID and S.SKILL_MODEL_ID not in A.MODEL_IDS.values()
     assert [f["name"] for f in model["flds"]] == S.SKILL_FIELDS
     names = {d.name for d in col.decks.all_names_and_ids()}
-    assert f"quizgen::Skills test::Hinglish::{S.SKILL_GROUP}" in names
+    assert "quizgen::Skills test::Hinglish::6 Skills" in names
     for card in cards:
         questions = card["fields"]["Questions"]
         numbers = [int(n) for n in __import__("re").findall(r'class="qz-v" data-v="(\d+)"', questions)]
@@ -266,7 +266,7 @@ def test_rebuild_with_new_variants_keeps_reviews(tmp_path):
     try:
         import_apkg(col, first)
         before = {nid: col.get_note(nid)["Questions"] for nid in col.find_notes("")}
-        col.decks.select(col.decks.id_for_name(f"quizgen::Skills test::Hinglish::{S.SKILL_GROUP}"))
+        col.decks.select(col.decks.id_for_name("quizgen::Skills test::Hinglish::6 Skills"))
         studied = answer_some(col, 3)
         reviews = col.db.scalar("select count() from revlog")
         assert reviews == 3
@@ -300,7 +300,7 @@ def test_skill_notes_follow_the_deck_naming_and_the_lock(tmp_path):
     col = new_collection(tmp_path)
     try:
         import_apkg(col, first)
-        col.decks.select(col.decks.id_for_name(f"quizgen::Skills test::Hinglish::{S.SKILL_GROUP}"))
+        col.decks.select(col.decks.id_for_name(f"quizgen::Skills test::Hinglish::6 Skills"))
         studied = answer_some(col, 2)
         log = import_apkg(col, english)
         assert len(log.new) == len(CELLS) and not log.updated
@@ -308,7 +308,7 @@ def test_skill_notes_follow_the_deck_naming_and_the_lock(tmp_path):
         for cid in col.find_cards(""):
             card = col.get_card(cid)
             decks.setdefault(col.decks.name(card.did), set()).add(card.note()["Skill"])
-        assert sorted(decks) == [f"quizgen::Skills test::{lang}::{S.SKILL_GROUP}"
+        assert sorted(decks) == [f"quizgen::Skills test::{lang}::6 Skills"
                                  for lang in ("English", "Hinglish")]
         assert all(len(notes) == len(CELLS) for notes in decks.values())
         for cid, state in studied.items():

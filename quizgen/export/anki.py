@@ -48,6 +48,7 @@ import quizgen
 from quizgen.export import cards as C
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots, problem_seed
+from quizgen.render.phrases import DEFAULT_LANG
 
 #: Release dates (UTC) of published versions: an installed wheel stamps its notes with these.
 #: Add the new version's date when releasing (a test checks the current version is listed).
@@ -75,15 +76,6 @@ MODEL_FIELDS = {
     "concept": ["Question", "Answer", "Reason", "Trap", "Source"],
 }
 
-#: Sub-decks by cell family, numbered so that Anki's alphabetical order follows the course.
-GROUPS = {
-    "OCC": "1 Occupancy",
-    "W": "2 Warps and scheduling",
-    "L": "3 Latency hiding",
-    "X": "4 Exact hardware rules",
-}
-FORMULA_GROUP = "5 Formulas"
-LANG_NAMES = {"hinglish": "Hinglish", "en": "English"}
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 #: How often a slot redraws a problem that the deck already holds before accepting a repeat.
@@ -93,7 +85,7 @@ REDRAWS = 8
 class ProblemSource(Protocol):
     """What the deck builder calls for each slot; `quizgen.problems.generate_one` fits it."""
 
-    def __call__(self, cell: str, *, level: int, seed: int, lang: str = "hinglish",
+    def __call__(self, cell: str, *, level: int, seed: int, lang: str = DEFAULT_LANG,
                  gpu: str | None = None) -> Problem: ...
 
 
@@ -204,14 +196,18 @@ def deck_id(name: str) -> int:
 def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
     """``<recipe deck>::<language>::<group>``: each language is its own deck (a Hinglish and an
     English build of one recipe never mix); formula cards (cell None) have their own group."""
-    if cell is None:
-        return group_deck_name(recipe, lang, FORMULA_GROUP)
-    return group_deck_name(recipe, lang, GROUPS.get(cell.split("-")[0], "6 Other"))
+    from quizgen.render.phrases import labels
+
+    groups = labels(lang, "deck-group")     # sub-decks by cell family, in the course's order
+    group = groups["formulas"] if cell is None else groups.get(cell.split("-")[0], groups["other"])
+    return group_deck_name(recipe, lang, group)
 
 
 def group_deck_name(recipe: DeckRecipe, lang: str, group: str) -> str:
     """``<recipe deck>::<language>::<group>``, the one naming scheme of every subdeck."""
-    return "::".join([recipe.deck, LANG_NAMES.get(lang, lang), group])
+    from quizgen.render.phrases import language_name
+
+    return "::".join([recipe.deck, language_name(lang), group])
 
 
 def tag_part(text: Any) -> str:

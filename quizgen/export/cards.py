@@ -23,53 +23,15 @@ from typing import Any
 
 from quizgen.problems.model import Problem, SolutionStep
 from quizgen.render.math import format_number, substituted, symbolic
+from quizgen.render.phrases import labels as phrase_labels
 
 #: Cells whose problems are concept questions (no numbers): question → answer + reason.
 CONCEPT_CELLS = frozenset({"L-6"})
 
-_LABELS = {
-    "hinglish": {
-        "forecast": "Forecast", "steps": "Steps", "why": "Yeh step kyun?", "note": "Dhyaan do",
-        "verify": "Verify", "answer": "Answer", "trap": "Trap", "reason": "Kyun?",
-        "correct": "Sahi option", "wrong_why": "Baaki options galat kyun hain",
-        "type": "Answer likho", "type_int": "poora number", "type_float": "decimal, 4 places tak",
-        "type_exact": "exact number, round mat karo, jaise 1.5",
-        "type_rounded": "number, {places} decimal places tak round karke",
-        "type_list": "{count} poore numbers, comma se alag, jaise {example}",
-        "type_text": "ek shabd",
-        "in_unit": "unit", "symbols": "Symbols", "example": "Example",
-        "formula_prompt": "Formula likho", "choose": "Sahi option chuno",
-        "as_fraction": ("0 aur 1 ke beech ka exact decimal (round mat karo), jaise 0.375; "
-                        "ya percentage, jaise 37.5%"),
-        "as_fraction_rounded": ("0 aur 1 ke beech ka decimal, {places} places tak round karke, "
-                                "jaise {example}; ya percentage, {pct_places} places tak"),
-        "equal": "barabar ✓", "unequal": "barabar nahi ✗",
-        "worked": "Poora hal: Forecast, {n} steps, Verify",
-    },
-    "en": {
-        "forecast": "Forecast", "steps": "Steps", "why": "Why this step?", "note": "Note",
-        "verify": "Verify", "answer": "Answer", "trap": "Trap", "reason": "Why?",
-        "correct": "Correct option", "wrong_why": "Why the other options are wrong",
-        "type": "Type", "type_int": "a whole number", "type_float": "a decimal, up to 4 places",
-        "type_exact": "the exact number, not rounded, like 1.5",
-        "type_rounded": "a number rounded to {places} decimal places",
-        "type_list": "{count} whole numbers separated by commas, like {example}",
-        "type_text": "one word",
-        "in_unit": "unit", "symbols": "Symbols", "example": "Example",
-        "formula_prompt": "Write the formula", "choose": "Pick the right option",
-        "as_fraction": ("a decimal between 0 and 1, exact (not rounded), like 0.375; "
-                        "or a percentage, like 37.5%"),
-        "as_fraction_rounded": ("a decimal between 0 and 1 rounded to {places} places, like "
-                                "{example}; or a percentage with {pct_places} places"),
-        "equal": "equal ✓", "unequal": "not equal ✗",
-        "worked": "Worked solution: forecast, {n} steps, check",
-    },
-}
-
-
 def labels(lang: str) -> dict[str, str]:
-    """The fixed words of a card (section labels, hints) in `lang` (English if unknown)."""
-    return _LABELS.get(lang, _LABELS["en"])
+    """The fixed words of a card (section labels, hints) in `lang`: the phrasebook's
+    ``[card-label]``."""
+    return phrase_labels(lang, "card-label")
 
 
 _HTML_SPECIAL = re.compile("[&<>\"'\n]")

@@ -48,7 +48,7 @@ __all__ = [
 
 LEVELS = (1, 2, 3)
 from quizgen.recipes import known_cells  # noqa: E402  (the registered families' cells)
-from quizgen.render.phrases import LANGS  # noqa: E402  (the phrasebook's languages)
+from quizgen.render.phrases import DEFAULT_LANG, LANGS  # noqa: E402  (the phrasebook's languages)
 
 
 def __getattr__(name: str) -> Any:
@@ -151,7 +151,7 @@ class ExamRecipe:
     duration: str = ""
     instructions: str = ""
     gpu: str | None = None
-    lang: str = "hinglish"
+    lang: str = DEFAULT_LANG
     seed: int = 0
     shuffle: bool = False
 
@@ -204,7 +204,7 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
 
         lms_options(raw["lms"])
     title = _text(raw, "title", required=True)
-    lang = _text(raw, "lang") or "hinglish"
+    lang = _text(raw, "lang") or DEFAULT_LANG
     if lang not in LANGS:
         raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
     gpu = _gpu_name(raw.get("gpu"), "gpu")
@@ -1190,15 +1190,11 @@ def _template(name: str):
     return _environment().get_template(name)
 
 
-@cache
-def _all_labels() -> dict[str, dict[str, str]]:
-    with (_templates_dir() / "labels.toml").open("rb") as fh:
-        return tomllib.load(fh)
-
-
 def _labels(lang: str) -> dict[str, str]:
-    labels = _all_labels()
-    return dict(labels.get(lang) or labels["en"])
+    """The sheet's fixed words in `lang`: the phrasebook's ``[sheet-label]``."""
+    from quizgen.render.phrases import labels
+
+    return dict(labels(lang, "sheet-label"))
 
 
 def _points_text(points: float) -> str:

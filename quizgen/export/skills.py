@@ -38,8 +38,6 @@ from quizgen.recipes import SEED_WINDOW, DeckRecipe, Slot, problem_seed
 SKILL_MODEL_ID = 1839252001
 SKILL_MODEL_NAME = "quizgen skill v1"
 SKILL_FIELDS = ["Skill", "Key", "Questions", "Answers", "Words"]
-#: The subdeck that holds a recipe's skill notes.
-SKILL_GROUP = "6 Skills"
 
 
 def skill_guid(recipe: DeckRecipe, cell: str, level: int, lang: str) -> str:
@@ -237,8 +235,9 @@ def skill_deck_name(recipe: DeckRecipe, lang: str) -> str:
     """``<recipe deck>::<language>::6 Skills``: named like the problem decks, so each language's
     skills stand in that language's deck."""
     from quizgen.export.anki import group_deck_name
+    from quizgen.render.phrases import labels
 
-    return group_deck_name(recipe, lang, SKILL_GROUP)
+    return group_deck_name(recipe, lang, labels(lang, "deck-group")["skills"])
 
 
 def add_skills(package, recipe: DeckRecipe, *, problems_for=None,

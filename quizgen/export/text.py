@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from quizgen.problems.model import Problem
+from quizgen.render.phrases import html_lang
 from quizgen.render.text import render_solution
 
 _HTML_HEAD = """<!doctype html>
@@ -62,7 +63,7 @@ def iter_problems_text(problems: Iterable[Problem], fmt: str, lang: str) -> Iter
             parts.append("\n---\n\n")
             yield "".join(parts)
         return
-    yield _HTML_HEAD.format(lang="hi-Latn" if lang == "hinglish" else "en")
+    yield _HTML_HEAD.format(lang=html_lang(lang))
     for p in problems:
         parts = [f"<!-- {html.escape(p.id)} -->\n"]
         parts.append(render_solution(p.solution, p.lang, "html", title=f"{p.cell} · {p.title}",

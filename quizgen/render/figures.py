@@ -9,7 +9,7 @@ night mode (an ``<img>`` cannot see the card's classes, and the system's scheme 
 Coloured fills are mid-tones that read before and after that inversion, and text drawn on a fill
 has a fixed dark colour.
 
-Labels come from `LABELS`, in the card's language (``"hinglish"`` or ``"en"``).
+Labels come from the phrasebook's ``[figure-label]`` table, in the card's language.
 
 Figures:
 
@@ -51,7 +51,7 @@ from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, launch_confi
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU, resolve_gpu
 
-from quizgen.render.phrases import LANGS  # noqa: E402  (the phrasebook's languages)
+from quizgen.render.phrases import DEFAULT_LANG, LANGS, labels  # noqa: E402  (the phrasebook's languages)
 WIDTH = 360
 FONT = 12
 #: Rough advance of one character, in font sizes (DejaVu Sans is among the widest sans fonts).
@@ -70,131 +70,6 @@ WARP_PALETTE = ("#f4a261", "#8ecae6", "#b5e48c", "#f7b7d2", "#ffd166", "#a0c4ff"
                 "#cdb4db", "#9ee7d0", "#ffadad", "#d4e09b", "#bdb2ff")
 BRANCH_PALETTE = ("#27a567", "#e4572e", "#9b6fd6", "#e0a526", "#2e86de", "#d6457f")
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "lid.registers": "Registers",
-        "lid.shared_memory": "Shared memory",
-        "lid.warps": "Warp slots",
-        "lid.blocks": "Max blocks per SM",
-        "lid.barriers": "Barriers",
-        "blocks": "{n} blocks",
-        "no_limit": "∞ (no limit)",
-        "binding": "◀ binding",
-        "binding_short": "binding",
-        "lids_title": "Which limit is lowest? ({where})",
-        "water": "level: {n} blocks/SM",
-        "lids_footer": "{b} blocks × {w} warps = {a} of {m} warps → {occ}",
-        "lids_fails": "0 blocks fit: the launch fails ({why})",
-        "sweep_title.threads": "Occupancy vs threads per block ({gpu}, {model})",
-        "sweep_title.regs": "Occupancy vs registers per thread ({gpu}, {model})",
-        "sweep_title.smem": "Occupancy vs shared memory per block ({gpu}, {model})",
-        "axis.threads": "threads per block",
-        "axis.regs": "registers per thread",
-        "axis.smem": "shared memory per block (KB)",
-        "axis.occupancy": "occupancy",
-        "sweep_mark.threads": "this launch: {x} threads → {occ}",
-        "sweep_mark.regs": "this launch: {x} registers → {occ}",
-        "sweep_mark.smem": "this launch: {x} B → {occ}",
-        "eta_title": "Latency hiding, L = {L} cycles",
-        "axis.warps": "resident warps N",
-        "plateau": "plateau: N ≥ {L} → η = 100%",
-        "eta_mark": "N = {N} → η = {eta}",
-        "grid_title": "Block {dims}: {p} threads → {w} warps, {waste} idle lanes",
-        "grid_warp": "Warp {k} = linear {a}–{b}:",
-        "grid_seg": "{where}: x = {xs}",
-        "row_one": "y={y}",
-        "row_many": "y={a}–{b}",
-        "grid_more": "… and {n} more pieces",
-        "slice": "z = {z}",
-        "div_title": "Divergence: {t} cycles vs {b} → {s} slower",
-        "div_title_free": "Divergence: {t} cycles vs {b} → no penalty",
-        "convergent": "all lanes agree: {b} cycles",
-        "branch.if": "if",
-        "branch.else": "else",
-        "branch.n": "path {n}",
-        "branch_line": "{name}: {live} live / {masked} masked · {cost} cycles",
-        "branch_skipped": "{name}: 0 lanes → skipped, 0 cycles",
-        "serialised": "serialised: {t} cycles = {s} baseline",
-        "masked_note": "grey: masked lanes (they wait, the cycles pass)",
-        "waves_title": "{g} blocks on {sms} SMs × {bps} = {slots} slots",
-        "waves_summary": "{waves} waves: {full} full + tail of {tail} blocks",
-        "waves_summary_exact": "{waves} waves, all full (no tail)",
-        "waves_summary_one": "1 wave: {g} blocks on {used} SMs",
-        "wave": "wave {n}",
-        "waves_skipped": "⋮ {n} more full waves",
-        "idle": "{n} idle SMs",
-        "busy": "{n} SMs busy",
-        "per_sm": "{n}/{bps} slots used",
-        "why.registers": "registers", "why.shared_memory": "shared memory", "why.warps": "warp slots",
-        "why.barriers": "barriers", "why.threads_per_block": "too many threads per block",
-        "why.regs_per_thread": "registers per thread", "why.regs_per_block": "registers per block",
-        "why.smem_per_block": "shared memory per block",
-        "why.smem_needs_optin": "shared memory needs the opt-in", "why.dyn_smem_optin":
-        "dynamic shared memory above the opt-in",
-    },
-    "hinglish": {
-        "lid.registers": "Registers ki lid",
-        "lid.shared_memory": "Shared memory ki lid",
-        "lid.warps": "Warp slots ki lid",
-        "lid.blocks": "B_max ki lid (max blocks)",
-        "lid.barriers": "Barriers ki lid",
-        "blocks": "{n} blocks",
-        "no_limit": "∞ / koi limit nahi",
-        "binding": "◀ sabse neechi lid",
-        "binding_short": "sabse neechi lid",
-        "lids_title": "Kaunsi lid sabse neechi hai? ({where})",
-        "water": "paani ka level: {n} blocks/SM",
-        "lids_footer": "{b} blocks × {w} warps = {m} mein se {a} warps → {occ}",
-        "lids_fails": "0 blocks fit hote hain: launch fail ({why})",
-        "sweep_title.threads": "Occupancy vs block size ({gpu}, {model})",
-        "sweep_title.regs": "Occupancy vs registers per thread ({gpu}, {model})",
-        "sweep_title.smem": "Occupancy vs shared memory per block ({gpu}, {model})",
-        "axis.threads": "threads per block",
-        "axis.regs": "registers per thread",
-        "axis.smem": "shared memory per block (KB)",
-        "axis.occupancy": "occupancy",
-        "sweep_mark.threads": "yeh launch: {x} threads → {occ}",
-        "sweep_mark.regs": "yeh launch: {x} registers → {occ}",
-        "sweep_mark.smem": "yeh launch: {x} B → {occ}",
-        "eta_title": "Latency chhupana, L = {L} cycles",
-        "axis.warps": "resident warps N",
-        "plateau": "plateau: N ≥ {L} → η = 100%",
-        "eta_mark": "N = {N} → η = {eta}",
-        "grid_title": "Block {dims}: {p} threads → {w} warps, {waste} idle lanes",
-        "grid_warp": "Warp {k} = linear {a}–{b}:",
-        "grid_seg": "{where} ka x = {xs}",
-        "row_one": "row y={y}",
-        "row_many": "rows y={a}–{b}",
-        "grid_more": "… aur {n} tukde",
-        "slice": "z = {z}",
-        "div_title": "Divergence: {t} cycles vs {b} → {s} slow",
-        "div_title_free": "Divergence: {t} cycles vs {b} → koi penalty nahi",
-        "convergent": "sab lanes agree: {b} cycles",
-        "branch.if": "if",
-        "branch.else": "else",
-        "branch.n": "path {n}",
-        "branch_line": "{name}: {live} live / {masked} masked · {cost} cycles",
-        "branch_skipped": "{name}: 0 lanes → skip, 0 cycles",
-        "serialised": "end-to-end: {t} cycles = {s} baseline",
-        "masked_note": "grey: masked lanes (cycles jaate hain, kaam nahi)",
-        "waves_title": "{g} blocks, {sms} SMs × {bps} = {slots} slots",
-        "waves_summary": "{waves} waves: {full} poori + tail mein {tail} blocks",
-        "waves_summary_exact": "{waves} waves, sab poori (koi tail nahi)",
-        "waves_summary_one": "1 wave: {g} blocks, {used} SMs par",
-        "wave": "wave {n}",
-        "waves_skipped": "⋮ {n} aur poori waves",
-        "idle": "{n} idle SMs",
-        "busy": "{n} SMs busy",
-        "per_sm": "{n}/{bps} slots bhare",
-        "why.registers": "registers", "why.shared_memory": "shared memory", "why.warps": "warp slots",
-        "why.barriers": "barriers", "why.threads_per_block": "block mein bahut threads",
-        "why.regs_per_thread": "registers per thread", "why.regs_per_block": "registers per block",
-        "why.smem_per_block": "shared memory per block",
-        "why.smem_needs_optin": "shared memory ko opt-in chahiye", "why.dyn_smem_optin":
-        "dynamic shared memory opt-in se zyada",
-    },
-}
-
 #: The ink of text and lines (``currentColor``): the same in every theme.
 INK = "#1d1d1f"
 
@@ -204,7 +79,7 @@ _ONE = re.compile(r"(?<![\d.,])1 (block|warp|wave|SM|lane|thread)s\b")
 
 def _label(lang: str, key: str, **values: Any) -> str:
     """A label in `lang`, with "1 blocks" read as "1 block"."""
-    text = LABELS[lang][key].format(**values)
+    text = labels(lang, "figure-label")[key].format(**values)
     return _ONE.sub(r"1 \1", text) if "1 " in text else text
 
 
@@ -398,7 +273,7 @@ def _arrow_head(x: float, y: float, direction: str, size: float = 5) -> str:
 # 1. The bucket with lids
 
 
-def occupancy_lids(result: OccupancyResult, lang: str = "hinglish") -> str:
+def occupancy_lids(result: OccupancyResult, lang: str = DEFAULT_LANG) -> str:
     """One bar per limit at the blocks it allows, the lowest ones marked, the level at blocks/SM."""
     lang = _check_lang(lang)
     limits = result.limits
@@ -465,7 +340,7 @@ def occupancy_lids(result: OccupancyResult, lang: str = "hinglish") -> str:
     y = bottom + 38
     if result.blocks_per_sm == 0:
         why = result.failure or (result.limiter[0] if result.limiter else "registers")
-        why_text = LABELS[lang].get(f"why.{why}", why)
+        why_text = labels(lang, "figure-label").get(f"why.{why}", why)
         c.text(x0, y, _label(lang, "lids_fails", why=why_text), fill=BINDING, font_weight="bold")
     else:
         c.text(x0, y, _label(lang, "lids_footer", b=blocks, w=result.warps_per_block,
@@ -543,7 +418,7 @@ def _sweep_curve(gpu: GPU, first: LaunchConfig, vary: str, model: str | None) ->
 
 
 def occupancy_sweep(gpu: GPU | str | Mapping[str, Any], config: LaunchConfig, vary: str = "threads",
-                    model: str | None = None, lang: str = "hinglish", mark: bool = True) -> str:
+                    model: str | None = None, lang: str = DEFAULT_LANG, mark: bool = True) -> str:
     """Occupancy as one launch parameter varies, computed point by point with the engine."""
     lang = _check_lang(lang)
     gpu = resolve_gpu(gpu)
@@ -606,7 +481,7 @@ def occupancy_sweep(gpu: GPU | str | Mapping[str, Any], config: LaunchConfig, va
 # 3. Latency hiding: η(N)
 
 
-def efficiency_curve(latency: Any, resident_warps: Any, lang: str = "hinglish") -> str:
+def efficiency_curve(latency: Any, resident_warps: Any, lang: str = DEFAULT_LANG) -> str:
     """The rising line η = N/L that flattens at N = L, with the launch's N marked."""
     lang = _check_lang(lang)
     result = latency_engine.efficiency(resident_warps, latency)
@@ -794,7 +669,7 @@ def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
     return dataclasses.replace(grid, parts=tuple(c.parts))
 
 
-def warp_grid(block: Any, highlight_warp: Any = None, lang: str = "hinglish") -> str:
+def warp_grid(block: Any, highlight_warp: Any = None, lang: str = DEFAULT_LANG) -> str:
     """Threads of a block (D_x columns × D_y rows; z-slices side by side or stacked) tinted by
     warp, with one warp outlined.
 
@@ -854,7 +729,7 @@ def _branch_name(lang: str, i: int, count: int) -> str:
     return _label(lang, "branch.n", n=i + 1)
 
 
-def divergence_timeline(branches: Any, baseline: Any = None, lang: str = "hinglish",
+def divergence_timeline(branches: Any, baseline: Any = None, lang: str = DEFAULT_LANG,
                         active_lanes: Any = 32) -> str:
     """The convergent bar on top; below, the branches that some lane takes, end to end.
 
@@ -944,7 +819,7 @@ def last_wave_spread(plan: grid_engine.Waves) -> tuple[int, ...]:
     return tuple(spread + [0] * (plan.num_sms - len(spread)))
 
 
-def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str = "hinglish") -> str:
+def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str = DEFAULT_LANG) -> str:
     """SMs as columns, waves as rows; each cell filled to the blocks that SM holds in that wave."""
     lang = _check_lang(lang)
     plan = grid_engine.waves(grid_blocks, num_sms, blocks_per_sm)
@@ -1081,7 +956,7 @@ def figure_spec(problem_or_spec: Any, lang: str | None = None, **numbers: Any) -
     spec.update(numbers)
     for key, value in context.items():
         spec.setdefault(key, value)
-    spec["lang"] = _check_lang(lang or spec.get("lang") or "hinglish")
+    spec["lang"] = _check_lang(lang or spec.get("lang") or DEFAULT_LANG)
     return spec
 
 
@@ -1093,7 +968,7 @@ def figure_key(spec: Mapping[str, Any]) -> str:
 
 def draw_figure(spec: Mapping[str, Any]) -> str:
     """The SVG of a complete spec (from `figure_spec`)."""
-    lang = _check_lang(spec.get("lang", "hinglish"))
+    lang = _check_lang(spec.get("lang", DEFAULT_LANG))
     kind = spec.get("kind")
     if kind == "occupancy_lids":
         gpu = resolve_gpu(_need(spec, "gpu"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from quizgen import kernels as shipped
 from quizgen.render.figures import _Canvas, _check_lang
+from quizgen.render.phrases import DEFAULT_LANG, labels
 
 WIDTH = 480
 FONT = 10.5
@@ -16,14 +17,6 @@ CHAR = 0.6 * FONT          # advance of one character of DejaVu Sans Mono
 COLUMNS = int((WIDTH - 16) / CHAR)
 REPORT = "#2e86de"
 SPILL = "#e4572e"
-
-LABELS = {
-    "en": {"report": "nvcc --resource-usage -arch={arch}:", "before": "before the change ({name}):",
-           "after": "after ({name}):"},
-    "hinglish": {"report": "nvcc --resource-usage -arch={arch}:", "before": "change se pehle ({name}):",
-                 "after": "change ke baad ({name}):"},
-}
-
 
 def code_lines(source: str) -> list[str]:
     """The source without its opening comment block, long lines wrapped at `COLUMNS`."""
@@ -61,7 +54,7 @@ def _short(key: str) -> str:
     return shipped.kernel_meta(key)["entry"].split("(")[0]
 
 
-def kernel_source_figure(kernel: str, arch: str, lang: str = "hinglish", before: str | None = None) -> str:
+def kernel_source_figure(kernel: str, arch: str, lang: str = DEFAULT_LANG, before: str | None = None) -> str:
     lang = _check_lang(lang)
     meta = shipped.kernel_meta(kernel)
     title = f"{meta['source']} · {_short(kernel)}"
@@ -75,13 +68,13 @@ def kernel_source_figure(kernel: str, arch: str, lang: str = "hinglish", before:
         y += FONT * 1.3
     y += 6
     c.line(8, y - FONT, WIDTH - 8, y - FONT, stroke_opacity="0.3")
-    c.text(8, y + 2, LABELS[lang]["report"].format(arch=arch), font_size="10", font_weight="bold")
+    c.text(8, y + 2, labels(lang, "kernel-figure-label")["report"].format(arch=arch), font_size="10", font_weight="bold")
     y += 16
     entries = [(before, "before"), (kernel, "after")] if before else [(kernel, None)]
     for key, label in entries:
         usage = shipped.kernel_usage(key, arch)
         if label:
-            c.text(8, y, LABELS[lang][label].format(name=_short(key)), font_size="10")
+            c.text(8, y, labels(lang, "kernel-figure-label")[label].format(name=_short(key)), font_size="10")
             y += 13
         for piece in report_lines(usage.line):
             c.text(8, y, piece, font_family=mono, font_size=str(FONT), fill=REPORT, font_weight="bold",

@@ -12,46 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from quizgen import measured
+from quizgen.render.phrases import DEFAULT_LANG, labels
 from quizgen.render.figures import WIDTH, _Canvas, _check_lang, _heading, _num, text_width
 
 CURVE_COLOURS = {1: "#2e86de", 2: "#27a567", 4: "#e4572e"}
 
-LABELS = {
-    "en": {
-        "fma_title": "H200, measured: FMA issue rate vs warps per SM",
-        "fma_axis_y": "warp-FMAs issued per SM per cycle",
-        "axis_warps": "resident warps per SM",
-        "measured": "measured, ILP {k}",
-        "model": "model: min(N·{k}/{L}, {s})",
-        "knee": "model knee {s}×⌈{L}/{k}⌉ = {n}",
-        "knee_seen": "ILP 1 measured: +{r} per warp, flat at {p} (knee ≈ {n} warps)",
-        "bw_title": "H200, measured: streaming bandwidth vs warps per SM",
-        "bw_axis_y": "TB/s (whole GPU)",
-        "peak": "HBM3e peak {p} TB/s",
-        "littles": "Little's law, ILP 1 ({ns} ns latency)",
-        "bw_note": "64 warps at ILP 1: {a} TB/s of {p} TB/s",
-        "bw_need": "the peak needs {n} warps per SM at ILP 1 (the cap is 64)",
-    },
-    "hinglish": {
-        "fma_title": "H200 par naapa gaya: FMA issue rate vs warps per SM",
-        "fma_axis_y": "har SM par har cycle issue hue warp-FMAs",
-        "axis_warps": "SM par resident warps",
-        "measured": "naapa gaya, ILP {k}",
-        "model": "model: min(N·{k}/{L}, {s})",
-        "knee": "model ka knee {s}×⌈{L}/{k}⌉ = {n}",
-        "knee_seen": "ILP 1 naapa: har warp +{r}, {p} par flat (knee ≈ {n} warps)",
-        "bw_title": "H200 par naapa gaya: streaming bandwidth vs warps per SM",
-        "bw_axis_y": "TB/s (poora GPU)",
-        "peak": "HBM3e peak {p} TB/s",
-        "littles": "Little's law, ILP 1 ({ns} ns latency)",
-        "bw_note": "ILP 1 par 64 warps: {p} TB/s mein se {a} TB/s",
-        "bw_need": "peak ke liye ILP 1 par {n} warps per SM chahiye (cap 64 hai)",
-    },
-}
-
-
 def _l(lang: str, key: str, **values: Any) -> str:
-    return LABELS[lang][key].format(**values)
+    return labels(lang, "measured-label")[key].format(**values)
 
 
 def _frame(c: _Canvas, left, right, top, bottom, x_hi, y_hi, x_ticks, y_ticks, y_fmt):
@@ -75,7 +42,7 @@ def _polyline(points, px, py) -> str:
     return "M" + "L".join(f"{_num(px(x))} {_num(py(y))}" for x, y in points)
 
 
-def fma_issue_figure(lang: str = "hinglish") -> str:
+def fma_issue_figure(lang: str = DEFAULT_LANG) -> str:
     lang = _check_lang(lang)
     curves = measured.fma_curves()
     L, s = measured.FMA_LATENCY, 4
@@ -117,7 +84,7 @@ def fma_issue_figure(lang: str = "hinglish") -> str:
     return c.render(y + 12)
 
 
-def bandwidth_figure(lang: str = "hinglish") -> str:
+def bandwidth_figure(lang: str = DEFAULT_LANG) -> str:
     lang = _check_lang(lang)
     curves = measured.bandwidth_curves()
     peak = measured.H200_PEAK_BANDWIDTH / 1e12

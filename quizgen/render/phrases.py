@@ -1,6 +1,6 @@
 """The phrasebook: every sentence of a worked solution, per language, with variants.
 
-Phrases live in ``templates/phrases/*.<lang>.toml`` (lang: ``hinglish`` or ``en``). Each file has
+Phrases live in ``templates/phrases/*.<lang>.toml`` (one set of files per language). Each file has
 tables such as ``[step]`` (step titles), ``[why]`` (the one-line reason for a step), ``[note]``
 (side remarks), ``[unit]`` and family sections (``[OCC-2]`` with ``question``, ``forecast``,
 ``verify``, ``answer``, ``trap``). A value is a string or a list of alternative strings; the
@@ -23,19 +23,50 @@ from typing import Any
 from quizgen.render.fastjinja import Unsupported, compile_function, default_filters
 from quizgen.resources import data_dir
 
-#: The language a command uses when none is asked for.
-DEFAULT_LANG = "hinglish"
-
-
-def _phrasebook_langs() -> tuple[str, ...]:
-    """The languages the phrasebook has files for (``<name>.<lang>.toml``), the default first:
-    a new language is new TOML files, and nothing else lists it."""
+def _language_tables() -> dict[str, dict[str, Any]]:
+    """Each language the phrasebook has files for (``<name>.<lang>.toml``) → its ``[language]``
+    table (name, HTML tag, whether it is the default), read from ``labels.<lang>.toml``."""
     folder = data_dir("templates") / "phrases"
-    found = {path.name.split(".")[-2] for path in folder.glob("*.*.toml")}
-    return tuple(sorted(found, key=lambda lang: (lang != DEFAULT_LANG, lang)))
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.*.toml")):
+        found.setdefault(path.name.split(".")[-2], {})
+    for lang in found:
+        path = folder / f"labels.{lang}.toml"
+        if path.is_file():
+            with path.open("rb") as fh:
+                found[lang] = dict(tomllib.load(fh).get("language") or {})
+    return found
 
 
-LANGS: tuple[str, ...] = _phrasebook_langs()
+_LANGUAGES = _language_tables()
+
+#: The language a command uses when none is asked for: the one whose ``[language]`` table says
+#: ``default = true`` (else the first by name).
+DEFAULT_LANG: str = next((lang for lang, table in sorted(_LANGUAGES.items())
+                          if table.get("default") is True), min(_LANGUAGES, default=""))
+
+#: The phrasebook's languages, the default first: a new language is new TOML files, and nothing
+#: else lists it.
+LANGS: tuple[str, ...] = tuple(sorted(_LANGUAGES, key=lambda lang: (lang != DEFAULT_LANG, lang)))
+
+
+def language_name(lang: str) -> str:
+    """The language's own name (``English``), for deck names and menus."""
+    return str(_LANGUAGES.get(lang, {}).get("name") or lang)
+
+
+def html_lang(lang: str) -> str:
+    """The language's HTML ``lang`` tag (``hi-Latn``)."""
+    return str(_LANGUAGES.get(lang, {}).get("html") or lang)
+
+
+def labels(lang: str, section: str) -> dict[str, str]:
+    """A table of fixed words (``[card-label]``, ``[figure-label]``, ...) in `lang`, as written:
+    its ``{placeholders}`` are for `str.format`."""
+    table = book(lang).get(section)
+    if table is None:
+        raise KeyError(f"no phrase table [{section}] in {lang}")
+    return table
 
 
 @cache
@@ -200,7 +231,9 @@ def _entries(lang: str) -> dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]:
         entries = {}
         for section, table in book(lang).items():
             for key, value in table.items():
-                variants = [value] if isinstance(value, str) else list(value)
+                if not isinstance(value, (str, list)):    # a setting ([language] default)
+                    continue
+                variants = [value] if isinstance(value, str) else value
                 entries[(section, key)] = (tuple(v if "{" not in v else _Lazy(v) for v in variants),
                                            f"|{section}|{key}".encode())
         _ENTRIES[lang] = entries
