@@ -307,6 +307,16 @@ def test_scan_fix_and_grade_from_one_pdf_at_300_dpi(exam, tmp_path):
                     "--out", tmp_path / "graded")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "graded" / "results.csv").is_file()
+    # a new scan into the same folder replaces quizgen's own files (the fixed sheet too) ...
+    done = _quizgen("scan", tmp_path / "class.pdf", "--manifest", out / "manifest.json",
+                    "--out", tmp_path / "scanned", "--no-report")
+    assert done.returncode == 0, done.stderr
+    assert "needs_review" in (tmp_path / "scanned" / "answers.csv").read_text(encoding="utf-8-sig")
+    # ... but never the sheet's own folder, whose answers.csv is not the scanner's
+    done = _quizgen("scan", tmp_path / "class.pdf", "--manifest", out / "manifest.json",
+                    "--out", out)
+    assert done.returncode == 2 and "folder of its own" in done.stderr
+    assert (out / "exam.pdf").is_file() and (out / "manifest.json").is_file()
 
 
 @pytest.mark.parametrize("args, message", [

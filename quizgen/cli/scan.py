@@ -17,6 +17,7 @@ def scan_command(
     fix: Annotated[Optional[Path], typer.Option("--fix", help="Apply your readings of the doubtful boxes (review.csv with its answer column filled; 'blank' for an empty box) to --out's answers.csv, instead of scanning.")] = None,
     dpi: Annotated[int, typer.Option("--dpi", help="Resolution at which PDF pages are read (100–600).")] = 200,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write scan-report.html (crops of every answer).")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Scan into a folder that holds files quizgen did not write: only quizgen's own files are replaced (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Read filled answer grids from scanned papers and write answers.csv for `quizgen grade`.
 
@@ -51,12 +52,15 @@ def scan_command(
         _check_installed()
         from quizgen.scan import scan_class
 
-        result = scan_class([str(s) for s in scans], manifest, out, dpi=dpi, report=report)
+        result = scan_class([str(s) for s in scans], manifest, out, dpi=dpi, report=report,
+                            force=force)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"{result.pages} pages, {result.recognised} recognised; {result.boxes} boxes: "
                f"{result.read} read, {result.review} to review "
                f"→ {out}/answers.csv, review.csv" + (", scan-report.html" if report else ""))
+    for line in result.kept:
+        typer.echo(f"warning: {line}", err=True)
     for line in result.unreadable:
         typer.echo(f"warning: {line}", err=True)
     for line in result.missing_pages:

@@ -47,6 +47,7 @@ class ScanResult:
     unreadable: list[str] = field(default_factory=list)
     missing_pages: list[str] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)          # a user's files moved out of the way
     out_dir: Path = Path(".")
     answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
 
@@ -61,8 +62,13 @@ def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
 
 def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.PathLike[str],
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
+               force: bool = False,
                progress: Callable[[int], None] | None = None) -> ScanResult:
-    """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html."""
+    """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html.
+
+    As `quizgen sheet` and `grade` do, only quizgen's own files in `out_dir` are replaced: a folder
+    holding anything else (the sheet's folder, a hand-edited answers.csv) is refused unless
+    `force`, and then such a file in the way is kept as NAME.kept."""
     from quizgen.export.bubbles import NEEDS_REVIEW
     from quizgen.export.sheet import answer_columns, load_manifest
     from quizgen.scan.pages import RENDER_DPI, Page, load_scans, locate
@@ -76,8 +82,14 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     students = {s["version"]: s for s in manifest["students"]}
     columns = answer_columns(manifest)
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise QuizgenError(f"{out} is a file, not a folder", field="out")
+    from quizgen.files import check_folder, read_ledger
+
+    others = sorted(set(read_ledger(out)) - {ANSWERS, REVIEW, REPORT}) if out.is_dir() else []
+    if others:      # another command's folder (the sheet's: its answers.csv is the blank sheet)
+        raise QuizgenError(f"{out} holds another quizgen command's files ({', '.join(others[:3])}"
+                           f"); scan into a folder of its own, such as {out / 'scanned'}",
+                           field="out")
+    check_folder(out, force=force)
     result = ScanResult(out_dir=out)
     seen: dict[tuple[str, int], list[Any]] = {}      # (version, page) → readings of its boxes
     pages_html: list[dict[str, Any]] = []
@@ -147,13 +159,22 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                     result.read += 1
         answers[version] = row
     result.answers = answers
-    out.mkdir(parents=True, exist_ok=True)
-    _write_answers(out / ANSWERS, manifest, columns, answers)
-    from quizgen.files import write_csv
+    import shutil
+    import tempfile
 
-    write_csv(out / REVIEW, [REVIEW_HEADER, *review_rows])
-    if report:
-        write_report(out / REPORT, manifest, result, pages_html, unreadable_html)
+    from quizgen.files import publish_folder, write_csv
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        _write_answers(staged / ANSWERS, manifest, columns, answers)
+        write_csv(staged / REVIEW, [REVIEW_HEADER, *review_rows])
+        if report:
+            write_report(staged / REPORT, manifest, result, pages_html, unreadable_html)
+        result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
     return result
 
 
@@ -231,6 +252,9 @@ def apply_fixes(fixes_path: str | os.PathLike[str], out_dir: str | os.PathLike[s
         fixed += 1
     left = sum(cell == NEEDS_REVIEW for row in rows for cell in row[3:])
     write_csv(answers_path, [header, *rows])
+    from quizgen.files import add_to_ledger
+
+    add_to_ledger(answers_path.parent, answers_path)      # still quizgen's: a new scan replaces it
     return fixed, left
 
 
