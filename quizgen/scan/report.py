@@ -50,13 +50,12 @@ def page_entry(page: Page, student: dict[str, Any], boxes: list[dict[str, Any]],
 def _template():
     import jinja2
 
-    here = Path(__file__).resolve().parent.parent
-    for folder in (here / "templates" / "scan", here.parent / "templates" / "scan"):
-        if folder.is_dir():
-            env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
-                                     undefined=jinja2.StrictUndefined, autoescape=True)
-            return env.get_template("report.html.j2")
-    raise FileNotFoundError("quizgen's templates/scan/ folder is missing from this installation")
+    from quizgen.resources import data_dir
+
+    folder = data_dir("templates") / "scan"
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
+                             undefined=jinja2.StrictUndefined, autoescape=True)
+    return env.get_template("report.html.j2")
 
 
 def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
