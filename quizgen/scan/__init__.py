@@ -105,8 +105,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
             result.unreadable.append(f"{scan.source}: {reason}")
             if report:
                 unreadable_html.append({"source": scan.source, "reason": reason,
-                                        "thumb": crop(found.image if not isinstance(found, Page)
-                                                      else found.image, None)})
+                                        "thumb": crop(found.image, None, width=300)})
             continue
         result.recognised += 1
         student = students[found.version]
@@ -115,7 +114,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         key = (found.version, found.page)
         if key in seen:
             earlier = seen[key]
-            for i, (old, new) in enumerate(zip(earlier, readings)):
+            for old, new in zip(earlier, readings):
                 if old.text != new.text:
                     old.text, old.status = NEEDS_REVIEW, "review"
                     old.reason = "scanned twice, read differently"
@@ -206,7 +205,7 @@ def apply_fixes(fixes_path: str | os.PathLike[str], out_dir: str | os.PathLike[s
     Returns (boxes fixed, boxes still needs_review). Any row naming an unknown student or box is
     a `QuizgenError` naming its line, and nothing is written."""
     from quizgen.export.bubbles import NEEDS_REVIEW
-    from quizgen.files import plain_cell, read_limited, sniff_delimiter, write_csv
+    from quizgen.files import plain_cell, read_limited, write_csv
 
     answers_path = Path(out_dir) / ANSWERS
     if not answers_path.is_file():

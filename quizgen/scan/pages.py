@@ -117,8 +117,6 @@ def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
     and straighten the page by the homography the marks give."""
     import cv2
 
-    from quizgen.export.bubbles import parse_page_code
-
     gray = scan.image
     code = _find_code(gray)
     if code is None:
