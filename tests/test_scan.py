@@ -383,3 +383,17 @@ def test_colour_images_from_150_to_600_dpi(exam, tmp_path):
     result = scan_class(files, out / "manifest.json", tmp_path / "read", report=False)
     assert result.recognised == len(files) and not result.unreadable
     assert {c: result.answers[student["version"]][c] for c in expected} == expected
+
+
+def test_a_page_without_a_code_is_listed_and_nothing_is_read_from_it(exam, tmp_path):
+    import cv2
+
+    from quizgen.scan import scan_class
+
+    out, manifest = exam
+    cv2.imwrite(str(tmp_path / "white.png"), np.full((1754, 1240), 250, np.uint8))
+    result = scan_class([tmp_path / "white.png"], out / "manifest.json", tmp_path / "read")
+    assert (result.pages, result.recognised) == (1, 0)
+    assert "no QR code" in result.unreadable[0]
+    assert all(text == "needs_review" for row in result.answers.values() for text in row.values())
+    assert "no QR code" in (tmp_path / "read" / "scan-report.html").read_text(encoding="utf-8")
