@@ -101,7 +101,9 @@ SEED_CASES = [
     # seed 000 Ex 6: η(N) = min(N, 300)/300
     ("000-ex6-64", ["latency", "--latency", "300", "--resident", "64"],
      {"latency": 300, "efficiency.plateau_at": 300, "efficiency.saturated": False}),
-    ("000-ex6-600", ["latency", "--latency", "300", "--resident", "600"],
+    # The seed's N = 600 is past any SM's cap (64): the shared physics makes it an input error on
+    # a real SM, so the seed's curve is reproduced on a hypothetical SM that holds 1,024 warps.
+    ("000-ex6-600", ["latency", "--latency", "300", "--resident", "600", "--max-warps", "1024"],
      {"efficiency.efficiency": 1.0, "efficiency.spare_warps": 300}),
     # seed 000 Ex 7: 80 SMs × 8 blocks; a grid of 40, then of 2000
     ("000-ex7-small", ["waves", "--grid", "40", "--blocks-per-sm", "8"],
@@ -200,7 +202,8 @@ TEXT_CASES = [
     (["latency", "--latency", "400", "--work", "20", "--schedulers", "4"],
      ["4·20 = 80", "= 16 warps", "4 × ⌈20/2⌉ = 40"]),
     (["latency", "--latency", "400", "--work", "1"], ["4 × 400 = 1600 > 64 ✗", "memory-bound"]),
-    (["latency", "--latency", "300", "--resident", "600"], ["η(600) = 100%", "300"]),
+    (["latency", "--latency", "300", "--resident", "600", "--max-warps", "1024"],
+     ["η(600) = 100%", "300"]),
     (["divergence", "--branch", "20:30", "--branch", "12:30"],
      ["30 + 30 = 60", "2× slowdown", "20 + 12 = 32"]),
     (["waves", "--grid", "2000", "--blocks-per-sm", "8"],
@@ -298,6 +301,9 @@ BAD_INPUT = [
     (["waves", "--grid", "10", "--gpu", "nosuchgpu", "--blocks-per-sm", "2"], None),
     (["bound", "--load-bytes", "-1", "--flops", "3", "--load-latency", "4"], "load-bytes"),
     (["bound", "--load-bytes", "4", "--flops", "x", "--load-latency", "4"], "flops"),
+    # more warps than the SM can hold are not resident (the textbook SM's cap is 64)
+    (["latency", "--latency", "300", "--resident", "65"], "resident"),
+    (["latency", "--latency", "300", "--resident", "100", "--max-warps", "96"], "resident"),
 ]
 
 

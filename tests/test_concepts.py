@@ -184,9 +184,14 @@ def test_every_card_renders_through_generate_one(lang):
         assert problem.question == card.question
         sol = problem.solution
         assert sol.answer == card.answer and sol.trap == card.trap and sol.forecast
-        assert len(sol.steps) == 1
+        # the reason, then a worked number for the card's topic: engine steps whose whys name
+        # their numbers, the first saying what the numbers are
+        assert len(sol.steps) >= 4
         step = sol.steps[0]
         assert step.formula is None and step.why == card.reason and step.title
+        worked = sol.steps[1:]
+        assert worked[0].note and all(st.formula and any(c.isdigit() for c in st.why)
+                                      for st in worked)
         assert len(sol.verify) == len(card.wrong)
         for line, wrong in zip(sol.verify, card.wrong):
             assert wrong.belief in line and wrong.why_wrong in line

@@ -127,6 +127,15 @@ def test_efficiency_rises_then_plateaus(n, L):
     assert (b == a) == (n >= L)
 
 
+def test_bytes_in_flight_reproduces_the_measured_h200_numbers():
+    """One warp per SM at ILP 1 moves 37.5 GB/s on 132 SMs: 450.56 ns; the 4.8 TB/s peak needs
+    16,384 B per SM in flight: 128 warps at ILP 1 (twice the cap), 32 at ILP 4, ILP 2 at 64."""
+    one = latency.bytes_in_flight(4800, 37.5, 132, 1)
+    assert one.latency_ns == pytest.approx(450.56) and one.per_sm == pytest.approx(16384)
+    assert (one.warps_needed, one.ilp_at_cap) == (128, 2)
+    assert latency.bytes_in_flight(4800, 37.5, 132, 4).warps_needed == 32
+
+
 def test_formulas_agree_with_sympy_and_phrases_cover_steps():
     steps = []
     for args, kw in [((400, 1), {}), ((300, 15), {"schedulers": 4}), ((301, 15), {}),
@@ -141,4 +150,21 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
     steps += latency.min_work_to_hide(400, schedulers=4, max_warps=64, explain=True)[1]
     steps += latency.max_hidden_latency(20, schedulers=4, max_warps=64, issue_interval=2,
                                         explain=True)[1]
+    steps += latency.least_ilp(400, 24, 10, schedulers=4, explain=True).steps
+    before = hide_latency(30, 4, schedulers=4, max_warps=64)
+    steps.append(latency.latency_change(before, 60, explain=True)[1])
+    steps.append(latency.warps_for_rate(4, 0.216, explain=True)[1])
+    # the family steps built on these functions (L-4's what-if, L-5's measured share)
+    from quizgen.engine.derivation import Step
+    steps.append(Step("warps_after", "hiding_after", {"L_new": 60, "W": 4, "N_sched": 4}, 60,
+                      "warps", "lat_hiding_after"))
+    steps.append(Step("measured_share", "measured_share", {"X_meas": 3.004, "X_peak": 4},
+                      0.751, "", "lat_measured_share"))
+    # Little's law in bytes on the measured H200 streaming curve (L-5 level 3)
+    steps += latency.bytes_in_flight(4800, 37.5, 132, 4, explain=True).steps
+    steps.append(Step("measured_bw_share", "measured_bw_share", {"B_meas": 1436.0, "B_peak": 4800},
+                      1436 / 4800, "", "lat_measured_bw_share"))
+    steps.append(Step("loaded_latency", "loaded_latency",
+                      {"N_SM": 132, "N_w": 64, "b_w": 128, "B_meas": 1436.0},
+                      132 * 64 * 128 / 1436, "ns", "lat_loaded_latency"))
     check_steps(steps, latency.FORMULAS)

@@ -97,11 +97,17 @@ def test_rebuilds_update_exactly_what_changed(tmp_path):
         s3 = A.build_deck(apply_overrides(RECIPE, seed=2027), seed, problems_for=fixed("OCC-3"),
                           timestamp=later + 200, lock=lock)
         other = apply_overrides(RECIPE, seed=2027)
-        mine = {A.problem_guid(i.problem, i.kind) for i in A.deck_items(RECIPE)}
-        theirs = {A.problem_guid(i.problem, i.kind) for i in A.deck_items(other)}
-        assert s3.changes.added == len(theirs - mine) > 0
-        # a problem both seeds draw may be worded another way (the wording follows the draw)
-        assert s3.changes.updated <= len(theirs & mine)
+        mine_items, their_items = A.deck_items(RECIPE), A.deck_items(other)
+        mine = {A.problem_guid(i.problem, i.kind) for i in mine_items}
+        theirs = {A.problem_guid(i.problem, i.kind) for i in their_items}
+        # formula cards: one per formula; a concept card's worked number can bring a new one
+        mine_f = {f.name for f in A.formula_examples(mine_items)}
+        theirs_f = {f.name for f in A.formula_examples(their_items)}
+        assert s3.changes.added == len(theirs - mine) + len(theirs_f - mine_f)
+        assert len(theirs - mine) > 0
+        # a problem both seeds draw may be worded another way (the wording follows the draw), and
+        # a formula card's example and cells follow the deck's first use of it
+        assert s3.changes.updated <= len(theirs & mine) + len(theirs_f & mine_f)
         log = import_apkg(col, seed)
         assert len(log.new) == s3.changes.added and len(log.updated) == s3.changes.updated
         assert col.note_count() == s1.notes + s3.changes.added

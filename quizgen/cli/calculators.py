@@ -148,7 +148,7 @@ def latency_command(
     schedulers: Annotated[Optional[int], typer.Option("--schedulers", help="Warp schedulers per SM (N_sched; default: the GPU's). Each needs its own warps, so the SM needs N_sched times one scheduler's.")] = None,
     issue_interval: Annotated[int, typer.Option("--issue-interval", help="Cycles between two issues of one scheduler (T_issue).")] = 1,
     max_warps: Annotated[Optional[int], typer.Option("--max-warps", help="The SM's cap on resident warps (default: the GPU's; 64 on the textbook SM).")] = None,
-    resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N on one scheduler: also print the efficiency η(N) = min(N, L)/L.")] = None,
+    resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N on one scheduler: also print the efficiency η(N) = min(N, L)/L (at most the SM's cap of resident warps).")] = None,
     throughput: Annotated[Optional[str], typer.Option("--throughput", help="Operations one scheduler must start per cycle (X_s, e.g. 1 or 0.5), for Little's law; instead of --issue-interval.")] = None,
     ilp: Annotated[Optional[str], typer.Option("--ilp", help="Independent operations in flight per warp (ILP, default 1); multiplies the work a warp brings.")] = None,
     gpu: GpuOpt = "textbook",
@@ -189,6 +189,10 @@ def latency_command(
                                   max_warps=cap,
                                   explain=explain)
         if resident is not None:
+            if isinstance(resident, int) and isinstance(cap, int) and resident > cap >= 1:
+                # an SM holds at most its cap of warps: more are not resident (CELLS.md, OCC-6)
+                raise QuizgenError(f"got {resident}; at most {cap} warps can be resident on one "
+                                   "SM (--max-warps sets another cap)", field="resident_warps")
             eta = efficiency(resident, latency, max_warps=cap, explain=explain)
 
     if as_json:

@@ -63,6 +63,41 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "W_max": "max resident warps per SM", "N_sched": "warp schedulers per SM",
         "T_issue": "cycles between issues of one scheduler",
         "I_warp": "independent instructions per warp between stalls"}),
+    "warps_each_scheduler": ("floor(N_w/N_sched)", {
+        "N_w": "warps resident on the SM", "N_sched": "warp schedulers per SM"}),
+    "least_ilp": ("ceiling(L*X_s/(W*n_h))", {
+        "L": "stall latency (cycles)", "X_s": "instructions one scheduler issues per cycle",
+        "W": "independent instructions a warp issues between stalls",
+        "n_h": "warps each scheduler holds"}),
+    "bytes_per_warp": ("32*b_l*k_ilp", {
+        "b_l": "bytes one lane loads", "k_ilp": "loads in flight per lane (ILP)"}),
+    "implied_latency": ("N_SM*b_1/B_1", {
+        "N_SM": "SMs", "b_1": "bytes one warp has in flight at ILP 1",
+        "B_1": "bandwidth measured with one warp per SM (GB/s = bytes per ns)"}),
+    "bytes_in_flight": ("B_peak*t_lat", {
+        "B_peak": "peak bandwidth (GB/s = bytes per ns)", "t_lat": "load latency (ns)"}),
+    "bytes_per_sm": ("Q_fl/N_SM", {"Q_fl": "bytes in flight on the GPU", "N_SM": "SMs"}),
+    "warps_for_bytes": ("ceiling(q_SM/b_w)", {
+        "q_SM": "bytes one SM must keep in flight", "b_w": "bytes one warp has in flight"}),
+    "ilp_for_bytes": ("ceiling(q_SM/(W_max*b_1))", {
+        "q_SM": "bytes one SM must keep in flight", "W_max": "max resident warps per SM",
+        "b_1": "bytes one warp has in flight at ILP 1"}),
+    "loaded_latency": ("N_SM*N_w*b_w/B_meas", {
+        "N_SM": "SMs", "N_w": "warps per SM", "b_w": "bytes one warp has in flight",
+        "B_meas": "measured bandwidth (GB/s = bytes per ns)"}),
+    "measured_bw_share": ("B_meas/B_peak", {
+        "B_meas": "measured bandwidth (GB/s)", "B_peak": "peak bandwidth (GB/s)"}),
+    "hiding_after": ("N_sched*ceiling(L_new/W)", {
+        "N_sched": "warp schedulers per SM", "L_new": "the new stall latency (cycles)",
+        "W": "independent instructions a warp issues between stalls"}),
+    "extra_warps": ("N_new - N_old", {
+        "N_new": "warps needed after the change", "N_old": "warps needed before it"}),
+    "warps_for_rate": ("ceiling(X_goal/x_w)", {
+        "X_goal": "issue rate to reach (per SM per cycle)",
+        "x_w": "issue rate one warp adds (per cycle)"}),
+    "measured_share": ("X_meas/X_peak", {
+        "X_meas": "measured issue rate (per SM per cycle)",
+        "X_peak": "peak issue rate (per SM per cycle)"}),
 }
 
 
@@ -344,3 +379,120 @@ def efficiency(resident_warps: Any, latency: Any, *, max_warps: Any = None,
                               min(cap, plateau) / L, "", "cap_bounds_efficiency",
                               "cap_below_plateau" if cap < plateau else "cap_reaches_plateau"))
     return Efficiency(n, L, eta, plateau, cap, steps)
+
+
+@dataclass(slots=True)
+class LeastIlp:
+    """The inverse of `hide_latency`: with N_w warps resident, each scheduler holds ⌊N_w/N_sched⌋
+    of them, and the least whole ILP that still fills an L-cycle stall is ⌈L·X_s/(W·n_h)⌉."""
+
+    latency: int
+    resident_warps: int
+    work_per_warp: int
+    schedulers: int
+    throughput: int | float
+    warps_each: int             # n_h = ⌊N_w/N_sched⌋
+    least_ilp: int | None       # None when a scheduler holds no warp at all
+    steps: list[Step] = field(default_factory=list)
+
+
+def least_ilp(latency: Any, resident_warps: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
+              throughput: Any = 1, explain: bool = False) -> LeastIlp:
+    """The least ILP that hides `latency` with `resident_warps` warps on the SM (an inverse of the
+    one latency model: every scheduler covers the stall with its own share of the warps)."""
+    L = require_int("latency", latency, minimum=1)
+    n_w = require_int("resident_warps", resident_warps, minimum=1)
+    W = require_int("work_per_warp", work_per_warp, minimum=1)
+    n_sched = require_int("schedulers", schedulers, minimum=1)
+    x_s = require_number("throughput", throughput)
+    each = n_w // n_sched
+    k = _ceil(L * x_s / (W * each)) if each else None
+    steps: list[Step] = []
+    if explain:
+        steps.append(Step("warps_each_scheduler", "warps_each_scheduler",
+                          {"N_w": n_w, "N_sched": n_sched}, each, "warps", "lat_warps_each_scheduler"))
+        if each:
+            steps.append(Step("least_ilp", "least_ilp",
+                              {"L": L, "X_s": plain(x_s), "W": W, "n_h": each}, k, "",
+                              "lat_least_ilp"))
+    return LeastIlp(L, n_w, W, n_sched, plain(x_s), each, k, steps)
+
+
+def latency_change(before: LatencyHiding, new_latency: Any, *,
+                   explain: bool = False) -> tuple[LatencyHiding, Step | None]:
+    """What-if: the same kernel with a new stall latency. The warps needed under the one model,
+    and the step that compares them with the warps needed before (never a shorter latency: ILP
+    and schedulers change the warps, the latency is the memory's)."""
+    after = hide_latency(new_latency, before.work_per_warp, schedulers=before.schedulers,
+                         issue_interval=before.issue_interval,
+                         throughput=before.throughput, ilp=before.ilp,
+                         max_warps=before.max_warps, explain=False)
+    step = None
+    if explain:
+        step = Step("extra_warps", "extra_warps",
+                    {"N_new": after.warps_needed, "N_old": before.warps_needed},
+                    after.warps_needed - before.warps_needed, "warps", "lat_extra_warps")
+    return after, step
+
+
+def warps_for_rate(goal: Any, per_warp_rate: Any, *, explain: bool = False) -> tuple[int, Step | None]:
+    """Little's law read off a measured curve: one warp adds x_w issues per cycle while the curve
+    climbs, so reaching X_goal takes ⌈X_goal/x_w⌉ warps."""
+    g = require_number("goal", goal)
+    x = require_number("per_warp_rate", per_warp_rate)
+    n = _ceil(g / x)
+    step = (Step("warps_for_rate", "warps_for_rate", {"X_goal": plain(g), "x_w": plain(x)}, n,
+                 "warps", "lat_warps_for_rate") if explain else None)
+    return n, step
+
+
+@dataclass(slots=True)
+class BytesInFlight:
+    """Little's law for memory bandwidth: bytes in flight = bandwidth × latency."""
+
+    per_warp: int               # bytes one warp has in flight: 32 lanes × b_l × ILP
+    latency_ns: float           # the latency one warp's point implies
+    in_flight: float            # bytes the peak needs in flight, whole GPU
+    per_sm: float
+    warps_needed: int           # ⌈per_sm / per_warp⌉
+    ilp_at_cap: int             # the least ILP with the SM's cap of warps
+    steps: list[Step] = field(default_factory=list)
+
+
+def bytes_in_flight(peak_gbs: Any, one_warp_gbs: Any, sms: Any, ilp: Any = 1, *,
+                    lane_bytes: Any = 4, max_warps: Any = 64,
+                    explain: bool = False) -> BytesInFlight:
+    """Little's law in bytes (the measured H200 streaming curve): one warp per SM at ILP 1 moving
+    `one_warp_gbs` implies the latency t = SMs × 32·b_l ÷ B_1; the peak needs B_peak × t bytes in
+    flight, shared by the SMs; warps = ⌈per SM ÷ (32·b_l·ILP)⌉, and the least ILP with the SM's
+    cap of warps is ⌈per SM ÷ (cap × 32·b_l)⌉. GB/s is bytes per ns, so t is in ns."""
+    peak = require_number("peak_gbs", peak_gbs)
+    one = require_number("one_warp_gbs", one_warp_gbs)
+    n_sm = require_int("sms", sms, minimum=1)
+    k = require_int("ilp", ilp, minimum=1)
+    b_l = require_int("lane_bytes", lane_bytes, minimum=1)
+    cap = require_int("max_warps", max_warps, minimum=1)
+    b_1 = 32 * b_l
+    b_w = b_1 * k
+    t = n_sm * b_1 / one
+    q = peak * t
+    q_sm = q / n_sm
+    n = _ceil(q_sm / b_w)
+    k_cap = _ceil(q_sm / (cap * b_1))
+    steps: list[Step] = []
+    if explain:
+        steps += [
+            Step("bytes_per_warp", "bytes_per_warp", {"b_l": b_l, "k_ilp": k}, b_w, "B",
+                 "lat_bytes_per_warp"),
+            Step("implied_latency", "implied_latency",
+                 {"N_SM": n_sm, "b_1": b_1, "B_1": plain(one)}, plain(t), "ns", "lat_implied_latency"),
+            Step("bytes_in_flight", "bytes_in_flight", {"B_peak": plain(peak), "t_lat": plain(t)},
+                 plain(q), "B", "lat_bytes_in_flight"),
+            Step("bytes_per_sm", "bytes_per_sm", {"Q_fl": plain(q), "N_SM": n_sm}, plain(q_sm), "B",
+                 "lat_bytes_per_sm"),
+            Step("warps_for_bandwidth", "warps_for_bytes", {"q_SM": plain(q_sm), "b_w": b_w}, n,
+                 "warps", "lat_warps_for_bytes"),
+            Step("ilp_at_cap", "ilp_for_bytes", {"q_SM": plain(q_sm), "W_max": cap, "b_1": b_1},
+                 k_cap, "", "lat_ilp_for_bytes"),
+        ]
+    return BytesInFlight(b_w, float(t), float(q), float(q_sm), n, k_cap, steps)

@@ -5,7 +5,9 @@ ids, topics, levels and wrong-belief keys in each). A card becomes a `Problem` l
 
     question            the card's question
     solution.answer     the card's answer (one or two sentences)
-    solution.steps      one prose step, "Reason" / "Wajah", whose why-line is the mechanism
+    solution.steps      one prose step, "Reason" / "Wajah", whose why-line is the mechanism, then a
+                        worked number for the card's topic on the notes' own numbers, computed
+                        by the engine (level 3: with the change or inverse that the trap is about)
     solution.verify     one line per wrong belief: the belief and why it fails
     solution.trap       the misconception the card targets
     answers             {"concept": <card id>}
@@ -27,6 +29,7 @@ from typing import Any, Iterator
 
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
+from quizgen.engine.derivation import Step
 from quizgen.problems.base import LEVELS, Family, Misconception, Solved
 from quizgen.problems.model import Choice, Solution, SolutionStep
 from quizgen.problems import specs as sp
@@ -193,6 +196,87 @@ def _pick(options: tuple[str, ...], salt: str) -> str:
     return options[int.from_bytes(digest, "big") % len(options)]
 
 
+# A worked number per topic, on the notes' numbers (variants chosen by the card id): the engine
+# computes it, and each step's why names its own numbers. Level-3 cards add the step the trap
+# turns on: a latency that doubles, the register cap for one more block, the least ILP.
+EXAMPLES: dict[str, tuple[dict[str, Any], ...]] = {
+    "occupancy": ({"regs": 64}, {"regs": 80}, {"regs": 48}, {"regs": 96}),      # seed 004, A100
+    "optimisation": ({"regs": 40}, {"regs": 72}, {"regs": 128}, {"regs": 56}),
+    "latency": ({"L": 400, "W": 20}, {"L": 300, "W": 15}, {"L": 400, "W": 10}, {"L": 600, "W": 25}),
+    "memory": ({"b_ld": 16, "b_st": 4, "F": 10, "L": 400}, {"b_ld": 8, "b_st": 4, "F": 24, "L": 500},
+               {"b_ld": 32, "b_st": 8, "F": 16, "L": 450}),
+    "warps": ({"T": 100}, {"T": 48}, {"T": 200}, {"T": 72}),
+    "divergence": ({"split": (20, 12), "cost": 30}, {"split": (24, 8), "cost": 40},
+                   {"split": (16, 16), "cost": 25}),
+    "grid": ({"G": 2000, "S": 80, "B": 8}, {"G": 300, "S": 132, "B": 2}, {"G": 1000, "S": 108, "B": 4}),
+}
+
+
+def _variant(topic: str, card_id: str) -> dict[str, Any]:
+    options = EXAMPLES[topic]
+    return options[int.from_bytes(hashlib.blake2b(card_id.encode(), digest_size=4).digest(),
+                                  "big") % len(options)]
+
+
+@cache
+def worked_number(topic: str, level: int, card_id: str) -> tuple[Step, ...]:
+    """The engine's steps for the card's worked number, with the latency cells' numbered whys
+    (the same for every draw of the card: made once; readers never change them)."""
+    return tuple(_worked_number(topic, level, card_id))
+
+
+def _worked_number(topic: str, level: int, card_id: str) -> list[Step]:
+    from quizgen.engine import bound, divergence, grid, latency, warps
+    from quizgen.engine.occupancy import warps_by_registers
+    from quizgen.gpus import get_gpu
+    from quizgen.problems.real_gpu_inverse import max_regs, own_whys
+
+    v = _variant(topic, card_id)
+    steps: list[Step] = []
+    if topic in ("occupancy", "optimisation"):
+        gpu, r = get_gpu("a100"), v["regs"]
+        n = warps_by_registers(gpu, r)
+        steps = [Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers",
+                      "l1_regs_per_warp"),
+                 Step("warps_by_regs", "warps_by_regs", {"R_SM": gpu.regs_per_sm, "r": r}, n,
+                      "warps", "l1_warps_by_regs"),
+                 Step("occupancy", "occupancy", {"A": n, "W_max": gpu.max_warps_per_sm},
+                      n / gpu.max_warps_per_sm, "", "l1_occupancy")]
+        if level == 3:                  # the cap that makes room for one more block of 256
+            target = n * 32 // 256 + 1
+            inv = max_regs(gpu, 256, r, target)
+            if inv.answer is not None:
+                steps += own_whys(inv.steps)
+        return steps
+    if topic == "latency":
+        res = latency.hide_latency(v["L"], v["W"], schedulers=4, max_warps=64, explain=True)
+        steps = res.steps[:3]
+        if level == 3:                  # the same kernel when the latency doubles
+            steps.append(latency.latency_change(res, 2 * v["L"], explain=True)[1])
+        return own_whys(steps)
+    if topic == "memory":
+        kb = bound.classify_kernel(v["b_ld"], v["b_st"], v["F"], load_latency=v["L"], explain=True)
+        steps = [st for st in kb.steps if st.key in ("bytes_moved", "arithmetic_intensity",
+                                                      "machine_balance", "critical_path")]
+        if level == 3:                  # 32 warps only: the least loads in flight per warp
+            steps += latency.least_ilp(v["L"], 32, v["F"], schedulers=4, explain=True).steps
+        return own_whys(steps)
+    if topic == "warps":
+        bw = warps.block_warps([v["T"], 1, 1], explain=True)
+        return own_whys([st for st in bw.steps if st.key in ("warps", "wasted_lanes",
+                                                            "waste_fraction")])
+    if topic == "divergence":
+        branches = [{"lanes": n, "cost": v["cost"]} for n in v["split"]]
+        d = divergence.divergence(branches, explain=True)
+        return own_whys([st for st in d.steps if st.key in ("serialised_time", "baseline",
+                                                           "slowdown", "lane_utilisation")])
+    if topic == "grid":
+        w = grid.waves(v["G"], v["S"], v["B"], explain=True)
+        return own_whys([st for st in w.steps if st.key in ("slots", "waves", "tail_blocks",
+                                                           "tail_sms")])
+    return steps
+
+
 @register
 class ConceptCards(Family):
     """Cell L-6: a concept card, drawn by level, answered in prose with its misconceptions."""
@@ -219,9 +303,16 @@ class ConceptCards(Family):
         title = deck.title.format(topic=deck.topics[card.topic])
         reason = SolutionStep(title=deck.reason_title, formula=None, values={}, result="",
                               unit="", why=card.reason)
+        from quizgen.render.solution import solution_steps
+        worked = solution_steps(list(worked_number(card.topic, card.level, card.id)), lang,
+                                salt=salt)
+        if worked:                      # say what the worked number is about, on its first step
+            from quizgen.render.phrases import phrase
+            setup = dict(_variant(card.topic, card.id), level=card.level)
+            worked[0].note = phrase(lang, "L-6-example", card.topic, setup, salt=salt)
         verify = [deck.wrong_line.format(belief=w.belief, why_wrong=w.why_wrong)
                   for w in card.wrong]
-        solution = Solution(forecast=_pick(deck.forecasts, salt), steps=[reason], verify=verify,
+        solution = Solution(forecast=_pick(deck.forecasts, salt), steps=[reason, *worked], verify=verify,
                             answer=card.answer, trap=card.trap)
         return title, card.question, solution
 
@@ -229,6 +320,11 @@ class ConceptCards(Family):
                        solved: Solved) -> list[Misconception]:
         card = get_card(solved.answers["concept"])
         return [Misconception(w.key, {"concept": w.key}) for w in card.wrong]
+
+    def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+                 salt: str) -> str:
+        """A card asks one thing already: its question is the stem."""
+        return get_card(solved.answers["concept"], lang).question
 
     def choices(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
                 salt: str) -> list[Choice] | None:

@@ -9,6 +9,7 @@ law with ILP and schedulers. Solving goes through `quizgen.engine`; each family 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 from quizgen.engine import bound as bound_engine
@@ -23,9 +24,13 @@ from quizgen.problems import real_gpu
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
+from quizgen.problems.model import Solution
+from quizgen.problems.real_gpu_inverse import own_whys as lat_whys
 from quizgen.problems.registry import register
-from quizgen.render.phrases import has, phrase
+from quizgen.render.phrases import has, phrase, phrase_list
+from quizgen.render.solution import solution_steps
 from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, gpu_label, splits
+from quizgen import measured
 
 
 def own_whys(steps: list[Step], whys: dict[str, str]) -> list[Step]:
@@ -34,6 +39,29 @@ def own_whys(steps: list[Step], whys: dict[str, str]) -> list[Step]:
     for step in steps:
         step.why = whys.get(step.formula, step.why)
     return steps
+
+
+def extra_warps(v, gpu) -> int:
+    """Warps needed after a latency change minus before (the one latency model, twice)."""
+    return v["warps_after"] - v["warps_needed"]
+
+
+def least_ilp_of(v, gpu) -> int:
+    """⌈L·X_s/(W·⌊N_w/N_sched⌋)⌉: the least ILP with which a warp budget hides the stall."""
+    res = lat_engine.least_ilp(v["latency"], v["warp_budget"], v.get("work_per_warp", 1),
+                               schedulers=v["schedulers"], throughput=v.get("throughput", 1))
+    if res.least_ilp is None:
+        raise ValueError("a scheduler holds no warp")
+    return res.least_ilp
+
+
+def warps_after_of(work_key: str | None):
+    def compute(v, gpu) -> int:
+        return lat_engine.hide_latency(v["new_latency"], v[work_key] if work_key else 1,
+                                       schedulers=v["schedulers"], ilp=v.get("ilp", 1),
+                                       throughput=v.get("throughput"),
+                                       max_warps=gpu.max_warps_per_sm).warps_needed
+    return compute
 
 
 @register
@@ -411,12 +439,88 @@ def kernel_bound(params: dict[str, Any], gpu: Any, explain: bool) -> bound_engin
                                         gpu=gpu, explain=explain)
 
 
+def has_store(facts, m) -> bool:
+    """The kernel stores something (so leaving the store off the critical path is a lesson)."""
+    return facts.params.get("bytes_stored", 0) > 0
+
+
+def several_schedulers(facts, m) -> bool:
+    return facts.params.get("schedulers", 1) > 1
+
+
+def ilp_above_one(facts, m) -> bool:
+    return facts.params.get("ilp", 1) > 1
+
+
+class LatencyFamily(EngineFamily):
+    """The latency cells' shared rendering: own whys, a one-quantity stem, a trap only where its
+    predicates hold."""
+
+    topic = "latency-hiding"
+
+    def rendered_steps(self, params, gpu, solved, lang, salt):
+        return solution_steps(lat_whys(solved.data["steps"]), lang, salt=salt, gpu=gpu.to_dict())
+
+    def words(self, params, gpu, solved, lang) -> dict[str, Any]:
+        """The phrases' values, built once per problem and language (render and stem share it)."""
+        key = "words-" + lang
+        ctx = solved.data.get(key)
+        if ctx is None:
+            ctx = solved.data[key] = self.context(params, gpu, solved)
+            ctx["gpu_name"] = gpu_label(gpu, lang)
+        return ctx
+
+    def render(self, params, gpu, solved, lang, salt):
+        ctx = self.words(params, gpu, solved, lang)
+        sec = self.cell
+        own = f"{self.cell}-{self.level_three(params)}"
+        if has(lang, own, "forecast"):      # a level-3 problem with words of its own throughout
+            solution = Solution(
+                forecast=phrase(lang, own, "forecast", ctx, salt=salt),
+                steps=self.rendered_steps(params, gpu, solved, lang, salt),
+                verify=phrase_list(lang, own, "verify", ctx, salt=salt),
+                answer=phrase(lang, own, "answer", ctx, salt=salt),
+                trap=phrase(lang, own, "trap", ctx, salt=salt))
+            return (phrase(lang, own, "title", ctx, salt=salt),
+                    phrase(lang, own, "question", ctx, salt=salt), solution)
+        solution = Solution(
+            forecast=phrase(lang, sec, "forecast", ctx, salt=salt),
+            steps=self.rendered_steps(params, gpu, solved, lang, salt),
+            verify=phrase_list(lang, sec, "verify", ctx, salt=salt),
+            answer=phrase(lang, sec, "answer", ctx, salt=salt),
+            trap=phrase(lang, sec, "trap", ctx, salt=salt)
+            if self.trap_applies(params, gpu, solved) else "")
+        title = phrase(lang, sec, "title", ctx, salt=salt)
+        extra = self.level_three(params)
+        if not extra:
+            return title, phrase(lang, sec, "question", ctx, salt=salt), solution
+        sub = f"{self.cell}-{extra}"
+        if has(lang, sub, "question"):      # a level-3 problem posed afresh (measured data)
+            question = phrase(lang, sub, "question", ctx, salt=salt)
+            solution.verify = solution.verify[:1]
+        else:
+            question = f"{phrase(lang, sec, 'question', ctx, salt=salt)} {phrase(lang, sub, 'ask', ctx, salt=salt)}"
+        solution.verify.extend(phrase_list(lang, sub, "verify", ctx, salt=salt))
+        solution.answer = f"{solution.answer} {phrase(lang, sub, 'answer', ctx, salt=salt)}"
+        return title, question, solution
+
+    def level_three(self, params) -> str:
+        """The name of the conceptual step a level-3 problem adds ("" when none)."""
+        return ""
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        ctx = self.words(params, gpu, solved, lang)
+        sec = f"{self.cell}-{self.level_three(params)}"
+        return phrase(lang, sec if has(lang, sec, "stem") else self.cell, "stem", ctx, salt=salt)
+
+
 @register
-class MemoryBoundKernel(EngineFamily):
-    """L-3: a memory-bound kernel: intensity, a critical path without the store, modest occupancy."""
+class MemoryBoundKernel(LatencyFamily):
+    """L-3: a memory-bound kernel: intensity, a critical path without the store, modest occupancy.
+    Level 3 adds an inverse: registers leave room for only a few warps; the least ILP that still
+    hides the load."""
 
     cell = "L-3"
-    topic = "latency-hiding"
     main_answer = "critical_path"
     answer_specs = {
         "bytes_moved": sp.bytes_("bytes_loaded", "bytes_stored"),
@@ -428,7 +532,13 @@ class MemoryBoundKernel(EngineFamily):
         "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
                                  compute=rel.sm_warps),
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
+        "least_ilp": sp.count("", "latency", "warp_budget", "work_per_warp", "schedulers",
+                              compute=least_ilp_of),
     }
+    trap_when = (has_store,)
+    misconception_when = {"store_on_critical_path": (has_store,),
+                          "divided_by_schedulers": (several_schedulers,),
+                          "forgot_schedulers": (several_schedulers,)}
 
     def figure(self, params, gpu, solved):
         # bytes in flight on a real H200: bandwidth vs warps at ILP 1 and 4, measured
@@ -443,14 +553,22 @@ class MemoryBoundKernel(EngineFamily):
         elif level == 2:
             loads, stores, flops, lats, ilps = (8, 12, 16, 32), (4, 16), (6, 10, 12, 24, 30), (350, 450, 600, 700), (4, 6, 8)
         else:
-            loads, stores, flops, lats, ilps = (12, 20, 24, 48), (2, 4, 12), (3, 7, 15, 27, 33), (420, 530, 777), (5, 7)
+            loads, stores, flops, lats, ilps = (12, 20, 24, 48), (2, 4, 12), (3, 7, 15, 27, 33), (420, 530, 777), (2, 3)
         for b_ld in loads:
             for b_st in stores:
                 for f in flops:
                     for L in lats:
                         for k in ilps:
-                            yield {"bytes_loaded": b_ld, "bytes_stored": b_st, "flops": f, "latency": L,
-                                   "flop_latency": 4, "ilp": k, "schedulers": gpu.schedulers_per_sm}
+                            p = {"bytes_loaded": b_ld, "bytes_stored": b_st, "flops": f, "latency": L,
+                                 "flop_latency": 4, "ilp": k, "schedulers": gpu.schedulers_per_sm}
+                            if level == 3:
+                                for budget in (8, 12, 16, 24):
+                                    yield {**p, "warp_budget": budget, "work_per_warp": f}
+                            else:
+                                yield p
+
+    def level_three(self, params):
+        return "budget" if "warp_budget" in params else ""
 
     def solve(self, params, gpu, explain=True):
         kb = kernel_bound(params, gpu, explain)
@@ -468,17 +586,29 @@ class MemoryBoundKernel(EngineFamily):
                    "compute_cycles": kb.compute_cycles, "critical_path": kb.critical_path,
                    "bound": kb.bound, "warps_per_scheduler": hide.warps_per_scheduler,
                    "warps_needed": n, "occupancy_needed": n / cap}
-        return Solved(answers, {"steps": steps, "res": hide, "ctx": {
-            "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
-            "C": kb.compute_cycles, "P": kb.critical_path, "AI": kb.arithmetic_intensity,
-            "share": kb.memory_share, "k": params["ilp"], "N": params["schedulers"],
-            "balance": kb.machine_balance, "peak": kb.peak_gflops, "bw": kb.bandwidth_gbs,
-            "n": n, "n_s": hide.warps_per_scheduler, "cap": cap, "half": cap // 2}})
+        ctx = {"b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
+               "C": kb.compute_cycles, "P": kb.critical_path, "AI": kb.arithmetic_intensity,
+               "share": kb.memory_share, "k": params["ilp"], "N": params["schedulers"],
+               "balance": kb.machine_balance, "peak": kb.peak_gflops, "bw": kb.bandwidth_gbs,
+               "n": n, "n_s": hide.warps_per_scheduler, "cap": cap, "half": cap // 2}
+        if "warp_budget" in params:
+            inv = lat_engine.least_ilp(params["latency"], params["warp_budget"], params["flops"],
+                                       schedulers=params["schedulers"], explain=explain)
+            steps += inv.steps
+            answers["least_ilp"] = inv.least_ilp
+            ctx.update({"budget": params["warp_budget"], "n_h": inv.warps_each,
+                        "k_min": inv.least_ilp or 0,
+                        "covered": (inv.least_ilp or 0) * inv.warps_each * params["flops"]})
+        return Solved(answers, {"steps": steps, "res": hide, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
-        return (a["bound"] == "memory" and params["bytes_stored"] > 0
-                and a["warps_needed"] <= gpu.max_warps_per_sm // 2)
+        ok = (a["bound"] == "memory" and params["bytes_stored"] > 0
+              and a["warps_needed"] <= gpu.max_warps_per_sm // 2)
+        if "warp_budget" in params:     # the budget is too small for the given ILP: it must rise
+            ok = (ok and a.get("least_ilp") is not None and params["ilp"] < a["least_ilp"] <= 8
+                  and params["warp_budget"] < a["warps_needed"])
+        return ok
 
     def misconceptions(self, params, gpu, solved):
         a = solved.answers
@@ -497,11 +627,12 @@ class MemoryBoundKernel(EngineFamily):
 
 
 @register
-class ComputeBoundKernel(EngineFamily):
-    """L-4: a compute-bound kernel: the ALUs decide, and a few warps hide the short latency."""
+class ComputeBoundKernel(LatencyFamily):
+    """L-4: a compute-bound kernel: the ALUs decide, and a few warps hide the short latency.
+    Level 3 adds a what-if: the read moves out of shared memory to a slower level; how many more
+    warps does that take?"""
 
     cell = "L-4"
-    topic = "latency-hiding"
     main_answer = "warps_needed"
     answer_specs = {
         "compute_cycles": sp.cycles("flops", "flop_latency"),
@@ -511,7 +642,12 @@ class ComputeBoundKernel(EngineFamily):
         "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
                                  compute=rel.sm_warps),
         "occupancy_needed": sp.fraction("warps_needed", compute=rel.occupancy_needed),
+        "warps_after": sp.count("warps", "new_latency", "work_per_warp", "schedulers",
+                                compute=warps_after_of("work_per_warp")),
+        "extra_warps": sp.count("warps", "warps_after", "warps_needed", compute=extra_warps),
     }
+    misconception_when = {"divided_by_schedulers": (several_schedulers,),
+                          "forgot_schedulers": (several_schedulers,)}
 
     def gpu_choices(self, level):
         return {1: ("textbook",), 2: ("textbook", "a100"), 3: ("a100", "a10", "t4")}[level]
@@ -522,14 +658,22 @@ class ComputeBoundKernel(EngineFamily):
         elif level == 2:
             flops, lats, works, loads = (96, 160, 256, 384, 512, 640, 768), (22, 28, 30, 36), (3, 5, 6, 8, 10, 12, 14, 16), (8, 16)
         else:
-            flops, lats, works, loads = (75, 150, 300, 450, 700, 900, 1100, 1300), (19, 27, 33, 45), (3, 5, 7, 9, 11, 13, 15, 17, 19), (12, 24)
+            flops, lats, works, loads = (150, 300, 450, 700, 900, 1100, 1300), (19, 27, 33), (7, 9, 11, 13, 15, 17, 19), (12, 24)
         for f in flops:
             for L in lats:
                 for W in works:
                     for b in loads:
-                        yield {"bytes_loaded": b, "bytes_stored": 0 if f % 3 else 4, "flops": f,
-                               "latency": L, "flop_latency": 4, "work_per_warp": W,
-                               "schedulers": gpu.schedulers_per_sm}
+                        p = {"bytes_loaded": b, "bytes_stored": 0 if f % 3 else 4, "flops": f,
+                             "latency": L, "flop_latency": 4, "work_per_warp": W,
+                             "schedulers": gpu.schedulers_per_sm}
+                        if level == 3:
+                            for new in (2 * L, 3 * L, 200):     # L2 at about 200 cycles
+                                yield {**p, "new_latency": new}
+                        else:
+                            yield p
+
+    def level_three(self, params):
+        return "what_if" if "new_latency" in params else ""
 
     def solve(self, params, gpu, explain=True):
         kb = kernel_bound(params, gpu, explain)
@@ -545,16 +689,32 @@ class ComputeBoundKernel(EngineFamily):
         answers = {"compute_cycles": kb.compute_cycles, "critical_path": kb.critical_path,
                    "bound": kb.bound, "warps_per_scheduler": hide.warps_per_scheduler,
                    "warps_needed": n, "occupancy_needed": n / cap}
-        return Solved(answers, {"steps": steps, "res": hide, "ctx": {
-            "b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
-            "C": kb.compute_cycles, "P": kb.critical_path, "W": params["work_per_warp"], "n": n,
-            "n_s": hide.warps_per_scheduler, "N": params["schedulers"], "cap": cap,
-            "AI": kb.arithmetic_intensity, "balance": kb.machine_balance, "peak": kb.peak_gflops,
-            "bw": kb.bandwidth_gbs, "share": kb.memory_share, "occ_needed": n / cap}})
+        ctx = {"b_ld": kb.bytes_loaded, "b_st": kb.bytes_stored, "F": kb.flops, "L": kb.load_latency,
+               "C": kb.compute_cycles, "P": kb.critical_path, "W": params["work_per_warp"], "n": n,
+               "n_s": hide.warps_per_scheduler, "N": params["schedulers"], "cap": cap,
+               "AI": kb.arithmetic_intensity, "balance": kb.machine_balance, "peak": kb.peak_gflops,
+               "bw": kb.bandwidth_gbs, "share": kb.memory_share, "occ_needed": n / cap}
+        if "new_latency" in params:
+            after, step = lat_engine.latency_change(hide, params["new_latency"], explain=explain)
+            if explain:
+                steps.append(Step("warps_after", "hiding_after",
+                                  {"L_new": after.latency, "W": after.work_per_warp,
+                                   "N_sched": after.schedulers}, after.warps_needed, "warps",
+                                  "lat_hiding_after"))
+                steps.append(step)
+            answers.update({"warps_after": after.warps_needed,
+                            "extra_warps": after.warps_needed - n})
+            ctx.update({"L2": after.latency, "n2": after.warps_needed, "n2_s": after.warps_per_scheduler,
+                        "extra": after.warps_needed - n, "fits2": after.deficit == 0,
+                        "occ2": after.warps_needed / cap})
+        return Solved(answers, {"steps": steps, "res": hide, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
-        return a["bound"] == "compute" and 4 * a["warps_needed"] <= gpu.max_warps_per_sm
+        ok = a["bound"] == "compute" and 4 * a["warps_needed"] <= gpu.max_warps_per_sm
+        if "new_latency" in params:
+            ok = ok and a["extra_warps"] > 0
+        return ok
 
     def misconceptions(self, params, gpu, solved):
         L, W, N = params["latency"], params["work_per_warp"], params["schedulers"]
@@ -572,13 +732,26 @@ class ComputeBoundKernel(EngineFamily):
         ]
 
 
+def measured_fma_share(ilp: int, warps: int) -> Fraction:
+    """The measured H200 FMA issue rate at `warps` warps per SM and this ILP, over the peak of
+    4 per cycle (one per scheduler)."""
+    rate = dict(measured.fma_curves()[ilp])[warps]
+    return Fraction(str(rate)) / 4
+
+
+#: Measured on a real H200 (quizgen/data/measured, physics_real.cu): the FMA issue-rate goals a
+#: level-3 L-5 problem asks for, in warp-instructions per SM per cycle (the peak is 4).
+FMA_GOALS = (2, 3, 4)
+
+
 @register
-class LittlesLaw(EngineFamily):
+class LittlesLaw(LatencyFamily):
     """L-5: in flight = L × X with X = N_sched·X_s; each scheduler needs ⌈L·X_s/ILP⌉ warps of
-    its own. ILP lowers the warps needed, more schedulers raise them; the latency never changes."""
+    its own. ILP lowers the warps needed, more schedulers raise them; the latency never changes.
+    Level 3: the least ILP for a warp budget (an inverse), or a real H200's measured FMA curve
+    beside the model's prediction."""
 
     cell = "L-5"
-    topic = "latency-hiding"
     main_answer = "warps_needed"
     answer_specs = {
         "concurrency": sp.real("operations", "latency", "throughput", "schedulers"),
@@ -586,11 +759,40 @@ class LittlesLaw(EngineFamily):
         "warps_needed": sp.count("warps", "warps_per_scheduler", "schedulers",
                                  compute=rel.sm_warps),
         "latency": sp.cycles("latency"),
+        "least_ilp": sp.count("", "latency", "warp_budget", "schedulers", "throughput",
+                              compute=least_ilp_of),
+        "warps_measured": sp.count("warps", "goal_rate", "per_warp_rate",
+                                   compute=lambda v, gpu: lat_engine.warps_for_rate(
+                                       v["goal_rate"], v["per_warp_rate"])[0]),
+        "measured_share": sp.fraction("warps_needed", "ilp", compute=lambda v, gpu: (
+            measured_fma_share(v["ilp"], v["warps_needed"]))),
+        # level 3 on the measured H200 streaming curve: Little's law in bytes
+        "bytes_in_flight": sp.real("B", "peak_gbs", "one_warp_gbs", "sms"),
+        "warps_for_bandwidth": sp.count("warps", "peak_gbs", "one_warp_gbs", "sms", "ilp",
+                                        compute=lambda v, gpu: lat_engine.bytes_in_flight(
+                                            v["peak_gbs"], v["one_warp_gbs"], v["sms"],
+                                            v["ilp"]).warps_needed),
+        "ilp_at_cap": sp.count("", "peak_gbs", "one_warp_gbs", "sms",
+                               compute=lambda v, gpu: lat_engine.bytes_in_flight(
+                                   v["peak_gbs"], v["one_warp_gbs"], v["sms"]).ilp_at_cap),
+        "loaded_latency": sp.real("ns", "sms", "at_warps", "ilp", "measured_gbs",
+                                  compute=lambda v, gpu: Fraction(
+                                      v["sms"] * v["at_warps"] * 128 * v["ilp"])
+                                  / Fraction(str(v["measured_gbs"]))),
+        "measured_bw_share": sp.fraction("measured_gbs", "peak_gbs", compute=lambda v, gpu: (
+            Fraction(str(v["measured_gbs"])) / Fraction(str(v["peak_gbs"])))),
     }
+    misconception_when = {"divided_by_schedulers": (several_schedulers,),
+                          "forgot_schedulers": (several_schedulers,),
+                          "no_ilp": (ilp_above_one,)}
 
     def figure(self, params, gpu, solved):
         # Little's law against a real H200: FMA issue rate vs warps at ILP 1, 2, 4, measured
-        return {"kind": "measured_fma"}
+        # (bytes in flight: streaming bandwidth vs warps at ILP 1 and 4)
+        return {"kind": "measured_bandwidth" if "peak_gbs" in params else "measured_fma"}
+
+    def gpu_choices(self, level):
+        return ("h200",) if level == 3 else (self.default_gpu,)
 
     def space(self, level, gpu):
         if level == 1:
@@ -598,30 +800,119 @@ class LittlesLaw(EngineFamily):
         elif level == 2:
             lats, xs, ilps, scheds = range(200, 801, 25), (1, 0.5), (2, 3, 4, 6), (2, 4)
         else:
-            lats, xs, ilps, scheds = range(230, 900, 37), (0.25, 0.5, 0.75, 1), (3, 5, 6), (2, 4)
+            lats, xs, ilps, scheds = range(100, 420, 8), (0.25, 0.5, 0.75), (2, 3, 4), (4,)
+            peak = measured.H200_PEAK_BANDWIDTH / 1e9
+            bw = measured.bandwidth_curves()
+            one_warp = bw[1][0][1]          # one warp per SM at ILP 1: the unloaded latency
+            for k, points in sorted(bw.items()):
+                for warps, gbs in points:
+                    if warps >= 16:
+                        yield {"ilp": k, "peak_gbs": peak, "one_warp_gbs": one_warp,
+                               "sms": measured.device()["sms"], "at_warps": warps,
+                               "measured_gbs": gbs}
+            curves = measured.fma_curves()
+            for k, points in sorted(curves.items()):
+                for goal in FMA_GOALS:
+                    yield {"latency": measured.FMA_LATENCY, "throughput": 1, "ilp": k,
+                           "schedulers": gpu.schedulers_per_sm, "goal_rate": goal,
+                           "per_warp_rate": points[0][1]}
         for L in lats:
             for x in xs:
                 for k in ilps:
                     for n in scheds:
-                        yield {"latency": L, "throughput": x, "ilp": k, "schedulers": n}
+                        p = {"latency": L, "throughput": x, "ilp": k, "schedulers": n}
+                        if level == 3:
+                            for budget in (24, 32, 48, 64):
+                                yield {**p, "warp_budget": budget}
+                        else:
+                            yield p
+
+    def level_three(self, params):
+        if "peak_gbs" in params:
+            return "bandwidth"
+        return "measured" if "goal_rate" in params else "budget" if "warp_budget" in params else ""
+
+    def solve_bandwidth(self, params, gpu, explain):
+        """Little's law in bytes on the measured H200 streaming curve, the model beside it."""
+        k, n_w, got = params["ilp"], params["at_warps"], params["measured_gbs"]
+        res = lat_engine.bytes_in_flight(params["peak_gbs"], params["one_warp_gbs"],
+                                         params["sms"], k, max_warps=gpu.max_warps_per_sm,
+                                         explain=explain)
+        in_flight_at = params["sms"] * n_w * res.per_warp
+        loaded = Fraction(in_flight_at) / Fraction(str(got))
+        share = Fraction(str(got)) / Fraction(str(params["peak_gbs"]))
+        steps = list(res.steps)
+        if explain:
+            steps.append(Step("measured_bw_share", "measured_bw_share",
+                              {"B_meas": got, "B_peak": params["peak_gbs"]}, float(share), "",
+                              "lat_measured_bw_share"))
+            steps.append(Step("loaded_latency", "loaded_latency",
+                              {"N_SM": params["sms"], "N_w": n_w, "b_w": res.per_warp, "B_meas": got},
+                              float(loaded), "ns", "lat_loaded_latency"))
+        answers = {"bytes_in_flight": res.in_flight, "warps_for_bandwidth": res.warps_needed,
+                   "ilp_at_cap": res.ilp_at_cap, "measured_bw_share": float(share),
+                   "loaded_latency": float(loaded)}
+        ctx = {"k": k, "n_w": n_w, "got": got, "peak": params["peak_gbs"],
+               "one": params["one_warp_gbs"], "S": params["sms"], "b_w": res.per_warp,
+               "t": res.latency_ns, "q_sm": res.per_sm, "n_bw": res.warps_needed,
+               "k_cap": res.ilp_at_cap, "share": float(share), "t_load": float(loaded),
+               "cap": gpu.max_warps_per_sm, "device": measured.device()["device"]}
+        return Solved(answers, {"steps": steps, "ctx": ctx})
 
     def solve(self, params, gpu, explain=True):
+        if "peak_gbs" in params:
+            return self.solve_bandwidth(params, gpu, explain)
         res = lat_engine.hide_latency(params["latency"], 1, throughput=params["throughput"],
                                       ilp=params["ilp"], schedulers=params["schedulers"],
                                       max_warps=gpu.max_warps_per_sm, explain=explain)
         answers = {"concurrency": res.in_flight, "warps_per_scheduler": res.warps_per_scheduler,
                    "warps_needed": res.warps_needed, "latency": res.latency}
-        return Solved(answers, {"steps": res.steps, "res": res, "ctx": {
-            "L": res.latency, "X": res.throughput, "X_sm": res.sm_throughput, "k": res.ilp,
-            "N": res.schedulers, "Cops": res.in_flight, "n": res.warps_needed,
-            "n_s": res.warps_per_scheduler, "per_sched": res.latency * res.throughput,
-            "cap": gpu.max_warps_per_sm, "deficit": res.deficit}})
+        steps = list(res.steps)
+        ctx = {"L": res.latency, "X": res.throughput, "X_sm": res.sm_throughput, "k": res.ilp,
+               "N": res.schedulers, "Cops": res.in_flight, "n": res.warps_needed,
+               "n_s": res.warps_per_scheduler, "per_sched": res.latency * res.throughput,
+               "cap": gpu.max_warps_per_sm, "deficit": res.deficit}
+        if "warp_budget" in params:
+            inv = lat_engine.least_ilp(params["latency"], params["warp_budget"], 1,
+                                       schedulers=params["schedulers"],
+                                       throughput=params["throughput"], explain=explain)
+            steps += inv.steps
+            answers["least_ilp"] = inv.least_ilp
+            ctx.update({"budget": params["warp_budget"], "n_h": inv.warps_each,
+                        "k_min": inv.least_ilp or 0})
+        if "goal_rate" in params:
+            goal, x_w = params["goal_rate"], params["per_warp_rate"]
+            n_meas, step = lat_engine.warps_for_rate(goal, x_w, explain=explain)
+            curve = dict(measured.fma_curves()[params["ilp"]])
+            at_model = curve.get(res.warps_needed)     # the H200's rate at the model's count
+            steps += [step] if step else []
+            answers["warps_measured"] = n_meas
+            if at_model is not None:
+                answers["measured_share"] = at_model / 4
+                if explain:
+                    steps.append(Step("measured_share", "measured_share",
+                                      {"X_meas": at_model, "X_peak": 4}, at_model / 4, "",
+                                      "lat_measured_share"))
+            ctx.update({"goal": goal, "x_w": x_w, "n_meas": n_meas, "at_model": at_model,
+                        "plateau": max(r for _, r in curve.items()),
+                        "device": measured.device()["device"]})
+        return Solved(answers, {"steps": steps, "res": res, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
-        return params["ilp"] > 1 and params["schedulers"] > 1 and a["warps_per_scheduler"] >= 2
+        if "goal_rate" in params:       # every goal on the measured FMA curve is a problem
+            return True
+        if "peak_gbs" in params:        # a point where the latency under load has grown
+            return a["loaded_latency"] > solved.data["ctx"]["t"]
+        ok = params["ilp"] > 1 and params["schedulers"] > 1 and a["warps_per_scheduler"] >= 2
+        if "warp_budget" in params:     # the budget is short of the need: the ILP must rise
+            ok = (ok and params["warp_budget"] < a["warps_needed"]
+                  and params["ilp"] < a.get("least_ilp", 0) <= 8)
+        return ok
 
     def misconceptions(self, params, gpu, solved):
+        if "peak_gbs" in params:        # asked in bytes, with no options: nothing to offer
+            return []
         L, k, N = params["latency"], params["ilp"], params["schedulers"]
         res = solved.data["res"]
         conc = solved.answers["concurrency"]
@@ -632,4 +923,8 @@ class LittlesLaw(EngineFamily):
             Misconception("latency_as_warps", {"warps_needed": L}),
             Misconception("no_ilp", {"warps_needed": math.ceil(round(conc, 9))}),
             Misconception("l_eff", {"latency": round(L / (k * N), 2)}),
-        ]
+            # "a scheduler issues from one warp a cycle, so one warp each is enough"
+            Misconception("one_warp_per_scheduler", {"warps_needed": N}),
+        ] + ([Misconception("ilp_multiplies", {"warps_needed": ilp_up})]
+             if (ilp_up := N * math.ceil(round(L * params["throughput"] * k, 9)))
+             <= gpu.max_warps_per_sm else [])

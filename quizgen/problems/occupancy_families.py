@@ -14,6 +14,7 @@ from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, 
 from quizgen.gpus import GPU
 from quizgen.problems import applicability as when
 from quizgen.problems import real_gpu
+from quizgen.problems import real_gpu_inverse
 from quizgen.problems import relations as rel
 from quizgen.problems import sampling
 from quizgen.problems import specs as sp
@@ -48,6 +49,12 @@ def _book_occupancy(v, gpu, **changed) -> float:
 def _after_occupancy(v, gpu):
     """Occupancy from the blocks a change leaves: blocks × warps per block ÷ the warp ceiling."""
     return rel.occupancy_of({"active_warps": v["blocks_after"] * v["warps"]}, gpu)
+
+
+def when_not_whole_warps(facts, m) -> bool:
+    """The register pool does not divide into whole warps (so the floor drops a fraction)."""
+    r = facts.params.get("regs_per_thread") or 0
+    return bool(r) and facts.gpu.regs_per_sm % (32 * r) != 0
 
 
 def answers_of(res: OccupancyResult) -> dict[str, Any]:
@@ -633,34 +640,64 @@ class RealGpuRegisters(OccupancyFamily):
         "regs_per_warp": sp.count("registers", "regs_per_thread"),
         "active_warps": sp.count("warps", "regs_per_warp", compute=rel.warps_from_register_pool),
         "occupancy": sp.fraction("active_warps", compute=rel.occupancy_of),
+        # level 3, a design choice: the register cap that makes room for one more block
+        "max_regs": sp.count("registers", "threads_per_block", "target_blocks",
+                             compute=lambda v, gpu: real_gpu_inverse.textbook_max_regs(
+                                 gpu, v["threads_per_block"], v["target_blocks"])),
+        "regs_to_shed": sp.count("registers", "regs_per_thread", "max_regs",
+                                 compute=lambda v, gpu: v["regs_per_thread"] - v["max_regs"]),
     }
+    misconception_when = {"no_floor": (when_not_whole_warps,),
+                          "ceil_not_floor": (when_not_whole_warps,)}
 
     def gpu_choices(self, level):
         return {1: ("a100", "v100", "h100", "b200"), 2: ("a100", "v100", "h100", "b200"),
                 3: ("a100", "h100", "a10", "rtx4090", "t4")}[level]
 
     def space(self, level, gpu):
-        regs = {1: range(33, 129), 2: range(129, 256), 3: range(20, 256)}[level]
+        regs = {1: range(33, 129), 2: range(129, 256), 3: range(40, 256)}[level]
         for r in regs:
             for T in (128, 256):        # the block size the question states (the exact model needs it)
-                yield {"regs_per_thread": r, "threads_per_block": T}
+                p = {"regs_per_thread": r, "threads_per_block": T}
+                if level == 3:          # one more whole block than the registers allow now
+                    p["target_blocks"] = warps_by_registers(gpu, r) * 32 // T + 1
+                yield p
 
     def solve(self, params, gpu, explain=True):
         r = params["regs_per_thread"]
         warps = warps_by_registers(gpu, r)
         occ = warps / gpu.max_warps_per_sm
         steps = [
-            Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers", "warp_registers"),
+            Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers", "l1_regs_per_warp"),
             Step("warps_by_regs", "warps_by_regs", {"R_SM": gpu.regs_per_sm, "r": r}, warps, "warps",
-                 "warps_from_pool", None if gpu.regs_per_sm % (32 * r) == 0 else "floor_drops_warp"),
+                 "l1_warps_by_regs",
+                 None if gpu.regs_per_sm % (32 * r) == 0 else "floor_drops_warp"),
             Step("occupancy", "occupancy", {"A": warps, "W_max": gpu.max_warps_per_sm}, occ, "",
-                 "occupancy_def"),
+                 "l1_occupancy"),
         ]
-        return Solved({"regs_per_warp": 32 * r, "active_warps": warps, "occupancy": occ},
-                      {"steps": steps, "warps": warps, "occ": occ})
+        answers = {"regs_per_warp": 32 * r, "active_warps": warps, "occupancy": occ}
+        data = {"steps": steps, "warps": warps, "occ": occ}
+        if "target_blocks" in params:
+            inv = real_gpu_inverse.max_regs(gpu, params["threads_per_block"], r,
+                                            params["target_blocks"])
+            if inv.answer is not None:
+                steps += real_gpu_inverse.own_whys(inv.steps)
+                answers.update({"max_regs": inv.answer, "regs_to_shed": r - inv.answer})
+            data["inverse"] = inv
+        return Solved(answers, data)
 
     def in_cell(self, params, gpu, solved):
-        return 0 < solved.answers["active_warps"] < gpu.max_warps_per_sm
+        a = solved.answers
+        ok = 0 < a["active_warps"] < gpu.max_warps_per_sm
+        if "target_blocks" in params:   # the wanted block fits under the warp cap, and some r does it
+            ok = (ok and params["target_blocks"] * params["threads_per_block"] // 32
+                  <= gpu.max_warps_per_sm and bool(a.get("max_regs")))
+        return ok
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        ctx = {"r": params["regs_per_thread"], "T": params["threads_per_block"],
+               "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name}
+        return phrase(lang, self.cell, "stem", ctx, salt=salt)
 
     def render(self, params, gpu, solved, lang, salt):
         ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(),
@@ -672,6 +709,16 @@ class RealGpuRegisters(OccupancyFamily):
                        verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
                        trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
         question = phrase(lang, self.cell, "question", ctx, salt=salt)
+        if "target_blocks" in params:
+            B2 = params["target_blocks"]
+            r2 = solved.answers["max_regs"]
+            more = {**ctx, "B2": B2, "A2": B2 * ctx["T"] // 32, "r2": r2,
+                    "shed": ctx["r"] - r2, "pool": gpu.regs_per_sm}
+            question = f"{question} {phrase(lang, 'L-1-design', 'ask', more, salt=salt)}"
+            sol.verify.extend(phrase_list(lang, "L-1-design", "verify", more, salt=salt))
+            sol.answer = f"{sol.answer} {phrase(lang, 'L-1-design', 'answer', more, salt=salt)}"
+        if not self.trap_applies(params, gpu, solved):
+            sol.trap = ""
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
             question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
             exact = real_gpu.exact_occupancy(gpu, launch_config(ctx["T"], ctx["r"]))
@@ -682,7 +729,7 @@ class RealGpuRegisters(OccupancyFamily):
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
     def misconceptions(self, params, gpu, solved):
-        r = params["regs_per_thread"]
+        r, T = params["regs_per_thread"], params.get("threads_per_block", 128)
         W = gpu.max_warps_per_sm
         raw = gpu.regs_per_sm / (32 * r)
         return [
@@ -692,6 +739,11 @@ class RealGpuRegisters(OccupancyFamily):
             Misconception("warps_over_threads", {"occupancy": warps_by_registers(gpu, r) / (W * 32)}),
             Misconception("ceil_not_floor", {"active_warps": warps_by_registers(gpu, r) + 1,
                                              "occupancy": min(1.0, (warps_by_registers(gpu, r) + 1) / W)}),
+            # blocks of T threads counted, then read as warps or against the block cap
+            Misconception("register_blocks_as_warps", {"active_warps": gpu.regs_per_sm // (T * r),
+                                              "occupancy": gpu.regs_per_sm // (T * r) / W}),
+            Misconception("occupancy_from_blocks", {
+                "occupancy": min(1.0, gpu.regs_per_sm // (T * r) / gpu.max_blocks_per_sm)}),
         ]
 
     def figure(self, params, gpu, solved):
@@ -703,6 +755,17 @@ class RealGpuSharedMemory(OccupancyFamily):
     """L-2: shared-memory-limited blocks on a real GPU (seed 004, scenario 2): KB per SM vs per block."""
 
     cell = "L-2"
+    answer_specs = {
+        **OCC_SPECS,
+        # level 3, a design choice: the largest tile that makes room for one more block
+        "max_smem": sp.bytes_("threads_per_block", "regs_per_thread", "target_blocks",
+                              compute=lambda v, gpu: real_gpu_inverse.textbook_max_smem(
+                                  gpu, v["threads_per_block"], v["regs_per_thread"],
+                                  v["target_blocks"])),
+        "smem_to_trim": sp.bytes_("smem_per_block", "max_smem",
+                                  compute=lambda v, gpu: v["smem_per_block"] - v["max_smem"]),
+    }
+    trap_when = (when.binds("shared_memory"),)
 
     def gpu_choices(self, level):
         return {1: ("a100", "h100", "v100"), 2: ("a100", "h100", "v100", "a10", "rtx4090"),
@@ -715,9 +778,47 @@ class RealGpuSharedMemory(OccupancyFamily):
             for r in (16, 24, 32):
                 for kb in kbs:
                     for shape in shapes_for(T, level)[:2]:
-                        yield with_shape({"threads_per_block": T, "regs_per_thread": r,
-                                          "smem_per_block": kb * 1024}, shape)
+                        p = {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": kb * 1024}
+                        if level == 3:      # one block more than shared memory allows now
+                            p["target_blocks"] = gpu.smem_per_sm // (kb * 1024) + 1
+                        yield with_shape(p, shape)
+
+    def solve(self, params, gpu, explain=True):
+        solved = super().solve(params, gpu, explain)
+        real_gpu_inverse.own_whys(solved.data["result"].steps, "l2_")
+        if "target_blocks" in params:
+            inv = real_gpu_inverse.max_smem(gpu, self.config(params), params["target_blocks"])
+            if inv.answer is not None:
+                solved.answers.update({"max_smem": inv.answer,
+                                       "smem_to_trim": params["smem_per_block"] - inv.answer})
+            solved.data["inverse"] = inv
+        return solved
+
+    def render(self, params, gpu, solved, lang, salt):
+        title, question, solution = super().render(params, gpu, solved, lang, salt)
+        inv = solved.data.get("inverse")
+        if inv is not None and inv.answer is not None:
+            ctx = {"B": solved.answers["blocks_per_sm"], "B2": params["target_blocks"],
+                   "s": params["smem_per_block"], "s2": inv.answer,
+                   "trim": params["smem_per_block"] - inv.answer, "pool": gpu.smem_per_sm,
+                   "w": solved.answers["warps"],
+                   "A2": params["target_blocks"] * solved.answers["warps"]}
+            question = f"{question} {phrase(lang, 'L-2-design', 'ask', ctx, salt=salt)}"
+            solution.steps += solution_steps(real_gpu_inverse.own_whys(inv.steps), lang, salt=salt,
+                                             gpu=gpu.to_dict())
+            solution.verify.extend(phrase_list(lang, "L-2-design", "verify", ctx, salt=salt))
+            solution.answer = f"{solution.answer} {phrase(lang, 'L-2-design', 'answer', ctx, salt=salt)}"
+        if not self.trap_applies(params, gpu, solved):
+            solution.trap = ""
+        return title, question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        return phrase(lang, self.cell, "stem", ctx, salt=salt)
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
-        return res.limiter == ["shared_memory"] and res.blocks_per_sm >= 1
+        ok = res.limiter == ["shared_memory"] and res.blocks_per_sm >= 1
+        if "target_blocks" in params:
+            ok = ok and bool(solved.answers.get("max_smem"))
+        return ok
