@@ -92,7 +92,7 @@ CASES = [
     ("48 KiB", 49152, "bytes", "correct", F(49152), None),
     ("48K", 49152, "bytes", "correct", F(49152), None),
     ("48*1024", 49152, "bytes", "correct", F(49152), None),
-    ("48", 49152, "bytes", "wrong", F(48), ["48 KB would be 49152 B"]),
+    ("48", 49152, "bytes", "wrong", F(48), ["48 KB would be 49,152 B"]),
     ("48000", 49152, "bytes", "wrong", F(48000), None),
     ("48 warps", 49152, "bytes", "wrong", F(48), ["warps", "bytes"]),
     # cycles

@@ -15,7 +15,19 @@ from quizgen.render import figures as F
 
 NS = "{http://www.w3.org/2000/svg}"
 SIZE_CAP = 16_000
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
+class _Numbers:
+    """The numbers a label shows, read as a person reads them (65,536 is one number)."""
+
+    pattern = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+    def findall(self, text: str) -> list[str]:
+        return [n.replace(",", "") for n in self.pattern.findall(text)]
+
+    def search(self, text: str):
+        return self.pattern.search(text)
+
+
+NUMBER = _Numbers()
 
 TEXTBOOK = get_gpu("textbook")
 

@@ -153,7 +153,7 @@ def test_every_formula_prints_and_compiles():
 def test_substituted_typst_known_output():
     assert symbolic("blocks_by_regs", "typst") == 'floor(frac(R_"SM", T r))'
     assert substituted("blocks_by_regs", {"R_SM": 65536, "T": 256, "r": 32}, "typst") == \
-        "floor(frac(65536, 256 dot 32))"
+        'floor(frac(65class("normal", ",")536, 256 dot 32))'
     assert substituted("blocks_per_sm", {"B_R": "∞", "B_S": 4, "B_W": 8, "B_max": 32}, "typst") == \
         "min(∞, 4, 8, 32)"
 

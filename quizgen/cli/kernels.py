@@ -140,7 +140,9 @@ def _list(as_json: bool) -> None:
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.2f}".rstrip("0").rstrip(".") + "%"
+    from quizgen.render.numbers import percent
+
+    return percent(x, 2)
 
 
 def table(answers) -> str:

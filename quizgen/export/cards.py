@@ -71,7 +71,7 @@ def result_tex(result: Any) -> str | None:
     if isinstance(result, (int, float)):
         if isinstance(result, float) and result == float("inf"):
             return r"\infty"
-        return format_number(result)
+        return format_number(result, "latex")
     if result == "∞":
         return r"\infty"
     return None

@@ -1198,7 +1198,9 @@ def _labels(lang: str) -> dict[str, str]:
 
 
 def _points_text(points: float) -> str:
-    return str(int(points)) if float(points).is_integer() else f"{points:g}"
+    from quizgen.render.numbers import number
+
+    return number(points, 6)
 
 
 # Problem.units names a kind of answer for the grader; these kinds are not units to print.
@@ -1231,7 +1233,7 @@ def _value_text(value: Any) -> str:
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         return "∞" if value > 0 else "−∞"
     if isinstance(value, (int, float)):
-        return format_number(value)
+        return format_number(value)     # 65,536 · 0.375 (text, not math)
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
@@ -1418,11 +1420,12 @@ def _math_value(value: Any) -> Any:
 
 def _step_math(step) -> str:
     """``symbolic = substituted = result unit`` as Typst math ('' for a prose-only step)."""
-    from quizgen.render.math import substituted, symbolic
+    from quizgen.render.math import format_number, substituted, symbolic
     from quizgen.render.typst import typst_string
 
     result = _math_value(step.result) if step.result is not None else "∞"
-    result_text = str(result) if not isinstance(result, (int, float)) else _value_text(result)
+    result_text = (str(result) if not isinstance(result, (int, float))
+                   else format_number(result, "typst"))
     parts = []
     if step.formula:
         values = {k: _math_value(v) for k, v in step.values.items()}

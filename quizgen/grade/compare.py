@@ -103,9 +103,11 @@ def _exact(value: object, field: str) -> Fraction:
 
 
 def _fmt(value: Fraction) -> str:
-    """A value as a short readable number: 8, 0.375, 1/3."""
+    """A value as a short readable number: 8, 65,536, 0.375, 1/3."""
     if value.denominator == 1:
-        return str(value.numerator)
+        from quizgen.render.numbers import count
+
+        return count(value.numerator)
     d = value.denominator
     while d % 2 == 0:
         d //= 2

@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import Any
 
+from quizgen.render import numbers
+
 
 @cache
 def _table(lang: str, section: str) -> dict[str, str]:
@@ -46,7 +48,7 @@ def _answer_text(value: Any, kind: type, unit: str, lang: str) -> str:
     if isinstance(value, bool):
         return words.get("yes" if value else "no", "yes" if value else "no")
     if unit == "fraction" and isinstance(value, (int, float)):
-        return f"{float(value) * 100:.3f}".rstrip("0").rstrip(".") + "%"
+        return numbers.percent(value)
     if unit == "ratio" and isinstance(value, (int, float)):
         return format_value(value) + "×"
     if isinstance(value, list):

@@ -182,21 +182,26 @@ def _targets(source: str) -> list[str]:
     return names
 
 
-def _hole(code: str) -> str:
-    """Source of an f-string printing the value of `code` as str() does (quicker than a call)."""
+def _hole(code: str, finalize: bool = False) -> str:
+    """Source of an f-string printing the value of `code` as str() does (quicker than a call),
+    or of a call to the template's `finalize` (as Jinja's ``finalize`` option does)."""
     if "\\" not in code and "{" not in code and "}" not in code:
         for quote in ("'", '"', "'''", '"""'):
             if quote not in code:
-                return f"f{quote}{{({code})!s}}{quote}"
-    return f"_text({code})"
+                return (f"f{quote}{{_fin({code})}}{quote}" if finalize
+                        else f"f{quote}{{({code})!s}}{quote}")
+    return f"(_fin({code}))" if finalize else f"(_text({code}))"
 
 
-def compile_function(text: str, filters: dict[str, Callable[..., Any]]) -> Callable[[dict[str, Any]], str]:
+def compile_function(text: str, filters: dict[str, Callable[..., Any]],
+                     finalize: Callable[[Any], str] | None = None) -> Callable[[dict[str, Any]], str]:
     """Compile `text` to a function render(context_dict) -> str, or raise `Unsupported`.
 
     A template without tags becomes one string expression (literal pieces and f-string holes);
-    one with tags becomes a function that appends pieces to a list.
+    one with tags becomes a function that appends pieces to a list. `finalize` turns each
+    printed value into text, as Jinja's ``finalize`` option does (default: str()).
     """
+    fin = finalize is not None
     parts = [p for p in _TOKENS.split(text) if p and not p.startswith("{#")]
     if not any(p.startswith("{%") for p in parts):
         pieces = []
@@ -205,13 +210,15 @@ def compile_function(text: str, filters: dict[str, Callable[..., Any]]) -> Calla
                 inner = part[2:-2]
                 if inner.startswith("-") or inner.endswith("-"):
                     raise Unsupported("whitespace control")
-                pieces.append(_hole(_expr(inner, set())))
+                pieces.append(_hole(_expr(inner, set()), fin))
             else:
                 pieces.append(repr(part))
-        lines = ["def _render(_c):", f" return {' '.join(pieces) or repr('')}"]
+        # literals and f-strings join by adjacency; a call (a hole with braces) needs a '+'
+        joiner = " + " if any(p.startswith("(") for p in pieces) else " "
+        lines = ["def _render(_c):", f" return {joiner.join(pieces) or repr('')}"]
     else:
-        lines = _statements(parts)
-    namespace: dict[str, Any] = {"_get": _get, "_Loop": _Loop, "_text": _text}
+        lines = _statements(parts, fin)
+    namespace: dict[str, Any] = {"_get": _get, "_Loop": _Loop, "_text": _text, "_fin": finalize}
     namespace.update({f"_f_{name}": fn for name, fn in filters.items()})
     try:
         exec(compile("\n".join(lines), "<phrase>", "exec"), namespace)  # our own templates only
@@ -220,7 +227,7 @@ def compile_function(text: str, filters: dict[str, Callable[..., Any]]) -> Calla
     return namespace["_render"]
 
 
-def _statements(parts: list[str]) -> list[str]:
+def _statements(parts: list[str], fin: bool = False) -> list[str]:
     lines = ["def _render(_c):", " _o = []", " _a = _o.append"]
     depth = 1
     local: list[set[str]] = [set()]
@@ -232,7 +239,7 @@ def _statements(parts: list[str]) -> list[str]:
             inner = part[2:-2]
             if inner.startswith("-") or inner.endswith("-"):
                 raise Unsupported("whitespace control")
-            lines.append(f"{pad}_a({_hole(_expr(inner, set().union(*local)))})")
+            lines.append(f"{pad}_a({_hole(_expr(inner, set().union(*local)), fin)})")
         elif part.startswith("{%"):
             inner = part[2:-2].strip()
             if inner.startswith("-") or inner.endswith("-"):

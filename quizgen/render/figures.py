@@ -51,6 +51,7 @@ from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, launch_confi
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU, resolve_gpu
 
+from quizgen.render import numbers  # noqa: E402
 from quizgen.render.phrases import DEFAULT_LANG, LANGS, labels  # noqa: E402  (the phrasebook's languages)
 WIDTH = 360
 FONT = 12
@@ -79,6 +80,9 @@ _ONE = re.compile(r"(?<![\d.,])1 (block|warp|wave|SM|lane|thread)s\b")
 
 def _label(lang: str, key: str, **values: Any) -> str:
     """A label in `lang`, with "1 blocks" read as "1 block"."""
+    for name, value in values.items():     # counts as a person reads them: 9,750 blocks
+        if value.__class__ is int:
+            values[name] = numbers.count(value)
     text = labels(lang, "figure-label")[key].format(**values)
     return _ONE.sub(r"1 \1", text) if "1 " in text else text
 
@@ -107,22 +111,16 @@ def _num(value: float) -> str:
 
 def percent(fraction: float) -> str:
     """A fraction as a percentage with at most one decimal: 0.375 → '37.5%', 64/300 → '21.3%'."""
-    value = round(float(fraction) * 100, 1)
-    return (str(int(value)) if value.is_integer() else f"{value:.1f}") + "%"
+    return numbers.percent(fraction, 1)
 
 
 def _fmt(value: float) -> str:
-    """A count or a cost as written in a label: 30, 12.5, 0.25."""
-    if isinstance(value, float) and not value.is_integer():
-        return f"{round(value, 2):g}"
-    return str(int(value))
+    """A count or a cost as written in a label: 30, 12.5, 0.25, 1,200."""
+    return numbers.number(value, 2)
 
 
-def times(value: float) -> str:
-    """A ratio as '2×', '1.5×', '1.33×'."""
-    value = round(value, 2)
-    text = str(int(value)) if float(value).is_integer() else f"{value:.2f}".rstrip("0")
-    return text + "×"
+#: A ratio as '2×', '1.5×', '1.33×'.
+times = numbers.times
 
 
 def text_width(text: str, size: float = FONT, bold: bool = False) -> float:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from quizgen.engine import formulas
+from quizgen.render.numbers import math_number
 
 _PLACEHOLDER_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -29,18 +30,10 @@ def _placeholder(i: int) -> str:
     return "qz" + _PLACEHOLDER_LETTERS[i // 26] + _PLACEHOLDER_LETTERS[i % 26]
 
 
-def format_number(value: Any) -> str:
-    """A number as a person writes it in a formula: 65536, 0.375, 1/3 → 0.333, ∞."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value.is_integer():
-            return str(int(value))
-        text = f"{value:.4f}".rstrip("0").rstrip(".")
-        return text
-    return str(value)
+def format_number(value: Any, target: str = "unicode") -> str:
+    """A number as a person writes it in a formula printed for `target`: 65,536 (LaTeX
+    ``65{,}536``), 0.375, 1/3 → 0.3333, ∞ (see `quizgen.render.numbers`)."""
+    return math_number(value, target)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +134,7 @@ def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str
     text, pairs = _template(name, target)
     for ph, sym_name in pairs:
         if sym_name in values:
-            number = format_number(values[sym_name])
+            number = format_number(values[sym_name], target)
             if number == "∞" and target == "latex":
                 number = r"\infty"
             text = text.replace(ph, number)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizgen import measured
+from quizgen.render import numbers
 from quizgen.render.phrases import DEFAULT_LANG, labels
 from quizgen.render.figures import WIDTH, _Canvas, _check_lang, _heading, _num, text_width
 
@@ -77,8 +78,9 @@ def fma_issue_figure(lang: str = DEFAULT_LANG) -> str:
         c.text(mx, y, _l(lang, "model", k=ilp, L=L, s=s), font_size="10")
         y += 15
     one = curves[1]
-    note = _l(lang, "knee_seen", r=f"{measured.per_warp_rate(one):.3f}",
-              p=f"{max(r for _, r in one):.2f}", n=f"{measured.measured_knee(one):.1f}")
+    note = _l(lang, "knee_seen", r=numbers.decimal(measured.per_warp_rate(one), 3),
+              p=numbers.decimal(max(r for _, r in one), 2),
+              n=numbers.decimal(measured.measured_knee(one), 1))
     size = 10 if text_width(note, 10) <= WIDTH - 8 else 9
     c.text(WIDTH / 2, y + 4, note, text_anchor="middle", font_size=str(size))
     return c.render(y + 12)
@@ -97,7 +99,7 @@ def bandwidth_figure(lang: str = DEFAULT_LANG) -> str:
     c.text(12, (top + bottom) / 2, _l(lang, "bw_axis_y"), font_size="10", text_anchor="middle",
            transform=f"rotate(-90 12 {_num((top + bottom) / 2)})")
     c.line(left, py(peak), right, py(peak), stroke="#8795a8", stroke_width="1.5", stroke_dasharray="6 3")
-    c.text(right, py(peak) - 4, _l(lang, "peak", p=_num(peak)), text_anchor="end", font_size="10")
+    c.text(right, py(peak) - 4, _l(lang, "peak", p=numbers.number(peak, 1)), text_anchor="end", font_size="10")
     model = [(w, measured.model_bandwidth(w, 1) / 1000) for w in (0, 64)]
     c.path(_polyline(model, px, py), fill="none", stroke=CURVE_COLOURS[1], stroke_width="1.5",
            stroke_dasharray="5 3", stroke_opacity="0.8")
@@ -117,11 +119,11 @@ def bandwidth_figure(lang: str = DEFAULT_LANG) -> str:
     c.line(left - 28, y - 4, left - 8, y - 4, stroke=CURVE_COLOURS[1], stroke_width="1.5",
            stroke_dasharray="5 3")
     ns = measured.memory_latency_seconds() * 1e9
-    c.text(left - 2, y, _l(lang, "littles", ns=f"{ns:.0f}"), font_size="10")
+    c.text(left - 2, y, _l(lang, "littles", ns=numbers.decimal(ns, 0)), font_size="10")
     y += 17
     at64 = dict(curves[1])[64] / 1000
     need = measured.warps_for_peak(1)
-    c.text(WIDTH / 2, y, _l(lang, "bw_note", a=f"{at64:.2f}", p=_num(peak)),
+    c.text(WIDTH / 2, y, _l(lang, "bw_note", a=numbers.decimal(at64, 2), p=numbers.number(peak, 1)),
            text_anchor="middle", font_size="10")
     c.text(WIDTH / 2, y + 14, _l(lang, "bw_need", n=need), text_anchor="middle", font_size="10")
     return c.render(y + 22)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from quizgen.engine.occupancy import OccupancyResult
 from quizgen.gpus import GPU
 from quizgen.problems.model import Solution
+from quizgen.render import numbers
 from quizgen.render.phrases import phrase
 from quizgen.render.solution import occupancy_verify, solution_steps
 
@@ -14,7 +15,7 @@ def limiter_text(result: OccupancyResult, lang: str) -> str:
 
 
 def occupancy_answer(result: OccupancyResult, lang: str) -> str:
-    occ = f"{result.occupancy * 100:.3f}".rstrip("0").rstrip(".") + "%"
+    occ = numbers.percent(result.occupancy)
     blocks = "block" if result.blocks_per_sm == 1 else "blocks"
     warps = "warp" if result.active_warps == 1 else "warps"
     text = (f"{result.blocks_per_sm} {blocks}/SM → {result.active_warps} active {warps} → "

@@ -20,6 +20,7 @@ import tomllib
 from functools import cache
 from typing import Any
 
+from quizgen.render import numbers
 from quizgen.render.fastjinja import Unsupported, compile_function, default_filters
 from quizgen.resources import data_dir
 
@@ -74,7 +75,7 @@ def _env():
     import jinja2
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
-                             keep_trailing_newline=False)
+                             keep_trailing_newline=False, finalize=numbers.shown)
     env.filters["num"] = _num
     env.filters["pct"] = _pct
     env.filters["kb"] = _kb
@@ -82,41 +83,8 @@ def _env():
     return env
 
 
-def _num(value: Any) -> str:
-    """65536 → 65,536 (group digits above 9,999); floats trimmed."""
-    if value.__class__ is int:
-        return str(value) if -10000 < value < 10000 else f"{value:,}"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}" if abs(value) >= 10000 else str(value)
-    if isinstance(value, float):
-        if value.is_integer():
-            return _num(int(value))
-        return f"{value:.4f}".rstrip("0").rstrip(".")
-    return str(value)
-
-
-def _pct(value: Any) -> str:
-    """0.375 → 37.5%."""
-    text = f"{float(value) * 100:.3f}".rstrip("0").rstrip(".")
-    return text + "%"
-
-
-def _kb(value: Any) -> str:
-    """49152 → 48 KB; 50176 → 49 KB; 1000 → 0.98 KB."""
-    kb = int(value) / 1024
-    if kb.is_integer():
-        return f"{int(kb)} KB"
-    return f"{kb:.2f}".rstrip("0").rstrip(".") + " KB"
-
-
-def _size(value: Any) -> str:
-    """A shared-memory size as a student reads it: 48 KB when whole, else 49,000 B."""
-    value = int(value)
-    if value % 1024 == 0:
-        return f"{value // 1024} KB"
-    return f"{_num(value)} B"
+# The phrase filters (``num``, ``pct``, ``kb``, ``size``): the one number formatter's forms.
+_num, _pct, _kb, _size = numbers.number, numbers.percent, numbers.kb, numbers.size
 
 
 @cache
@@ -145,7 +113,7 @@ def _compiled(text: str):
     """`text` as a function of one context dict: compiled to Python, or Jinja for what the
     compiler does not cover. With QUIZGEN_CHECK_PHRASES set, both run and must agree."""
     try:
-        fast = compile_function(text, _compiled_filters())
+        fast = compile_function(text, _compiled_filters(), numbers.shown)
     except Unsupported:
         return _jinja(text)
     if os.environ.get("QUIZGEN_CHECK_PHRASES"):

@@ -15,6 +15,7 @@ from typing import Any
 
 from quizgen.engine.derivation import Step, find_step
 from quizgen.problems.model import SolutionStep
+from quizgen.render import numbers
 from quizgen.render.phrases import chooser, fill, has, phrase
 
 
@@ -24,10 +25,8 @@ def format_value(value: Any) -> str:
         return "∞"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float):
-        if value.is_integer():
-            return str(int(value))
-        return f"{value:.4f}".rstrip("0").rstrip(".")
+    if isinstance(value, (int, float)):
+        return numbers.number(value)
     if isinstance(value, (list, tuple)):
         return "(" + ", ".join(format_value(v) for v in value) + ")"
     return str(value)
@@ -92,8 +91,7 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
         elif result is None:
             result = "∞"
         elif step.key == "occupancy" and result.__class__ is float:
-            pct = f"{result * 100:.3f}".rstrip("0").rstrip(".")
-            result = f"{format_value(result)} = {pct}%"
+            result = f"{format_value(result)} = {numbers.percent(result)}"
         out.append(SolutionStep(title, step.formula, dict(step.values), result, unit, why, note))
     return out
 

@@ -13,6 +13,7 @@ from typing import Any
 from quizgen.problems.model import Solution
 from quizgen.render import math as qmath
 from quizgen.render.phrases import book
+from quizgen.render.numbers import in_math
 from quizgen.render.solution import format_value
 
 FORMATS = {"txt": "unicode", "md": "latex", "html": "latex"}
@@ -49,7 +50,7 @@ def math_steps(solution: Solution, target: str) -> list[dict[str, Any]]:
         if substituted == result:
             substituted = ""
         if target == "latex" and symbolic:
-            result = r"\infty" if result == "∞" else result.replace("%", r"\%")
+            result = r"\infty" if result == "∞" else in_math(result, target).replace("%", r"\%")
         out.append({"title": step.title, "symbolic": symbolic, "substituted": substituted,
                     "result": result, "unit": step.unit, "why": step.why, "note": step.note})
     return out
