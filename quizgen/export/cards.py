@@ -110,9 +110,10 @@ ROUNDED_PLACES = {"fraction": 6, "percent": 4, "ratio": 3, "cycles": 3, "real": 
 class TypedAnswer:
     """What a type-in card expects: the field's exact canonical text and how to check a typed one.
 
-    `kind` is the grader's kind of quantity (``count``, ``fraction``, ``ratio``, …) or ``list`` /
-    ``text``; `tolerance` the grader's absolute tolerance for it; `unit` the count unit asked
-    (``blocks``), if any; `places` the decimal places of a rounded value (None: exact).
+    `kind` is the spec's kind of quantity (``count``, ``fraction``, ``ratio``, …) or ``list`` /
+    ``text``; `tolerance` the spec's absolute tolerance; `unit` the count unit asked
+    (``blocks``), if any; `places` the decimal places of a rounded value (None: exact);
+    `format` the spec's format.
     """
 
     text: str
@@ -120,6 +121,7 @@ class TypedAnswer:
     tolerance: Fraction
     unit: str
     places: int | None = None
+    format: str = "number"      # the spec's format: number, percent, times, tuple, text
 
 
 def _decimal_text(value: Fraction, places: int | None) -> str:
@@ -153,58 +155,58 @@ def _terminating_places(value: Fraction) -> int | None:
 _CHECK_KINDS = {"coords": "list", "choice": "text"}
 
 
-def _kind_and_tolerance(problem: Problem, key: str, value: Any) -> tuple[str, Fraction]:
-    """The answer's kind and absolute tolerance, read as the grader reads them (the record's
-    answer spec, else the family's declaration, else by the value)."""
+def answer_spec(problem: Problem, key: str):
+    """The answer's spec (kind, unit, format, tolerance) as the grader reads it: the record's
+    own, else the family's declaration."""
     from quizgen.grade.carry import record_specs
 
-    record = {"cell": problem.cell, "answers": {key: value},
+    record = {"cell": problem.cell, "answers": {key: problem.answers.get(key)},
               "answer_specs": getattr(problem, "answer_specs", None) or {}}
-    spec = record_specs(record)[key]
-    tolerance = Fraction(repr(float(spec.tolerance))) if spec.tolerance else Fraction(0)
-    return _CHECK_KINDS.get(spec.kind, spec.kind), tolerance
+    return record_specs(record)[key]
 
 
 def typed_answer(problem: Problem) -> TypedAnswer | None:
-    """The main answer as a type-in card holds it, or None when it cannot be typed exactly
-    (booleans, prose, lists of words): such a problem becomes a multiple-choice or concept card.
+    """The main answer as a type-in card holds it, read from its answer spec, or None when it
+    cannot be typed exactly (yes/no, a set of limits, prose): such a problem becomes a
+    multiple-choice or concept card.
 
-    Whole numbers are exact; other numbers are exact decimals when they end within
-    `EXACT_PLACES` places (0.40625), else rounded half up to the kind's `ROUNDED_PLACES`, which
-    the format hint states. Coordinates read ``27, 1, 0``.
+    Numbers (the spec's numeric kinds) whole are exact; others are exact decimals when they end
+    within `EXACT_PLACES` places (0.40625), else rounded half up to the kind's `ROUNDED_PLACES`,
+    which the format hint states. Coordinates read ``27, 1, 0``; a named option is one word.
     """
     from quizgen.grade.compare import COUNT_UNITS
     from quizgen.grade.parse import canonical_unit
+    from quizgen.problems.specs import NUMERIC_KINDS
 
     key = problem.main_answer
     if not key or key not in problem.answers:
         return None
     value = problem.answers[key]
-    unit_word = str(problem.units.get(key, "") or "")
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
+    spec = answer_spec(problem, key)
+    tolerance = Fraction(repr(float(spec.tolerance))) if spec.tolerance else Fraction(0)
+    if spec.kind in NUMERIC_KINDS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not math.isfinite(value)):
             return None
-        kind, tolerance = _kind_and_tolerance(problem, key, value)
-        exact = Fraction(value) if isinstance(value, int) else Fraction(repr(value))
-        counted = canonical_unit(unit_word) if unit_word else None
+        counted = canonical_unit(spec.unit) if spec.unit else None
         unit = counted if counted in COUNT_UNITS else ""
+        exact = Fraction(value) if isinstance(value, int) else Fraction(repr(value))
         if exact.denominator == 1:
-            return TypedAnswer(str(exact.numerator), kind, tolerance, unit)
+            return TypedAnswer(str(exact.numerator), spec.kind, tolerance, unit, None, spec.format)
         places = _terminating_places(exact)
         if places is not None and places <= EXACT_PLACES:
-            return TypedAnswer(_decimal_text(exact, None), kind, tolerance, unit)
-        rounded = ROUNDED_PLACES.get(kind, 4)
-        return TypedAnswer(_decimal_text(exact, rounded), kind, tolerance, unit, rounded)
-    if isinstance(value, (list, tuple)) and value and all(
+            return TypedAnswer(_decimal_text(exact, None), spec.kind, tolerance, unit, None,
+                               spec.format)
+        rounded = ROUNDED_PLACES.get(spec.kind, 4)
+        return TypedAnswer(_decimal_text(exact, rounded), spec.kind, tolerance, unit, rounded,
+                           spec.format)
+    if spec.kind == "coords" and isinstance(value, (list, tuple)) and value and all(
             isinstance(v, int) and not isinstance(v, bool) for v in value):
-        return TypedAnswer(", ".join(str(v) for v in value), "list", Fraction(0), "")
-    if isinstance(value, str) and value.strip() and " " not in value.strip() and len(value) <= 40:
-        kind, _ = _kind_and_tolerance(problem, key, value)
-        if kind != "text":          # yes/no, limits: read in words the check does not know
-            return None
-        return TypedAnswer(value.strip(), "text", Fraction(0), "")
+        return TypedAnswer(", ".join(str(v) for v in value), "list", Fraction(0), "", None,
+                           spec.format)
+    if spec.kind == "choice" and isinstance(value, str) and value.strip() and \
+            " " not in value.strip() and len(value) <= 40:
+        return TypedAnswer(value.strip(), "text", Fraction(0), "", None, spec.format)
     return None
 
 
@@ -215,38 +217,41 @@ def answer_value(problem: Problem) -> str | None:
     return typed.text if typed is not None else None
 
 
+#: Spec formats whose value is written without a unit after it (37.5%, 2×, (1, 0, 2), a name).
+_NO_UNIT_FORMATS = frozenset({"percent", "times", "tuple", "text", "yes_no", "limits"})
+
+
 def answer_format(problem: Problem, lang: str) -> str:
-    """A one-line hint: which quantity to type, in which form, with how many places, in which unit."""
+    """A one-line hint from the answer's spec: which quantity to type, in which form, with how
+    many places, in which unit."""
     from quizgen.render.answers import answer_name
 
     words = labels(lang)
     key = problem.main_answer or ""
     typed = typed_answer(problem)
-    unit = str(problem.units.get(key, "") or "")
-    if typed is None:
+    if typed is None or typed.kind == "text":
         hint = words["type_text"]
     elif typed.kind == "list":
         count = typed.text.count(",") + 1
         example = ", ".join(str(i % 3) for i in range(1, count + 1))
         hint = words["type_list"].format(count=count, example=example)
-    elif typed.kind == "text":
-        hint = words["type_text"]
-    elif unit == "fraction" or typed.kind == "fraction":
+    elif typed.format == "percent":
         if typed.places is None:
             hint = words["as_fraction"]
         else:
             example = _decimal_text(Fraction(1, 3), typed.places)
             hint = words["as_fraction_rounded"].format(places=typed.places, example=example,
                                                        pct_places=max(typed.places - 2, 0))
-    elif typed.kind == "count" or "." not in typed.text and typed.places is None and \
-            isinstance(problem.answers.get(key), int):
+    elif typed.kind in ("count", "bytes") or (not typed.tolerance and "." not in typed.text):
         hint = words["type_int"]
     elif typed.places is not None:
         hint = words["type_rounded"].format(places=typed.places)
     else:
         hint = words["type_exact"]
     text = f"{words['type']}: {answer_name(key, lang)} ({hint}"
-    if unit in ("", "fraction", "text", "limiter", "ratio"):
+    unit = answer_spec(problem, key).unit if key in problem.answers else ""
+    if typed is None or typed.format in _NO_UNIT_FORMATS or unit in ("", "fraction", "ratio",
+                                                                      "limiter"):
         return text + ")"
     return text + f"; {words['in_unit']}: {unit})"
 

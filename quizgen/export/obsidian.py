@@ -118,9 +118,10 @@ def answer_line(problem: Problem, words: dict[str, str]) -> str:
     """``Answer: 0.40625 (40.625%)``, ``Answer: 8 blocks``: the exact value as a person writes it."""
     typed = C.typed_answer(problem)
     value = typed.text if typed is not None else str(problem.answers.get(problem.main_answer or "", ""))
-    unit = str(problem.units.get(problem.main_answer or "", "") or "")
+    key = problem.main_answer or ""
+    unit = C.answer_spec(problem, key).unit if key in problem.answers else ""
     text = value
-    if typed is not None and typed.kind == "fraction" and unit == "fraction":
+    if typed is not None and typed.format == "percent":
         from fractions import Fraction
 
         pct = C._decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
