@@ -1,6 +1,7 @@
 """Words apply where they are said: over 20,000 generated problems (every cell, level and both
 languages), every offered distractor's misconception holds on its problem, every "cliff" note
-sits on a binding lid, each right option is explained by its own cell, and every number an
+sits on a binding lid, a trap is named only where its family says it is present (`trap_when`),
+each right option is explained by its own cell, and every number an
 occupancy Answer line prints equals the answer record."""
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def check_problem(p, fam, floor_notes: set[str], correct_whys: set[str]) -> int:
         assert int(b) == p.answers["blocks_per_sm" + suffix], (p.id, p.solution.answer)
         assert int(a) == int(num) == p.answers["active_warps" + suffix]
         assert abs(float(pct) / 100 - p.answers["occupancy" + suffix]) < 5e-5
+    if not fam.trap_applies(p.params, gpu, solved):      # a trap only where it is present
+        assert p.solution.trap == "", (p.id, p.solution.trap)
     if fam.cell == "OCC-4" and "100%" in p.solution.trap:
         assert p.answers["occupancy"] == 1.0, (p.id, p.solution.trap)
     return len(p.choices)
