@@ -68,6 +68,16 @@ def kernel_source(key: str) -> str:
     return (KERNEL_DIR / kernel_meta(key)["source"]).read_text(encoding="utf-8")
 
 
+@cache
+def kernel_code(key: str) -> str:
+    """The kernel's source as a question shows it: without the file's opening comment (the
+    question says what the kernel does) and trailing blank lines."""
+    lines = kernel_source(key).rstrip().splitlines()
+    while lines and (lines[0].startswith("//") or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(line.rstrip() for line in lines if line.strip())  # one paragraph: no blank lines
+
+
 def shipped_archs() -> list[str]:
     return list(load_usage()["archs"])
 

@@ -301,8 +301,17 @@ def question_html(problem: Problem, *, stem: bool = False) -> str:
     """The question as HTML paragraphs (`stem`: the multiple-choice stem, which asks only the
     quantity the options give, when the family writes one)."""
     text = (stem and problem.mcq_stem) or problem.question
-    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
-    return "".join(f'<p class="qz-q">{esc(p)}</p>' for p in paragraphs) or esc(text)
+    paragraphs = [p.strip("\n") for p in text.split("\n\n") if p.strip()]
+    return "".join(_question_paragraph(p) for p in paragraphs) or esc(text)
+
+
+def _question_paragraph(text: str) -> str:
+    """A question paragraph; a fenced one (```cuda … ```: K-1's kernel source and its ptxas
+    lines) is a code block that keeps its lines and indentation."""
+    if text.startswith("```") and text.endswith("```"):
+        code = text.split("\n", 1)[1][:-3].rstrip("\n") if "\n" in text else ""
+        return f'<pre class="qz-code">{esc(code)}</pre>'
+    return f'<p class="qz-q">{esc(text.strip())}</p>'
 
 
 def _label(text: str) -> str:

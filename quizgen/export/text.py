@@ -56,10 +56,12 @@ def iter_problems_text(problems: Iterable[Problem], fmt: str, lang: str) -> Iter
             parts = [f"<!-- {p.id} · {p.cell} · level {p.level} -->\n"]
             body = render_solution(p.solution, p.lang, "md", title=f"{p.cell} · {p.title}",
                                    question=p.question)
-            head, _, rest = body.partition("\n\n")
-            parts.append(head + "\n\n" + (rest.split("\n\n", 1)[0] if rest else "") + "\n\n")
+            # the options follow the whole question (which may hold several paragraphs, code)
+            at = body.find(p.question) + len(p.question) if p.question else body.find("\n\n")
+            head, rest = body[:at].rstrip("\n"), body[at:].lstrip("\n")
+            parts.append(head + "\n\n")
             parts.append(_choices_md(p))
-            parts.append(rest.split("\n\n", 1)[1] if "\n\n" in rest else "")
+            parts.append(rest)
             parts.append("\n---\n\n")
             yield "".join(parts)
         return

@@ -59,6 +59,9 @@ class Family:
     #: predicates over the solved problem that must all hold for the cell's trap to be named in
     #: the solution (a trap that is absent from these numbers is not a trap for this student).
     trap_when: ClassVar[tuple[Predicate, ...]] = ()
+    #: Fewer options than this and the problem is not offered as multiple choice (a type-in
+    #: card instead): a family whose draws cannot always offer four real options says 4.
+    min_options: ClassVar[int] = 2
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
 

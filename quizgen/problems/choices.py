@@ -57,7 +57,7 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
         choices.append(Choice(text, value, False, why, m.key))
         if len(choices) > MAX_WRONG:
             break
-    if len(choices) == 1:
+    if len(choices) < max(2, fam.min_options):
         return []
     # A stable order that does not always put the right answer first (texts are distinct).
     keyed = sorted((blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest(), i)

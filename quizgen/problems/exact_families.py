@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
+from functools import cache
 from typing import Any
 
+from quizgen.engine.derivation import Step
+
 from quizgen.engine.occupancy import OccupancyResult, occupancy
-from quizgen.gpus import get_gpu
+from quizgen.gpus import GPU, get_gpu
 from quizgen.problems import sampling
-from quizgen.problems.base import Misconception, Solved
+from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
+from quizgen.problems.choices import MAX_WRONG, plausible
 from quizgen.problems.model import Solution
 from quizgen.problems import applicability as when
+from quizgen.problems.applicability import Facts, applies
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
-from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, answers_of,
-                                                 shapes_for, with_shape)
+from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, _bent,
+                                                 answers_of, shapes_for, with_shape)
 from quizgen.problems.registry import register
 from quizgen.render.occupancy import occupancy_answer
 from quizgen.render.phrases import phrase, phrase_list
@@ -23,6 +29,121 @@ from quizgen.render.solution import occupancy_verify, solution_steps
 def _model_miscs(key: str, res: OccupancyResult) -> Misconception:
     return Misconception(key, {"blocks_per_sm": res.blocks_per_sm, "active_warps": res.active_warps,
                                "occupancy": res.occupancy})
+
+
+#: The engine's whys that the exact cells say in their own words (``[why] x_…`` in
+#: families-x): each names its step's numbers, or the textbook lid it is compared with.
+X_WHYS = {why: "x_" + why for why in (
+    "warps_whole", "reg_granularity", "block_reserves_registers", "subpartition_regs",
+    "register_lid_exact", "smem_granularity", "smem_lid", "carveout", "warp_lid", "block_lid",
+    "lowest_lid", "count_warps", "occupancy_def", "barrier_lid")}
+
+
+def exact_whys(steps: list[Step]) -> list[Step]:
+    """The exact cells' whys on an occupancy derivation (a lid that is 0 or absent keeps the
+    engine's own reason, which says why)."""
+    for step in steps:
+        new = X_WHYS.get(step.why)
+        if new is None:
+            continue
+        if step.key == "blocks_by_smem":
+            if step.result is None and not step.values.get("s"):
+                new = "x_smem_lid_none"
+            elif not (step.result.__class__ is int and step.result > 0 and step.values.get("s")):
+                continue
+        step.why = new + "_bar" if "B_bar" in step.values else new
+    return steps
+
+
+def inverse_whys(steps: list[Step]) -> list[Step]:
+    """The exact cells' whys on an inverse derivation (``[why] xi_…``), by formula (the three
+    substitution checks by their role)."""
+    out = []
+    for step in steps:
+        if step.result is None:
+            out.append(step)
+            continue
+        if step.key in ("blocks_at_smallest", "check_answer", "check_next"):
+            why = "xi_" + step.key
+        else:
+            why = "xi_" + step.formula
+        out.append(dataclasses.replace(step, why=why))
+    return out
+
+
+def textbook_differs(facts, m) -> bool:
+    """The notes' formula gives another number of blocks than NVIDIA's rules (the X trap)."""
+    data = facts.solved.data
+    return data["textbook"].blocks_per_sm != data["result"].blocks_per_sm
+
+
+def reserves_smem(facts, m) -> bool:
+    """The GPU reserves shared memory for every block (compute capability 8.0 and later)."""
+    return facts.gpu.reserved_smem_per_block > 0
+
+
+def exact_misconceptions(gpu: GPU, res: OccupancyResult, book: OccupancyResult) -> list[Misconception]:
+    """The wrong methods on a real GPU, each bending exactly one of NVIDIA's rules (the rest of
+    the exact calculation kept): the notes' formula, allocation without its rounding or reserve,
+    the register file as one pool, a lid left out, occupancy from blocks, one block too many."""
+    cfg = res.config
+    out = [_model_miscs("textbook_model", book)]
+    for key, changed in (("no_reg_rounding", {"reg_alloc_unit": 1}),
+                         ("registers_one_pool", {"schedulers_per_sm": 1}),
+                         ("no_reserved_smem", {"reserved_smem_per_block": 0}),
+                         ("no_smem_rounding", {"smem_alloc_unit": 1})):
+        out.append(_model_miscs(key, occupancy(bent_gpu(gpu, **changed), cfg, model="exact")))
+    w, w_max = res.warps_per_block, gpu.max_warps_per_sm
+    sub = res.limits["registers"] is not None and _warps_by_register_file(gpu, res)
+    if sub:
+        # the warps the register file holds, as if warps need not come in whole blocks
+        out.append(Misconception("warps_not_whole_blocks", {
+            "active_warps": min(sub, w_max), "occupancy": min(sub, w_max) / w_max}))
+    lids = res.limits
+    for key, dropped in (("ignore_regs", "registers"), ("ignore_smem", "shared_memory"),
+                         ("ignore_warp_cap", "warps"), ("ignore_bmax", "blocks")):
+        kept = [v for k, v in lids.items() if k != dropped and v is not None]
+        out.append(_bent(key, kept, w, w_max))
+    B = res.blocks_per_sm
+    out.append(Misconception("occupancy_from_blocks", {"occupancy": B / gpu.max_blocks_per_sm}))
+    if B > 1:
+        out.append(Misconception("one_block_at_a_time", {
+            "blocks_per_sm": 1, "active_warps": w, "occupancy": w / w_max}))
+    if 0 < B < gpu.max_blocks_per_sm:
+        out.append(Misconception("ceil_not_floor", {
+            "blocks_per_sm": B + 1, "active_warps": (B + 1) * w,
+            "occupancy": min(1.0, (B + 1) * w / w_max)}))
+    return out
+
+
+def _warps_by_register_file(gpu: GPU, res: OccupancyResult) -> int:
+    """P × (warps per sub-partition): the warps whose registers fit, block or no block."""
+    regs_warp = res.regs_per_block_allocated // res.warps_per_block if res.warps_per_block else 0
+    if not regs_warp:
+        return 0
+    P = gpu.schedulers_per_sm
+    return (gpu.regs_per_sm // P) // regs_warp * P
+
+
+def enough_options(fam: Family, params: dict[str, Any], gpu: GPU, solved: Solved) -> bool:
+    """At least three distinct, plausible wrong answers from the misconceptions that apply
+    (a multiple-choice card shows four options)."""
+    key = fam.main_answer
+    if key not in solved.answers:
+        return False
+    unit = fam.units.get(key, "")
+    wrong = distinct_wrong(solved.answers[key], fam.applicable_misconceptions(params, gpu, solved), key)
+    return sum(plausible(m.answers[key], unit) for m in wrong) >= MAX_WRONG
+
+
+@cache
+def _bent_gpu(gpu: GPU, changed: tuple[tuple[str, Any], ...]) -> GPU:
+    return gpu.with_overrides(**dict(changed))
+
+
+def bent_gpu(gpu: GPU, **changed: Any) -> GPU:
+    """The GPU with one allocation rule changed (a misconception's model of the chip)."""
+    return _bent_gpu(gpu, tuple(sorted(changed.items())))
 
 
 #: Under NVIDIA's rules a lid is not the pool over one block's request (allocation units,
@@ -38,17 +159,46 @@ class ExactFamily(OccupancyFamily):
     def solve(self, params, gpu, explain=True):
         cfg = self.config(params)
         res = occupancy(gpu, cfg, model="exact", explain=explain)
-        when.keep_applicable_notes(res.steps, res.limiter)
+        exact_whys(when.keep_applicable_notes(res.steps, res.limiter))
         book = occupancy(gpu, cfg, model="textbook")
         return Solved(answers_of(res), {"result": res, "textbook": book})
+
+    def in_cell(self, params, gpu, solved):
+        """The draw lands in the cell (`lands`) and its multiple-choice card has four options."""
+        return self.lands(params, gpu, solved) and enough_options(self, params, gpu, solved)
+
+    def lands(self, params, gpu, solved):
+        return True
 
     def context(self, params, gpu, solved):
         ctx = super().context(params, gpu, solved)
         ctx["tb"] = solved.data["textbook"]
         return ctx
 
+    #: Each slip is named only where the rule it bends matters here.
+    misconception_when = {
+        **OccupancyFamily.misconception_when,
+        "no_reg_rounding": (when.uses_regs, when.binds("registers")),
+        "registers_one_pool": (when.uses_regs, when.binds("registers")),
+        "no_reserved_smem": (reserves_smem, when.binds("shared_memory")),
+        "no_smem_rounding": (when.binds("shared_memory"),),
+        "warps_not_whole_blocks": (when.binds("registers"),),
+        "one_block_at_a_time": (when.several_blocks,),
+    }
+
+    trap_when = (textbook_differs,)
+
     def misconceptions(self, params, gpu, solved):
-        return [_model_miscs("textbook_model", solved.data["textbook"])] + super().misconceptions(params, gpu, solved)
+        return exact_misconceptions(gpu, solved.data["result"], solved.data["textbook"])
+
+    def render(self, params, gpu, solved, lang, salt):
+        title, question, solution = super().render(params, gpu, solved, lang, salt)
+        if not self.trap_applies(params, gpu, solved):
+            solution.trap = ""
+        return title, question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        return phrase(lang, self.cell, "mcq_stem", self.context(params, gpu, solved), salt=salt)
 
 
 @register
@@ -69,7 +219,7 @@ class RegisterGranularity(ExactFamily):
             for r in regs:
                 yield {"threads_per_block": T, "regs_per_thread": r}
 
-    def in_cell(self, params, gpu, solved):
+    def lands(self, params, gpu, solved):
         res, book = solved.data["result"], solved.data["textbook"]
         return (res.blocks_per_sm != book.blocks_per_sm and "registers" in res.limiter
                 and res.blocks_per_sm >= 1)
@@ -94,32 +244,25 @@ class SharedMemoryGranularity(ExactFamily):
                 for shape in shapes_for(T, 2)[:3 if level == 1 else 1]:
                     yield with_shape({"threads_per_block": T, "regs_per_thread": 32, "smem_per_block": s}, shape)
 
-    def in_cell(self, params, gpu, solved):
+    def lands(self, params, gpu, solved):
         res, book = solved.data["result"], solved.data["textbook"]
         return (gpu.reserved_smem_per_block > 0 and res.limiter == ["shared_memory"]
                 and res.blocks_per_sm < book.blocks_per_sm and res.blocks_per_sm >= 1)
 
     def misconceptions(self, params, gpu, solved):
         res = solved.data["result"]
-        s = params["smem_per_block"]
         sm = res.smem_per_sm_available
         w = res.warps_per_block
         cap = min(gpu.max_blocks_per_sm, gpu.max_warps_per_sm // w)
         # The floor mistake with everything else right: the exact allocation (reserve and
         # rounding included), divided without the floor. The generic textbook no_floor also drops
         # the reserve, so it would be a second mistake under the floor's name.
-        out = [m for m in super().misconceptions(params, gpu, solved) if m.key != "no_floor"]
+        out = super().misconceptions(params, gpu, solved)
         frac = min(cap, sm / res.smem_per_block_allocated) if res.smem_per_block_allocated else cap
         if frac != int(frac):
             out.append(Misconception("no_floor", {"blocks_per_sm": round(frac, 3),
                                                   "active_warps": round(frac * w, 3),
                                                   "occupancy": min(1.0, frac * w / gpu.max_warps_per_sm)}))
-        g = gpu.smem_alloc_unit
-        no_reserve = min(cap, sm // (-(-s // g) * g))
-        no_round = min(cap, sm // (s + gpu.reserved_smem_per_block))
-        for key, blocks in (("no_reserved_smem", no_reserve), ("no_smem_rounding", no_round)):
-            out.append(Misconception(key, {"blocks_per_sm": blocks, "active_warps": blocks * w,
-                                           "occupancy": blocks * w / gpu.max_warps_per_sm}))
         return out
 
 
@@ -129,13 +272,14 @@ class DynamicSmemOptIn(ExactFamily):
 
     cell = "X-3"
     answer_specs = {**EXACT_SPECS, "blocks_without_optin": sp.count("blocks", *LAUNCH, "dyn_smem")}
-    misconception_when = {**OccupancyFamily.misconception_when, "ignore_carveout": (when.carveout_set,)}
+    misconception_when = {**ExactFamily.misconception_when, "ignore_carveout": (when.carveout_set,)}
+    trap_when = (lambda facts, m: facts.answers["blocks_without_optin"] == 0,)
 
     def gpu_choices(self, level):
         return {1: ("a100", "h100"), 2: ("a100", "h100", "b200"), 3: ("a100", "h100", "b200", "a10", "rtx4090")}[level]
 
     def space(self, level, gpu):
-        kbs = range(52, 161, 4) if level == 1 else range(50, 228, 2) if level == 2 else range(50, 228, 3)
+        kbs = range(50, 161, 2) if level == 1 else range(50, 228, 2) if level == 2 else range(50, 228, 3)
         carveouts = (-1,) if level < 3 else (-1, 25, 50, 75)
         for T in ((64, 128, 256, 512) if level < 3 else (128, 256, 512)):
             for kb in kbs:
@@ -150,7 +294,7 @@ class DynamicSmemOptIn(ExactFamily):
         solved.data["without"] = without
         return solved
 
-    def in_cell(self, params, gpu, solved):
+    def lands(self, params, gpu, solved):
         res, without = solved.data["result"], solved.data["without"]
         return (without.blocks_per_sm == 0 and res.blocks_per_sm >= 1
                 and "shared_memory" in res.limiter and params["dyn_smem"] <= gpu.smem_per_block_optin)
@@ -180,6 +324,7 @@ class SameKernelManyGpus(ExactFamily):
 
     cell = "X-5"
     main_answer = "occupancy_t4"
+    misconception_when: dict = {}       # filtered on the T4's own lids in `misconceptions`
     answer_specs = {key: spec for g in X5_GPUS for key, spec in (
         (f"blocks_per_sm_{g}", sp.count("blocks", *LAUNCH)),
         (f"active_warps_{g}", sp.count("warps", f"blocks_per_sm_{g}", "threads_per_block",
@@ -187,11 +332,13 @@ class SameKernelManyGpus(ExactFamily):
         (f"occupancy_{g}", sp.fraction(f"active_warps_{g}", compute=rel.occupancy_on(g))),
         (f"limiter_{g}", sp.limits(*LAUNCH)))}
 
+    trap_when = (lambda facts, m: len({tuple(r.limiter) for r in facts.solved.data["results"].values()}) > 1,)
+
     def gpu_choices(self, level):
         return ("a100",)
 
     def space(self, level, gpu):
-        threads = (128, 256, 512, 1024) if level == 1 else sampling.THREADS[2]
+        threads = (64, 128, 192, 256, 384, 512, 1024) if level == 1 else sampling.THREADS[2]
         regs = (24, 32, 36, 40, 44, 48, 56, 64, 72, 80, 96, 112, 128) if level < 3 else tuple(range(24, 160, 6))
         smems = ((0, 8192, 16384, 24576, 32768, 40960, 49152) if level < 3
                  else tuple(range(0, 49153, 6144)))
@@ -204,7 +351,7 @@ class SameKernelManyGpus(ExactFamily):
         cfg = self.config(params)
         results = {name: occupancy(get_gpu(name), cfg, model="exact", explain=explain) for name in X5_GPUS}
         for res in results.values():
-            when.keep_applicable_notes(res.steps, res.limiter)
+            exact_whys(when.keep_applicable_notes(res.steps, res.limiter))
         answers: dict[str, Any] = {}
         for name, res in results.items():
             answers[f"blocks_per_sm_{name}"] = res.blocks_per_sm
@@ -214,7 +361,7 @@ class SameKernelManyGpus(ExactFamily):
         return Solved(answers, {"results": results, "result": results["a100"],
                                 "textbook": occupancy(gpu, cfg, model="textbook")})
 
-    def in_cell(self, params, gpu, solved):
+    def lands(self, params, gpu, solved):
         results = solved.data["results"]
         limiters = {tuple(r.limiter) for r in results.values()}
         return len(limiters) >= 2 and all(r.blocks_per_sm >= 1 for r in results.values())
@@ -233,30 +380,43 @@ class SameKernelManyGpus(ExactFamily):
                 steps.append(step)
             verify.extend(f"[{name.upper()}] {line}" for line in occupancy_verify(res, the_gpu, lang, salt=salt))
             answers.append(f"{name.upper()}: {occupancy_answer(res, lang)}")
+        trap = phrase(lang, self.cell, "trap", ctx, salt=salt) if self.trap_applies(params, gpu, solved) else ""
         solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
-                            verify=verify, answer=" ".join(answers),
-                            trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
+                            verify=verify, answer=" ".join(answers), trap=trap)
         return (phrase(lang, self.cell, "title", ctx, salt=salt),
                 phrase(lang, self.cell, "question", ctx, salt=salt), solution)
 
     def misconceptions(self, params, gpu, solved):
+        """The exact slips made on the T4 (the asked GPU), each named where it applies on the
+        T4's own lids, and the slips of carrying an answer over from another GPU."""
         cfg = self.config(params)
         t4 = get_gpu("t4")
+        results = solved.data["results"]
+        res = results["t4"]
         book = occupancy(t4, cfg, model="textbook")
-        a100 = solved.data["results"]["a100"]
-        return [
-            Misconception("textbook_model", {"occupancy_t4": book.occupancy}),
-            Misconception("same_on_every_gpu", {"occupancy_t4": a100.occupancy}),
-            Misconception("t4_has_64_warps", {"occupancy_t4": min(1.0, solved.data["results"]["t4"].active_warps / 64)}),
-            Misconception("occupancy_from_blocks",
-                          {"occupancy_t4": solved.data["results"]["t4"].blocks_per_sm / t4.max_blocks_per_sm}),
-            Misconception("ceil_not_floor", {"occupancy_t4": min(1.0, (solved.data["results"]["t4"].blocks_per_sm + 1)
-                                                                  * solved.data["results"]["t4"].warps_per_block
-                                                                  / t4.max_warps_per_sm)}),
-        ]
+        facts = Facts(params, t4, Solved({"limiter": res.limiter, "blocks_per_sm": res.blocks_per_sm}, {"result": res}))
+        out = []
+        for m in exact_misconceptions(t4, res, book):
+            if "occupancy" in m.answers and applies(ExactFamily.misconception_when, facts, m):
+                out.append(Misconception(m.key, {"occupancy_t4": m.answers["occupancy"]}))
+        out.append(Misconception("same_on_every_gpu", {"occupancy_t4": results["a100"].occupancy}))
+        out.append(Misconception("copied_h100", {"occupancy_t4": results["h100"].occupancy}))
+        out.append(Misconception("t4_has_64_warps", {"occupancy_t4": min(1.0, res.active_warps / 64)}))
+        return out
 
     def figure(self, params, gpu, solved):
         return None
+
+
+def _regs_for_warps(gpu: GPU, warps: int, model: str) -> int:
+    """The most registers per thread if the register file only had to hold `warps` warps (no
+    whole blocks): the slip of going from target warps straight to registers."""
+    top = gpu.max_regs_per_thread
+    if model == "textbook":
+        return min(top, gpu.regs_per_sm // (32 * warps))
+    P, g = gpu.schedulers_per_sm, gpu.reg_alloc_unit
+    per_warp = (gpu.regs_per_sm // P) // -(-warps // P)
+    return min(top, per_warp // g * g // 32)
 
 
 X4_TARGETS = (0.25, 0.375, 0.5, 0.625, 0.75, 1.0)
@@ -268,6 +428,9 @@ class InverseRegisters(ExactFamily):
 
     cell = "X-4"
     main_answer = "regs_per_thread"
+    misconception_when: dict = {}       # each slip below is redone in the question's own model
+    #: The trap (one register more breaks the target) is there when a next value exists.
+    trap_when = (lambda facts, m: facts.solved.data["inverse"].at_next is not None,)
     answer_specs = {
         "target_blocks": sp.count("blocks", "target_occupancy", "threads_per_block"),
         "regs_per_thread": sp.count("registers", "target_blocks", "threads_per_block", "smem_per_block"),
@@ -305,7 +468,7 @@ class InverseRegisters(ExactFamily):
     def model_for(self, gpu):
         return gpu.default_model
 
-    def in_cell(self, params, gpu, solved):
+    def lands(self, params, gpu, solved):
         inv = solved.data["inverse"]
         return (inv.answer is not None and 1 <= inv.answer < gpu.max_regs_per_thread
                 and inv.at_next is not None)
@@ -325,33 +488,39 @@ class InverseRegisters(ExactFamily):
     def render(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
         inv = solved.data["inverse"]
-        import dataclasses
-
         engine_steps = []
-        for step in inv.steps:
-            if step.key in ("check_answer", "check_next"):
-                step = dataclasses.replace(step, why="substitute_check")
-            elif step.key == "regs_lid" and step.note == "floor_drops":
+        for step in inverse_whys(inv.steps):
+            if step.key == "regs_lid" and step.note == "floor_drops":
                 step = dataclasses.replace(step, note="floor_drops_regs")
             engine_steps.append(step)
         steps = solution_steps(engine_steps, lang, salt=salt, gpu=gpu.to_dict())
         verify = phrase_list(lang, self.cell, "verify", ctx, salt=salt)
+        trap = phrase(lang, self.cell, "trap", ctx, salt=salt) if self.trap_applies(params, gpu, solved) else ""
         solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
                             verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
-                            trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
+                            trap=trap)
         return (phrase(lang, self.cell, "title", ctx, salt=salt),
                 phrase(lang, self.cell, "question", ctx, salt=salt), solution)
 
     def misconceptions(self, params, gpu, solved):
-        inv, book = solved.data["inverse"], solved.data["book"]
-        T = params["threads_per_block"]
-        target_warps = params["target_occupancy"] * gpu.max_warps_per_sm
+        """Each slip redone with the engine's inverse in the question's own model, one rule bent."""
+        from quizgen.engine.inverse import max_regs_for_blocks
+
+        inv, book, model = solved.data["inverse"], solved.data["book"], solved.data["model"]
+        cfg = self.config(params)
+        B = inv.target_blocks
+        target_warps = -(-params["target_occupancy"] * gpu.max_warps_per_sm // 1)
         out = []
         if book.answer is not None:
             out.append(Misconception("textbook_model", {"regs_per_thread": book.answer}))
-        out.append(Misconception("warps_not_blocks",
-                                 {"regs_per_thread": min(255, int(gpu.regs_per_sm // (32 * target_warps)))}))
-        out.append(Misconception("one_block_short", {"regs_per_thread": min(255, gpu.regs_per_sm // (max(1, inv.target_blocks - 1) * T))}))
+        out.append(Misconception("warps_not_blocks", {"regs_per_thread": _regs_for_warps(gpu, int(target_warps), model)}))
+        for key, the_gpu, blocks in (("one_block_short", gpu, B - 1), ("whole_file_one_block", gpu, 1),
+                                     ("no_reg_rounding", bent_gpu(gpu, reg_alloc_unit=1), B),
+                                     ("registers_one_pool", bent_gpu(gpu, schedulers_per_sm=1), B)):
+            if blocks >= 1 and (key != "whole_file_one_block" or B > 1):
+                wrong = max_regs_for_blocks(the_gpu, cfg, blocks, model=model).answer
+                if wrong is not None:
+                    out.append(Misconception(key, {"regs_per_thread": wrong}))
         if inv.answer is not None:
             out.append(Misconception("no_check_next", {"regs_per_thread": inv.answer + 1}))
         return out

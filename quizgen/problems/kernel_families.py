@@ -21,7 +21,7 @@ from typing import Any
 
 from quizgen import kernels as shipped
 from quizgen.engine.occupancy import occupancy
-from quizgen.gpus import GPU
+from quizgen.gpus import GPU, get_gpu
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
@@ -84,12 +84,59 @@ K1_SPECS = {
 }
 
 
+def kernel_listing(params: dict[str, Any]) -> str:
+    """The kernel's CUDA source and its ptxas lines, as fenced code paragraphs that follow the
+    question (cards show them as code blocks; before a change, both kernels' lines)."""
+    key, arch = params["kernel"], params["arch"]
+    source = shipped.kernel_code(key)
+    runs = [params["before"]["kernel"], key] if "before" in params and params["before"]["kernel"] != key else [key]
+    report = []
+    for name in runs:
+        usage = shipped.kernel_usage(name, arch)
+        if len(runs) > 1:
+            report.append(f"// {shipped.kernel_meta(name)['entry'].split('(')[0]}, {arch}")
+        report.append(f"    {usage.stack} bytes stack frame, {usage.spill_stores} bytes spill stores, "
+                      f"{usage.spill_loads} bytes spill loads")
+        report.append(f"ptxas info    : {usage.line}")
+    return "\n\n```cuda\n" + source + "\n```\n\n```\n" + "\n".join(report) + "\n```"
+
+
+def _line_trap(facts, m) -> bool:
+    """The variant's trap is on this line: a change or a trap case always; a plain reading only
+    where the line shows numbers that do not limit blocks (constant memory, a stack frame) or
+    the launch adds shared memory the line does not show."""
+    params = facts.params
+    if params.get("change") or (params.get("case") == "trap" and _trap(facts.solved)):
+        return True
+    usage = shipped.kernel_usage(params["kernel"], params["arch"])
+    return bool(sum(usage.cmem.values()) or usage.stack or params.get("dyn_smem"))
+
+
+def _trap(solved: Solved) -> str | None:
+    """Which trap of reading the line bites: dynamic shared memory the line does not show, or
+    the exact rules against the notes' formula on the same numbers (None: neither)."""
+    res = solved.data["result"]
+    if "no_dyn" in solved.data and solved.data["no_dyn"].blocks_per_sm != res.blocks_per_sm:
+        return "dynamic"
+    if res.blocks_per_sm != solved.data["textbook"].blocks_per_sm:
+        return "exact"
+    return None
+
+
 @register
 class RealKernel(ExactFamily):
     """K-1: a real kernel's ptxas report → occupancy, limiter, and what a change does."""
 
     cell = "K-1"
     topic = "real-kernels"
+    main_answer = "occupancy"
+    trap_when = (_line_trap,)
+    #: Real kernels cannot be redrawn until four slips differ: a line whose kernel offers fewer
+    #: than three distinct plausible slips is asked as a type-in question only.
+    min_options = 4
+
+    def in_cell(self, params, gpu, solved):
+        return self.lands(params, gpu, solved)
     answer_specs = K1_SPECS
 
     def gpu_choices(self, level):
@@ -136,7 +183,7 @@ class RealKernel(ExactFamily):
             solved.data["no_dyn"] = occupancy(gpu, self.config(dict(params, dyn_smem=0)), model="exact")
         return solved
 
-    def in_cell(self, params, gpu, solved):
+    def lands(self, params, gpu, solved):
         res, book = solved.data["result"], solved.data["textbook"]
         if res.blocks_per_sm < 1:
             return False
@@ -144,8 +191,9 @@ class RealKernel(ExactFamily):
             return solved.data["before"].occupancy != res.occupancy
         if params.get("case") == "trap":
             # the line's own numbers decide (registers or shared memory bind), or a trap bites
-            return (_trap(solved) is not None or "registers" in res.limiter
-                    or "shared_memory" in res.limiter)
+            return ((_trap(solved) is not None or "registers" in res.limiter
+                     or "shared_memory" in res.limiter)
+                    and self.trap_applies(params, gpu, solved))
         return True
 
     def context(self, params, gpu, solved):
@@ -180,9 +228,10 @@ class RealKernel(ExactFamily):
         res = solved.data["result"]
         variant = params.get("change") or (_trap(solved) if params.get("case") == "trap" else None) or "plain"
         title = phrase(lang, "K-1", "title", ctx, salt=salt)
-        question = phrase(lang, "K-1", f"question_{variant}", ctx, salt=salt)
+        question = phrase(lang, "K-1", f"question_{variant}", ctx, salt=salt) + kernel_listing(params)
         forecast = phrase(lang, "K-1", f"forecast_{variant}", ctx, salt=salt)
-        trap = phrase(lang, "K-1", f"trap_{variant}", ctx, salt=salt)
+        trap = (phrase(lang, "K-1", f"trap_{variant}", ctx, salt=salt)
+                if self.trap_applies(params, gpu, solved) else "")
         solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
         read = [SolutionStep(phrase(lang, "K-1", "read_title", ctx, salt=salt), None, {},
                              params["regs_per_thread"], phrase(lang, "unit", "registers"),
@@ -191,13 +240,20 @@ class RealKernel(ExactFamily):
                              else phrase(lang, "K-1", "read_note_spill", ctx, salt=salt)
                              if ctx["usage"].spills else "")]
         if "before" in params:
-            read.insert(0, SolutionStep(phrase(lang, "K-1", "before_title", ctx, salt=salt), None, {},
+            w0 = ctx["A0"] // ctx["B0"] if ctx["B0"] else 0
+            read.insert(0, SolutionStep(phrase(lang, "K-1", "before_title", ctx, salt=salt), None,
+                                        {"B": ctx["B0"], "w": w0, "A": ctx["A0"]},
                                         f"{ctx['occ0'] * 100:.3f}".rstrip("0").rstrip(".") + "%", "",
                                         phrase(lang, "K-1", "before_why", ctx, salt=salt)))
             solution.answer = phrase(lang, "K-1", "answer_change", ctx, salt=salt) + " " + solution.answer
         solution.steps[:0] = read
         solution.verify.extend(phrase_list(lang, "K-1", "verify", ctx, salt=salt))
         return title, question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        ctx["what"] = phrase(lang, "K-1-kernel", params["kernel"], ctx, salt=salt)
+        return phrase(lang, "K-1", "mcq_stem", ctx, salt=salt) + kernel_listing(params)
 
     def misconceptions(self, params, gpu, solved):
         out = super().misconceptions(params, gpu, solved)
@@ -216,6 +272,14 @@ class RealKernel(ExactFamily):
             wrong = occupancy(gpu, self.config(dict(params, smem_per_block=params["smem_per_block"]
                                                     + usage.stack)), model="exact")
             out.append(_model_miscs("stack_as_smem", wrong))
+        if params["smem_per_block"] and params["threads_per_block"] > 1:
+            # the line's static shared memory read as per thread (ptxas reports it per block)
+            wrong = occupancy(gpu, self.config(dict(params, smem_per_block=params["smem_per_block"]
+                                                    * params["threads_per_block"])), model="exact")
+            if wrong.blocks_per_sm:
+                out.append(_model_miscs("smem_per_thread", wrong))
+        other = get_gpu("h100" if gpu.name == "a100" else "a100")
+        out.append(_model_miscs("other_gpu_limits", occupancy(other, self.config(params), model="exact")))
         if "before" in solved.data:
             res0 = solved.data["before"]
             out.append(Misconception("change_changes_nothing", {
@@ -229,14 +293,3 @@ class RealKernel(ExactFamily):
         if "before" in params:
             spec["before"] = params["before"]["kernel"]
         return spec
-
-
-def _trap(solved: Solved) -> str | None:
-    """Which trap of reading the line bites: dynamic shared memory the line does not show, or
-    the exact rules against the notes' formula on the same numbers (None: neither)."""
-    res = solved.data["result"]
-    if "no_dyn" in solved.data and solved.data["no_dyn"].blocks_per_sm != res.blocks_per_sm:
-        return "dynamic"
-    if res.blocks_per_sm != solved.data["textbook"].blocks_per_sm:
-        return "exact"
-    return None
