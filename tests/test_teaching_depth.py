@@ -24,8 +24,6 @@ CELLS = sorted(families())
 # Cells whose rewrite has not landed yet, per family group (each group removes its own line).
 PENDING: set[str] = set()
 
-# exact-model and kernel group
-PENDING |= {"X-1", "X-2", "X-3", "X-4", "X-5", "K-1"}
 
 
 @pytest.fixture(scope="module")

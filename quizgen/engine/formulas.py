@@ -23,6 +23,7 @@ FORMULA_MODULES = (
     "quizgen.engine.bound",
     "quizgen.engine.inverse",
     "quizgen.engine.whatif",
+    "quizgen.engine.compare",
 )
 
 

@@ -62,6 +62,9 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "s_res": "shared memory the driver reserves per block (B)"}),
     "inv_largest_alloc": ("Min(S_lim, S_share)", {
         "S_lim": "per-block allocation limit (B)", "S_share": "one block's share of the SM (B)"}),
+    "inv_regs_to_cut": ("r_now - r_max", {
+        "r_now": "registers per thread the kernel compiles to",
+        "r_max": "most registers per thread that keep the target"}),
     "inv_largest": ("Min(x_lid, x_max)", {
         "x_lid": "largest value the parameter's own limit allows",
         "x_max": "largest value the hardware allows"}),
@@ -223,6 +226,24 @@ def max_smem_for_blocks(gpu: GPU, config: LaunchConfig, target_blocks: Any,
     steps += _check_steps(at_answer, at_next, model)
     return InverseAnswer("max_smem_for_blocks", parameter, model, gpu.name, config, target, None,
                          value, top, _probe(at_answer, parameter), _probe(at_next, parameter), steps)
+
+
+def registers_to_cut(gpu: GPU, config: LaunchConfig, regs_now: Any, answer: InverseAnswer) -> tuple[
+        OccupancyResult, int, list[Step]]:
+    """What a register cap must do: the occupancy at the registers the kernel compiles to, and
+    how many registers per thread a cap (``__launch_bounds__``, ``-maxrregcount``) removes to
+    reach `answer`'s target. Returns (the occupancy now, the cut, the steps)."""
+    r_now = require_int("regs_now", regs_now, minimum=1, maximum=gpu.max_regs_per_thread)
+    if answer.answer is None or r_now <= answer.answer:
+        raise QuizgenError(f"{r_now} registers per thread already keep the target", field="regs_now")
+    now = occupancy(gpu, dataclasses.replace(config, regs_per_thread=r_now), model=answer.model)
+    steps = [_blocks_step("blocks_now", now, answer.model),
+             Step("occupancy_now", "occupancy", {"A": now.active_warps, "W_max": gpu.max_warps_per_sm},
+                  now.occupancy, "", "xi_occupancy_now"),
+             Step("regs_to_cut", "inv_regs_to_cut", {"r_now": r_now, "r_max": answer.answer},
+                  r_now - answer.answer, "registers", "xi_inv_regs_to_cut")]
+    steps[0].why = "xi_blocks_now"
+    return now, r_now - answer.answer, steps
 
 
 # --------------------------------------------------------------------------------------------

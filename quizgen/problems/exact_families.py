@@ -1,4 +1,11 @@
-"""Exact-rule families (X-1…X-3, X-5): NVIDIA's allocation rules against the notes' formulas."""
+"""Exact-rule families (X-1…X-5): NVIDIA's allocation rules against the notes' formulas.
+
+Level 1 is one exact calculation, level 2 the cell's trap in an ordinary case, level 3 a step on
+top computed by the engine: the headroom that keeps the blocks just found (X-1 registers, X-2
+static and X-3 dynamic shared memory, by the engine's inverse), what a register cap must cut
+(X-4) and the resident warps of one GPU against another (X-5). Every draw keeps four options on
+its multiple-choice card, from slips that each bend one of NVIDIA's rules.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +13,9 @@ import dataclasses
 from functools import cache
 from typing import Any
 
+from quizgen.engine.compare import warps_ratio
 from quizgen.engine.derivation import Step
-
-from quizgen.engine.occupancy import OccupancyResult, occupancy
+from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU, get_gpu
 from quizgen.problems import sampling
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
@@ -67,7 +74,8 @@ def inverse_whys(steps: list[Step]) -> list[Step]:
             why = "xi_" + step.key
         else:
             why = "xi_" + step.formula
-        out.append(dataclasses.replace(step, why=why))
+        note = "floor_drops_regs" if step.key == "regs_lid" and step.note == "floor_drops" else step.note
+        out.append(dataclasses.replace(step, why=why, note=note))
     return out
 
 
@@ -146,6 +154,34 @@ def bent_gpu(gpu: GPU, **changed: Any) -> GPU:
     return _bent_gpu(gpu, tuple(sorted(changed.items())))
 
 
+#: Level 3 of X-1…X-3: which resource's headroom is asked → the answer's key.
+HEADROOM = {"regs": "max_regs_per_thread", "smem": "max_smem_per_block", "dyn": "max_dyn_smem"}
+
+
+def headroom(gpu: GPU, cfg, blocks: int, ask: str):
+    """The most registers per thread, static or dynamic shared memory per block (opted in to the
+    GPU's maximum) that still keep `blocks` blocks per SM under NVIDIA's rules (engine inverse)."""
+    from quizgen.engine.inverse import max_regs_for_blocks, max_smem_for_blocks
+
+    if ask == "regs":
+        return max_regs_for_blocks(gpu, cfg, blocks, model="exact")
+    if ask == "smem":
+        return max_smem_for_blocks(gpu, cfg, blocks, model="exact")
+    return max_smem_for_blocks(gpu, dataclasses.replace(cfg, optin=gpu.smem_per_block_optin), blocks,
+                               model="exact", dynamic=True)
+
+
+def headroom_of(ask: str, *inputs: str):
+    """The spec's compute: the headroom from the student's own blocks per SM."""
+    def compute(v, gpu):
+        cfg = launch_config(v["threads_per_block"], v.get("regs_per_thread", 0) if ask != "regs" else 0,
+                            v.get("smem_per_block", 0) if ask != "smem" else 0,
+                            v.get("dyn_smem", 0) if ask != "dyn" else 0,
+                            True if ask == "dyn" else None, v.get("carveout", -1))
+        return headroom(gpu, cfg, int(v["blocks_per_sm"]), ask).answer
+    return compute
+
+
 #: Under NVIDIA's rules a lid is not the pool over one block's request (allocation units,
 #: reserved memory): blocks per SM follow from the launch, not from the earlier answers.
 EXACT_SPECS = {**OCC_SPECS, "blocks_per_sm": sp.count("blocks", *LAUNCH)}
@@ -156,16 +192,12 @@ class ExactFamily(OccupancyFamily):
     model = "exact"
     answer_specs = EXACT_SPECS
 
-    def solve(self, params, gpu, explain=True):
-        cfg = self.config(params)
-        res = occupancy(gpu, cfg, model="exact", explain=explain)
-        exact_whys(when.keep_applicable_notes(res.steps, res.limiter))
-        book = occupancy(gpu, cfg, model="textbook")
-        return Solved(answers_of(res), {"result": res, "textbook": book})
 
     def in_cell(self, params, gpu, solved):
-        """The draw lands in the cell (`lands`) and its multiple-choice card has four options."""
-        return self.lands(params, gpu, solved) and enough_options(self, params, gpu, solved)
+        """The draw lands in the cell (`lands`), its level-3 step is real, and its multiple-choice
+        card has four options."""
+        return (self.lands(params, gpu, solved) and self.headroom_lands(params, solved)
+                and enough_options(self, params, gpu, solved))
 
     def lands(self, params, gpu, solved):
         return True
@@ -195,7 +227,34 @@ class ExactFamily(OccupancyFamily):
         title, question, solution = super().render(params, gpu, solved, lang, salt)
         if not self.trap_applies(params, gpu, solved):
             solution.trap = ""
+        head = solved.data.get("headroom")
+        if head is not None:
+            ctx = {**self.context(params, gpu, solved), "head": head}
+            question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
+            solution.steps += solution_steps(inverse_whys(head.steps), lang, salt=salt, gpu=gpu.to_dict())
+            solution.verify.append(phrase(lang, self.cell, "verify_more", ctx, salt=salt))
+            solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer_more', ctx, salt=salt)}"
         return title, question, solution
+
+    def solve(self, params, gpu, explain=True):
+        cfg = self.config(params)
+        res = occupancy(gpu, cfg, model="exact", explain=explain)
+        exact_whys(when.keep_applicable_notes(res.steps, res.limiter))
+        book = occupancy(gpu, cfg, model="textbook")
+        solved = Solved(answers_of(res), {"result": res, "textbook": book})
+        ask = params.get("ask")
+        if ask and res.blocks_per_sm >= 1:
+            head = headroom(gpu, cfg, res.blocks_per_sm, ask)
+            solved.data["headroom"] = head
+            solved.answers[HEADROOM[ask]] = head.answer
+        return solved
+
+    def headroom_lands(self, params, solved) -> bool:
+        """Level 3: the headroom is a real step (it exists and one more breaks it)."""
+        if not params.get("ask"):
+            return True
+        head = solved.data.get("headroom")
+        return head is not None and head.answer is not None and head.at_next is not None
 
     def mcq_stem(self, params, gpu, solved, lang, salt):
         return phrase(lang, self.cell, "mcq_stem", self.context(params, gpu, solved), salt=salt)
@@ -206,6 +265,9 @@ class RegisterGranularity(ExactFamily):
     """X-1: registers are allocated per warp in units of 256 (and per sub-partition)."""
 
     cell = "X-1"
+    answer_specs = {**EXACT_SPECS, "max_regs_per_thread": sp.count(
+        "registers", "threads_per_block", "smem_per_block", "blocks_per_sm",
+        compute=headroom_of("regs"))}
 
     def gpu_choices(self, level):
         return {1: ("a100", "h100", "v100"), 2: ("a100", "h100", "v100", "b200"),
@@ -217,7 +279,8 @@ class RegisterGranularity(ExactFamily):
                 [r for r in range(20, 256) if r % 8] if level == 2 else range(20, 256, 3))
         for T in threads:
             for r in regs:
-                yield {"threads_per_block": T, "regs_per_thread": r}
+                yield ({"threads_per_block": T, "regs_per_thread": r} if level < 3 else
+                       {"threads_per_block": T, "regs_per_thread": r, "ask": "regs"})
 
     def lands(self, params, gpu, solved):
         res, book = solved.data["result"], solved.data["textbook"]
@@ -230,6 +293,8 @@ class SharedMemoryGranularity(ExactFamily):
     """X-2: shared memory is rounded up and the driver reserves 1 KB per block (cc ≥ 8.0)."""
 
     cell = "X-2"
+    answer_specs = {**EXACT_SPECS, "max_smem_per_block": sp.bytes_(
+        "threads_per_block", "regs_per_thread", "blocks_per_sm", compute=headroom_of("smem"))}
 
     def gpu_choices(self, level):
         return {1: ("a100", "h100"), 2: ("a100", "h100", "b200"), 3: ("a10", "rtx4090", "a100")}[level]
@@ -242,7 +307,8 @@ class SharedMemoryGranularity(ExactFamily):
         for T in threads:
             for s in sizes:
                 for shape in shapes_for(T, 2)[:3 if level == 1 else 1]:
-                    yield with_shape({"threads_per_block": T, "regs_per_thread": 32, "smem_per_block": s}, shape)
+                    params = {"threads_per_block": T, "regs_per_thread": 32, "smem_per_block": s}
+                    yield with_shape(dict(params, ask="smem") if level == 3 else params, shape)
 
     def lands(self, params, gpu, solved):
         res, book = solved.data["result"], solved.data["textbook"]
@@ -271,7 +337,9 @@ class DynamicSmemOptIn(ExactFamily):
     """X-3: dynamic shared memory above 48 KB needs opt-in; the carveout can limit blocks."""
 
     cell = "X-3"
-    answer_specs = {**EXACT_SPECS, "blocks_without_optin": sp.count("blocks", *LAUNCH, "dyn_smem")}
+    answer_specs = {**EXACT_SPECS, "blocks_without_optin": sp.count("blocks", *LAUNCH, "dyn_smem"),
+                    "max_dyn_smem": sp.bytes_("threads_per_block", "regs_per_thread", "carveout",
+                                              "blocks_per_sm", compute=headroom_of("dyn"))}
     misconception_when = {**ExactFamily.misconception_when, "ignore_carveout": (when.carveout_set,)}
     trap_when = (lambda facts, m: facts.answers["blocks_without_optin"] == 0,)
 
@@ -284,8 +352,9 @@ class DynamicSmemOptIn(ExactFamily):
         for T in ((64, 128, 256, 512) if level < 3 else (128, 256, 512)):
             for kb in kbs:
                 for c in carveouts:
-                    yield {"threads_per_block": T, "regs_per_thread": 32, "dyn_smem": kb * 1024,
-                           "optin": True, "carveout": c}
+                    params = {"threads_per_block": T, "regs_per_thread": 32, "dyn_smem": kb * 1024,
+                              "optin": True, "carveout": c}
+                    yield dict(params, ask="dyn") if level == 3 else params
 
     def solve(self, params, gpu, explain=True):
         solved = super().solve(params, gpu, explain)
@@ -331,6 +400,9 @@ class SameKernelManyGpus(ExactFamily):
                                        compute=rel.active_warps_on(g))),
         (f"occupancy_{g}", sp.fraction(f"active_warps_{g}", compute=rel.occupancy_on(g))),
         (f"limiter_{g}", sp.limits(*LAUNCH)))}
+    answer_specs["warps_ratio"] = sp.ratio(
+        "active_warps_h100", "active_warps_t4",
+        compute=lambda v, gpu: warps_ratio(v["active_warps_h100"], v["active_warps_t4"]).result)
 
     trap_when = (lambda facts, m: len({tuple(r.limiter) for r in facts.solved.data["results"].values()}) > 1,)
 
@@ -345,7 +417,8 @@ class SameKernelManyGpus(ExactFamily):
         for T in threads:
             for r in regs:
                 for s in smems:
-                    yield {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+                    params = {"threads_per_block": T, "regs_per_thread": r, "smem_per_block": s}
+                    yield dict(params, compare="h100_t4") if level == 3 else params
 
     def solve(self, params, gpu, explain=True):
         cfg = self.config(params)
@@ -358,8 +431,13 @@ class SameKernelManyGpus(ExactFamily):
             answers[f"active_warps_{name}"] = res.active_warps
             answers[f"occupancy_{name}"] = res.occupancy
             answers[f"limiter_{name}"] = list(res.limiter)
-        return Solved(answers, {"results": results, "result": results["a100"],
-                                "textbook": occupancy(gpu, cfg, model="textbook")})
+        data = {"results": results, "result": results["a100"],
+                "textbook": occupancy(gpu, cfg, model="textbook")}
+        if params.get("compare") and results["t4"].active_warps:
+            step = warps_ratio(results["h100"].active_warps, results["t4"].active_warps)
+            answers["warps_ratio"] = step.result
+            data["ratio_step"] = step
+        return Solved(answers, data)
 
     def lands(self, params, gpu, solved):
         results = solved.data["results"]
@@ -381,10 +459,16 @@ class SameKernelManyGpus(ExactFamily):
             verify.extend(f"[{name.upper()}] {line}" for line in occupancy_verify(res, the_gpu, lang, salt=salt))
             answers.append(f"{name.upper()}: {occupancy_answer(res, lang)}")
         trap = phrase(lang, self.cell, "trap", ctx, salt=salt) if self.trap_applies(params, gpu, solved) else ""
+        question = phrase(lang, self.cell, "question", ctx, salt=salt)
+        step = solved.data.get("ratio_step")
+        if step is not None:
+            ctx["ratio"] = step.result
+            steps += solution_steps([step], lang, salt=salt, gpu=gpu.to_dict())
+            question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
+            answers.append(phrase(lang, self.cell, "answer_more", ctx, salt=salt))
         solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
                             verify=verify, answer=" ".join(answers), trap=trap)
-        return (phrase(lang, self.cell, "title", ctx, salt=salt),
-                phrase(lang, self.cell, "question", ctx, salt=salt), solution)
+        return phrase(lang, self.cell, "title", ctx, salt=salt), question, solution
 
     def misconceptions(self, params, gpu, solved):
         """The exact slips made on the T4 (the asked GPU), each named where it applies on the
@@ -420,6 +504,8 @@ def _regs_for_warps(gpu: GPU, warps: int, model: str) -> int:
 
 
 X4_TARGETS = (0.25, 0.375, 0.5, 0.625, 0.75, 1.0)
+#: Level 3: what the kernel compiles to today, above the answer (a register cap must cut it).
+X4_REGS_NOW = (40, 64, 96, 128, 168, 255)
 
 
 @register
@@ -435,6 +521,13 @@ class InverseRegisters(ExactFamily):
         "target_blocks": sp.count("blocks", "target_occupancy", "threads_per_block"),
         "regs_per_thread": sp.count("registers", "target_blocks", "threads_per_block", "smem_per_block"),
         "blocks_per_sm": sp.count("blocks", "regs_per_thread", "threads_per_block", "smem_per_block"),
+        "occupancy_now": sp.fraction("regs_now", "threads_per_block", "smem_per_block",
+                                     compute=lambda v, gpu: occupancy(
+                                         gpu, launch_config(v["threads_per_block"], v["regs_now"],
+                                                            v.get("smem_per_block", 0)),
+                                         model=gpu.default_model).occupancy),
+        "regs_to_cut": sp.count("registers", "regs_now", "regs_per_thread",
+                                compute=lambda v, gpu: v["regs_now"] - v["regs_per_thread"]),
     }
 
     def gpu_choices(self, level):
@@ -449,8 +542,12 @@ class InverseRegisters(ExactFamily):
             for s in smems:
                 for target in X4_TARGETS:
                     for shape in shapes_for(T, 2)[:4 if level == 1 else 1]:
-                        yield with_shape({"threads_per_block": T, "smem_per_block": s,
-                                          "target_occupancy": target}, shape)
+                        params = {"threads_per_block": T, "smem_per_block": s, "target_occupancy": target}
+                        if level < 3:
+                            yield with_shape(params, shape)
+                            continue
+                        for now in X4_REGS_NOW:
+                            yield with_shape(dict(params, regs_now=now), shape)
 
     def solve(self, params, gpu, explain=True):
         from quizgen.engine.inverse import max_regs_for_occupancy
@@ -460,10 +557,19 @@ class InverseRegisters(ExactFamily):
         inv = max_regs_for_occupancy(gpu, cfg, params["target_occupancy"], model=model)
         book = max_regs_for_occupancy(gpu, cfg, params["target_occupancy"], model="textbook")
         answers: dict[str, Any] = {"target_blocks": inv.target_blocks}
+        data: dict[str, Any] = {"inverse": inv, "book": book, "model": model}
         if inv.answer is not None:
             answers["regs_per_thread"] = inv.answer
             answers["blocks_per_sm"] = inv.at_answer.blocks_per_sm if inv.at_answer else None
-        return Solved(answers, {"inverse": inv, "book": book, "model": model})
+            now = params.get("regs_now")
+            if now is not None and now > inv.answer:
+                from quizgen.engine.inverse import registers_to_cut
+
+                res_now, cut, steps = registers_to_cut(gpu, cfg, now, inv)
+                answers["occupancy_now"] = res_now.occupancy
+                answers["regs_to_cut"] = cut
+                data.update(now=res_now, cut_steps=steps)
+        return Solved(answers, data)
 
     def model_for(self, gpu):
         return gpu.default_model
@@ -471,7 +577,9 @@ class InverseRegisters(ExactFamily):
     def lands(self, params, gpu, solved):
         inv = solved.data["inverse"]
         return (inv.answer is not None and 1 <= inv.answer < gpu.max_regs_per_thread
-                and inv.at_next is not None)
+                and inv.at_next is not None
+                and ("regs_now" not in params or ("regs_to_cut" in solved.answers
+                                                  and solved.data["now"].blocks_per_sm >= 1)))
 
     def context(self, params, gpu, solved):
         inv = solved.data["inverse"]
@@ -483,24 +591,26 @@ class InverseRegisters(ExactFamily):
                 "gpu_name": gpu.spoken_name, "inv": inv,
                 "book": solved.data["book"], "target": params["target_occupancy"],
                 "model": solved.data["model"], "r": inv.answer, "B": inv.target_blocks,
-                "next": inv.at_next, "at": inv.at_answer}
+                "next": inv.at_next, "at": inv.at_answer, "regs_now": params.get("regs_now"),
+                "now": solved.data.get("now")}
 
     def render(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
         inv = solved.data["inverse"]
         engine_steps = []
-        for step in inverse_whys(inv.steps):
-            if step.key == "regs_lid" and step.note == "floor_drops":
-                step = dataclasses.replace(step, note="floor_drops_regs")
-            engine_steps.append(step)
+        engine_steps.extend(inverse_whys(inv.steps))
+        engine_steps += solved.data.get("cut_steps", [])
         steps = solution_steps(engine_steps, lang, salt=salt, gpu=gpu.to_dict())
         verify = phrase_list(lang, self.cell, "verify", ctx, salt=salt)
         trap = phrase(lang, self.cell, "trap", ctx, salt=salt) if self.trap_applies(params, gpu, solved) else ""
+        answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
+        question = phrase(lang, self.cell, "question", ctx, salt=salt)
+        if "regs_to_cut" in solved.answers:
+            question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
+            answer = f"{answer} {phrase(lang, self.cell, 'answer_more', ctx, salt=salt)}"
         solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
-                            verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
-                            trap=trap)
-        return (phrase(lang, self.cell, "title", ctx, salt=salt),
-                phrase(lang, self.cell, "question", ctx, salt=salt), solution)
+                            verify=verify, answer=answer, trap=trap)
+        return phrase(lang, self.cell, "title", ctx, salt=salt), question, solution
 
     def misconceptions(self, params, gpu, solved):
         """Each slip redone with the engine's inverse in the question's own model, one rule bent."""
