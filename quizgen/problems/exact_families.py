@@ -44,6 +44,8 @@ X_WHYS = {why: "x_" + why for why in (
     "warps_whole", "reg_granularity", "block_reserves_registers", "subpartition_regs",
     "register_lid_exact", "smem_granularity", "smem_lid", "carveout", "warp_lid", "block_lid",
     "lowest_lid", "count_warps", "occupancy_def", "barrier_lid")}
+X_WHYS.update(block_reserves_warp_registers="x_block_reserves_registers",
+              lowest_lid_barriers="x_lowest_lid_bar")
 
 
 def exact_whys(steps: list[Step]) -> list[Step]:
@@ -58,7 +60,7 @@ def exact_whys(steps: list[Step]) -> list[Step]:
                 new = "x_smem_lid_none"
             elif not (step.result.__class__ is int and step.result > 0 and step.values.get("s")):
                 continue
-        step.why = new + "_bar" if "B_bar" in step.values else new
+        step.why = new
     return steps
 
 
@@ -594,8 +596,14 @@ class InverseRegisters(ExactFamily):
                 "next": inv.at_next, "at": inv.at_answer, "regs_now": params.get("regs_now"),
                 "now": solved.data.get("now")}
 
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        ctx = self.context(params, gpu, solved)
+        ctx["where"] = phrase(lang, self.cell, "where", ctx, salt=salt)
+        return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
+
     def render(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
+        ctx["where"] = phrase(lang, self.cell, "where", ctx, salt=salt)
         inv = solved.data["inverse"]
         engine_steps = []
         engine_steps.extend(inverse_whys(inv.steps))
