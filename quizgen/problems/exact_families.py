@@ -327,10 +327,10 @@ class SharedMemoryGranularity(ExactFamily):
         # the reserve, so it would be a second mistake under the floor's name.
         out = super().misconceptions(params, gpu, solved)
         frac = min(cap, sm / res.smem_per_block_allocated) if res.smem_per_block_allocated else cap
-        if frac != int(frac):
-            out.append(Misconception("no_floor", {"blocks_per_sm": round(frac, 3),
-                                                  "active_warps": round(frac * w, 3),
-                                                  "occupancy": min(1.0, frac * w / gpu.max_warps_per_sm)}))
+        if frac != int(frac):       # the cell's own slips first (options keep the first three)
+            out.insert(1, Misconception("no_floor", {"blocks_per_sm": round(frac, 3),
+                                                     "active_warps": round(frac * w, 3),
+                                                     "occupancy": min(1.0, frac * w / gpu.max_warps_per_sm)}))
         return out
 
 
@@ -371,13 +371,13 @@ class DynamicSmemOptIn(ExactFamily):
                 and "shared_memory" in res.limiter and params["dyn_smem"] <= gpu.smem_per_block_optin)
 
     def misconceptions(self, params, gpu, solved):
-        out = super().misconceptions(params, gpu, solved)
         res = solved.data["result"]
-        full = occupancy(gpu, self.config(dict(params, carveout=-1)), model="exact")
+        own = []                    # the cell's own slips first (options keep the first three)
         if params.get("carveout", -1) != -1:
-            out.append(_model_miscs("ignore_carveout", full))
-        out.append(Misconception("launch_without_optin", {"blocks_without_optin": res.blocks_per_sm}))
-        return out
+            full = occupancy(gpu, self.config(dict(params, carveout=-1)), model="exact")
+            own.append(_model_miscs("ignore_carveout", full))
+        own.append(Misconception("launch_without_optin", {"blocks_without_optin": res.blocks_per_sm}))
+        return own + super().misconceptions(params, gpu, solved)
 
     def render(self, params, gpu, solved, lang, salt):
         title, question, solution = super().render(params, gpu, solved, lang, salt)
@@ -481,13 +481,13 @@ class SameKernelManyGpus(ExactFamily):
         res = results["t4"]
         book = occupancy(t4, cfg, model="textbook")
         facts = Facts(params, t4, Solved({"limiter": res.limiter, "blocks_per_sm": res.blocks_per_sm}, {"result": res}))
-        out = []
+        # the cell's own slips first (carrying another GPU's answer; options keep the first three)
+        out = [Misconception("same_on_every_gpu", {"occupancy_t4": results["a100"].occupancy}),
+               Misconception("t4_has_64_warps", {"occupancy_t4": min(1.0, res.active_warps / 64)}),
+               Misconception("copied_h100", {"occupancy_t4": results["h100"].occupancy})]
         for m in exact_misconceptions(t4, res, book):
             if "occupancy" in m.answers and applies(ExactFamily.misconception_when, facts, m):
                 out.append(Misconception(m.key, {"occupancy_t4": m.answers["occupancy"]}))
-        out.append(Misconception("same_on_every_gpu", {"occupancy_t4": results["a100"].occupancy}))
-        out.append(Misconception("copied_h100", {"occupancy_t4": results["h100"].occupancy}))
-        out.append(Misconception("t4_has_64_warps", {"occupancy_t4": min(1.0, res.active_warps / 64)}))
         return out
 
     def figure(self, params, gpu, solved):

@@ -34,6 +34,10 @@ from quizgen.render.phrases import phrase, phrase_list
 
 KERNEL_LAUNCH = ("threads_per_block", "regs_per_thread", "smem_per_block", "dyn_smem", "barriers")
 
+#: The slips of reading a ptxas line, offered first (a card keeps three wrong options).
+K1_FIRST = ("ignore_dynamic_smem", "textbook_model", "change_changes_nothing", "cmem_as_smem",
+            "stack_as_smem", "smem_per_thread", "other_gpu_limits")
+
 #: The GPU that stands for each architecture the kernels were compiled for.
 K1_GPUS = ("t4", "a100", "a10", "rtx4090", "h100", "h200", "b200")
 
@@ -256,7 +260,8 @@ class RealKernel(ExactFamily):
         return phrase(lang, "K-1", "mcq_stem", ctx, salt=salt) + kernel_listing(params)
 
     def misconceptions(self, params, gpu, solved):
-        out = super().misconceptions(params, gpu, solved)
+        generic = super().misconceptions(params, gpu, solved)
+        out = []                    # the line's own slips first (options keep the first three)
         res = solved.data["result"]
         if "no_dyn" in solved.data:
             out.append(_model_miscs("ignore_dynamic_smem", solved.data["no_dyn"]))
@@ -285,6 +290,8 @@ class RealKernel(ExactFamily):
             out.append(Misconception("change_changes_nothing", {
                 "blocks_per_sm": res0.blocks_per_sm, "active_warps": res0.active_warps,
                 "occupancy": res0.occupancy}))
+        out += generic
+        out.sort(key=lambda m: K1_FIRST.index(m.key) if m.key in K1_FIRST else len(K1_FIRST))
         return [m for m in out if m.answers.get("occupancy") != res.occupancy or
                 m.answers.get("blocks_per_sm", res.blocks_per_sm) != res.blocks_per_sm]
 
