@@ -581,7 +581,7 @@ def test_work_shared_across_students_never_changes_a_verdict(tmp_path, monkeypat
     import copy
     import random
 
-    from quizgen.grade import grader
+    from quizgen.grade import diagnose, grader, judge
     from quizgen.grade.compare import compare
     from quizgen.grade.parse import parse_with_work
 
@@ -625,8 +625,10 @@ def test_work_shared_across_students_never_changes_a_verdict(tmp_path, monkeypat
     assert {"correct", "wrong", "carried", "blank", "invalid"} <= statuses
 
     # The reference: nothing remembered between students, no reading or comparison reused.
-    monkeypatch.setattr(grader, "_compared", compare)
-    monkeypatch.setattr(grader, "_parse_any", lambda text: parse_with_work(text)[0])
+    monkeypatch.setattr(judge, "compared", compare)
+    monkeypatch.setattr(diagnose, "compared", compare)
+    monkeypatch.setattr(judge, "_parse", lambda text: parse_with_work(text)[0])
+    grader.clear_caches()
     for student, cells_text, result in zip(students, rows, graded):
         for item, got in zip(student["questions"], result.questions):
             q = grader.Prepared(copy.deepcopy(item), number=item["number"], points=3)

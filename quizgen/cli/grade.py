@@ -180,9 +180,9 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
     from quizgen.errors import QuizgenError
 
     if manifest is not None:
-        from quizgen.grade.grader import _load_manifest
+        from quizgen.grade.match import load_manifest
 
-        data = _load_manifest(manifest)
+        data = load_manifest(manifest)
         for student in data["students"]:
             questions = student.get("questions") if isinstance(student, dict) else None
             for question in questions if isinstance(questions, list) else []:

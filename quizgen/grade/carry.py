@@ -15,9 +15,15 @@ is not whole, an occupancy above 1) feeds nothing.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from quizgen.grade.judge import Box, same, same_number
+from quizgen.grade.memo import SHARED, frozen
+from quizgen.grade.results import fraction_text, number_text
 from quizgen.problems.specs import AnswerSpec, order, plain_number, usable
+
+if TYPE_CHECKING:
+    from quizgen.grade.prepared import Prepared
 
 Compute = Callable[[Mapping[str, Any], Any], Any]
 
@@ -176,3 +182,103 @@ def exact(value: Any) -> Fraction | None:
     if isinstance(value, float):
         return Fraction(repr(value))
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Stage 3 of grading a question: which wrong boxes earn their points as carried errors
+
+
+def carry_credit(q: Prepared, boxes: Mapping[str, Box], lang: str) -> dict[str, str]:
+    """Stage 3: carried-error credit for wrong answers right by the student's own numbers.
+
+    Returns, per answer key that is carried, the sentence explaining why it earns its points.
+    """
+    fns = q.computes()
+    if not fns:
+        return {}
+    # Every answer the student wrote readably feeds what follows (a right one at the record's
+    # value); an unreadable or blank box leaves the record's value in place.
+    own = {}
+    for key, box in boxes.items():
+        if box.status == "wrong":
+            value = box.value if box.parsed is not None else box.text_value
+            if value is not None:
+                own[key] = value
+        elif box.status == "correct":
+            own[key] = q.answers[key]
+    # Nothing carries unless a wrong box lies downstream of an answer the student got wrong.
+    below = q.downstream()
+    wrong = [k for k, b in boxes.items() if b.status == "wrong"]
+    if not any(w in below.get(k, ()) for k in own if k in wrong for w in wrong):
+        return {}
+    try:
+        key = ("carried", lang, tuple(sorted((k, frozen(v)) for k, v in own.items())),
+               tuple((k, b.memo) for k, b in boxes.items() if b.status == "wrong"))
+        hash(key)
+    except TypeError:
+        return _carried(q, boxes, lang, fns, own)
+    return q.memo(key, _carried, q, boxes, lang, fns, own)
+
+
+def _carried(q: Prepared, boxes: Mapping[str, Box], lang: str, fns: Mapping[str, Compute],
+             own: Mapping[str, Any]) -> dict[str, str]:
+    gpu = q.derived().get("gpu")
+    out: dict[str, str] = {}
+    if gpu is not None:
+        carried = carried_values(q.specs, fns, q.answers, q.params, gpu, own, q.order)
+        for key, box in boxes.items():
+            if box.status != "wrong" or key not in carried:
+                continue
+            value, sources = carried[key]
+            if _carried_equal(q, box, value):
+                out[key] = _carry_text(q, lang, sources, value, key, own)
+    return out
+
+
+def _carried_equal(q: Prepared, box: Box, value: Any) -> bool:
+    if isinstance(value, Fraction):
+        return box.parsed is not None and same_number(q, box, value)
+    return same(q, box, value)
+
+
+def _carry_text(q: Prepared, lang: str, sources: frozenset[str], value: Any, key: str,
+                own: Mapping[str, Any]) -> str:
+    """ "Carried from (b): with your blocks per SM = 9, the right method gives 72 warps …" """
+    from quizgen.render.answers import answer_name
+    from quizgen.render.phrases import phrase
+
+    letters = {k: _box_letter(i) for i, k in enumerate(q.asked)}
+    named = [k for k in q.asked if k in sources]
+    boxes = ", ".join(f"({letters[k]})" for k in named)
+    uses = ", ".join(f"{answer_name(k, lang)} = {_shown(own[k])}" for k in named)
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        shown = number_text(_plain(value), q.specs[key].unit, q.specs[key].format, lang)
+    else:
+        from quizgen.render.answers import answer_text
+
+        shown = answer_text(value, q.specs[key].unit, lang)
+    return SHARED(("carry_text", lang, boxes, uses, shown), phrase, lang, "grade_carry",
+                  "carried", {"boxes": boxes, "uses": uses, "value": shown})
+
+
+def _box_letter(index: int) -> str:
+    """The letter a sheet prints before a question's box (a, b, …)."""
+    return chr(ord("a") + index) if index < 26 else str(index + 1)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return fraction_text(value)
+    if isinstance(value, (frozenset, set)):
+        return " + ".join(sorted(str(v).replace("_", " ") for v in value))
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_shown(v) for v in value) + ")"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else float(value)
+    return value

@@ -16,8 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from quizgen.grade.grader import (AnswerSheet, BoxResult, CheckResult, FileIssue, SheetRow,
-                                  StudentResult, _fmt, _shorten, humanize)
+from quizgen.errors import QuizgenError
+from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
+                                   fraction_text, humanize, shorten)
+from quizgen.grade.sheet import AnswerSheet, SheetRow
 
 __all__ = ["write_all", "results_csv", "feedback_page", "class_report", "points_text",
            "feedback_names"]
@@ -229,7 +231,7 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
         flag_note = labels["flagged"] if not box.counted else labels["zeroed"]
     read_as = None
     if check.value is not None and check.status in ("correct", "carried", "wrong"):
-        read_as = _fmt(check.value)
+        read_as = fraction_text(check.value)
     return {
         "column": box.column, "key": check.key, "label": _answer_name(check.key, lang),
         "answer": check.shown, "expected": check.expected_text, "status": check.status,
@@ -335,7 +337,7 @@ def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, An
     for b in items:
         if b.check.status != "wrong":
             continue
-        shown = _fmt(b.check.value) if b.check.value is not None else _shorten(b.check.answer, 30)
+        shown = fraction_text(b.check.value) if b.check.value is not None else shorten(b.check.answer, 30)
         wrong[shown] += 1
         for key in b.check.misconceptions[:1]:
             behind.setdefault(shown, Counter())[key] += 1
@@ -382,3 +384,49 @@ def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
                      title=title), encoding="utf-8")
     written.append("report.md")
     return written
+
+
+# ---------------------------------------------------------------------------------------------
+# The results folder: written aside, then moved into place
+
+
+#: What `grade_class` writes inside its folder.
+OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv", "changes.csv")
+
+
+def check_out(out: Path, inputs: Sequence[Path], force: bool) -> None:
+    """Refuse an `out` folder that would overwrite an input, or hold someone else's files."""
+    resolved_inputs = {p.resolve() for p in inputs}
+    for name in OUTPUTS:
+        target = (out / name).resolve()
+        for source in resolved_inputs:
+            if target == source or target in source.parents:
+                raise QuizgenError(f"{out / name} would overwrite the input {source}; choose "
+                                   "another --out folder", field="out")
+    if out.exists() and not out.is_dir():
+        raise QuizgenError(f"{out} exists and is not a folder", field="out")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise QuizgenError(f"{out} already exists and is not empty; pass --force to overwrite "
+                           "its results", field="out")
+    from quizgen.files import check_folder
+
+    check_folder(out, force=force, own=graded_earlier)
+
+
+def graded_earlier(rel: str, path: Path) -> bool:
+    """A file `grade_class` wrote before it kept a ledger of its files."""
+    return rel in OUTPUTS or (rel.startswith("feedback/") and rel.count("/") == 1
+                              and rel.endswith((".md", ".html")))
+
+
+def move_into_place(tmp: Path, out: Path, written: Sequence[str]) -> list[str]:
+    """Replace only our own files in `out` (an earlier run's, unchanged); returns what was kept."""
+    from quizgen.files import publish_folder
+
+    names = []
+    for name in written:
+        if (tmp / name).is_dir():
+            names += sorted(f"{name}/{p.name}" for p in (tmp / name).iterdir())
+        else:
+            names.append(name)
+    return publish_folder(tmp, out, names, own=graded_earlier)

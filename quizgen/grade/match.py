@@ -1,0 +1,249 @@
+"""Matching the rows of an answer sheet to the students of an exam manifest.
+
+A row is matched by its version code (checked against the roll number and name written beside
+it), else by roll number, else by name; a row that matches nobody, several students or a
+student already graded is kept whole for ``unmatched.csv``. Each answer column is named
+``Q<number>.<key>``, matched without regard to case or spaces.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quizgen.errors import QuizgenError, require_int
+from quizgen.grade.prepared import Prepared
+from quizgen.grade.results import FileIssue, quote, shorten
+from quizgen.grade.sheet import SheetRow
+
+#: Header names of the columns that say who wrote a row (matched without regard to case).
+NAME_COLUMNS = ("name", "student", "student name", "naam")
+ROLL_COLUMNS = ("roll", "roll number", "roll no", "roll_no", "rollno", "roll_number", "id",
+                "student id", "student_id")
+VERSION_COLUMNS = ("version", "version code", "code", "version_code")
+
+
+def find_column(header: list[str], names: Sequence[str]) -> int | None:
+    lowered = [h.strip().casefold() for h in header]
+    for name in names:
+        if name in lowered:
+            return lowered.index(name)
+    return None
+
+
+def person(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@dataclass(slots=True)
+class Entry:
+    """One student of the manifest, with their prepared questions."""
+
+    name: str
+    roll: str
+    version: str
+    questions: list[Prepared]
+    graded_line: int | None = None
+
+
+def load_manifest(path: Path) -> dict[str, Any]:
+    """An exam manifest: a JSON object whose ``students`` list each student's problems."""
+    import json
+
+    from quizgen.files import read_limited
+
+    raw = read_limited(path, "manifest")
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
+    except RecursionError:
+        raise QuizgenError(f"{path} is not an exam manifest (nested too deeply)",
+                           field="manifest") from None
+    if not isinstance(data, dict):
+        raise QuizgenError(f"{path} is not an exam manifest (expected a JSON object)",
+                           field="manifest")
+    version = data.get("format_version", 1)
+    if isinstance(version, int) and version > MANIFEST_VERSION:
+        raise QuizgenError(f"{path} was written by a newer quizgen (manifest format {version}; "
+                           f"this one reads up to {MANIFEST_VERSION})", field="manifest")
+    students = data.get("students")
+    if not isinstance(students, list) or not students:
+        raise QuizgenError(f"{path} lists no students", field="manifest")
+    return data
+
+
+#: The newest exam manifest format the grader reads (1: no answer specs, taken from the families;
+#: 2: each question carries ``answer_specs``).
+MANIFEST_VERSION = 2
+
+
+def manifest_entries(manifest: Mapping[str, Any]) -> list[Entry]:
+    """The manifest's students, each question prepared for grading."""
+    out = []
+    # Versions share problems: a question equal to one already prepared (same number, same
+    # content) shares its `Prepared`, and with it everything remembered while grading.
+    shared: dict[tuple[str, Any], list[tuple[Mapping[str, Any], Prepared]]] = {}
+    for i, student in enumerate(manifest["students"], start=1):
+        where = f"students[{i}]"
+        if not isinstance(student, Mapping) or not isinstance(student.get("questions"), list):
+            raise QuizgenError("expected name, roll, version and questions", field=where)
+        questions = []
+        for j, item in enumerate(student["questions"], start=1):
+            if not isinstance(item, Mapping):
+                raise QuizgenError("expected a problem object", field=f"{where}.questions[{j}]")
+            number = item.get("number", j)
+            try:
+                number = require_int("number", number, minimum=0, maximum=10**6)
+                same = shared.setdefault((str(item.get("id", "")), int(number)), [])
+                prepared = next((p for seen, p in same if seen is item or seen == item), None)
+                if prepared is None:
+                    prepared = Prepared(item, number=int(number), asked=item.get("asked"),
+                                        tolerances=item.get("tolerances"),
+                                        points=item.get("points"))
+                    same.append((item, prepared))
+                questions.append(prepared)
+            except QuizgenError as exc:
+                raise QuizgenError(str(exc), field=f"{where}.questions[{j}]") from None
+        out.append(Entry(str(student.get("name") or ""), str(student.get("roll") or ""),
+                         str(student.get("version") or ""), questions))
+    return out
+
+
+def sheet_lang(manifest: Mapping[str, Any], lang: str | None) -> str:
+    """The language of feedback: the one asked for, else the exam's, else English."""
+    from quizgen.render.phrases import LANGS
+
+    if lang is not None:
+        if lang not in LANGS:
+            raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
+        return lang
+    recipe = manifest.get("recipe")
+    chosen = recipe.get("lang") if isinstance(recipe, Mapping) else None
+    return chosen if chosen in LANGS else "en"
+
+
+@dataclass(slots=True)
+class Columns:
+    """Where the sheet's header puts who wrote a row and each answer (`Q1.occupancy` → 5)."""
+
+    name: int | None
+    roll: int | None
+    version: int | None
+    answers: dict[str, int]
+
+
+def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
+                 issues: list[FileIssue]) -> Columns:
+    """The sheet's columns; what is missing, doubled or unknown goes into `issues`."""
+    name_col = find_column(header, NAME_COLUMNS)
+    roll_col = find_column(header, ROLL_COLUMNS)
+    version_col = find_column(header, VERSION_COLUMNS)
+    if version_col is None:
+        issues.append(FileIssue(1, "no 'version' column; students are matched by roll number "
+                                   "and name"))
+    if name_col is None and roll_col is None and version_col is None:
+        issues.append(FileIssue(1, "no 'name', 'roll' or 'version' column; no row can be matched "
+                                   "to a student"))
+    columns: dict[str, int] = {}
+    wanted: dict[str, None] = {}
+    for entry in entries:
+        for q in entry.questions:
+            for key in q.asked:
+                wanted[f"Q{q.number}.{key}"] = None
+    folded = {c.casefold(): c for c in wanted}
+    known_meta = {i for i in (name_col, roll_col, version_col) if i is not None}
+    for index, title in enumerate(header):
+        if not title or index in known_meta:
+            continue
+        canon = folded.get(re.sub(r"\s+", "", title).casefold())
+        if canon is None:
+            issues.append(FileIssue(1, f"column {quote(shorten(title, 40))} is not an answer of "
+                                       "this exam; ignored", "note"))
+        elif canon in columns:
+            issues.append(FileIssue(1, f"column {canon} appears twice; the first one is used"))
+        else:
+            columns[canon] = index
+    for column in wanted:
+        if column not in columns:
+            issues.append(FileIssue(1, f"column {column} is missing; its answers are "
+                                       f"{'left out of the score' if invalid == 'flag' else 'scored 0'}"))
+    return Columns(name_col, roll_col, version_col, columns)
+
+
+class Matcher:
+    """Finds the student of each row of a sheet, each student at most once."""
+
+    def __init__(self, entries: Sequence[Entry], columns: Columns, width: int) -> None:
+        self.columns = columns
+        self.width = width                    # the header's number of fields
+        self.by_version = {e.version.strip().upper(): e for e in entries if e.version.strip()}
+        self.by_roll: dict[str, list[Entry]] = {}
+        self.by_name: dict[str, list[Entry]] = {}
+        for e in entries:
+            if e.roll.strip():
+                self.by_roll.setdefault(e.roll.strip().casefold(), []).append(e)
+            if e.name.strip():
+                self.by_name.setdefault(person(e.name), []).append(e)
+
+    def match(self, row: SheetRow, issues: list[FileIssue]) -> tuple[Entry | None, str, str]:
+        """The row's student (None: not graded, keep the row) and the name and roll it gives."""
+        width = self.width
+        if len(row.cells) < width:
+            issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
+                                              f"{width}; the missing ones are read as blank",
+                                    "note"))
+        elif len(row.cells) > width and any(c.strip() for c in row.cells[width:]):
+            issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
+                                              f"{width}; the extra ones were ignored"))
+        name, roll, version = (_cell(row, self.columns.name), _cell(row, self.columns.roll),
+                               _cell(row, self.columns.version))
+        who = quote(shorten(name or roll or version, 40)) if (name or roll or version) else "row"
+        entry: Entry | None = None
+        if version:
+            entry = self.by_version.get(version.upper())
+            if entry is None:
+                issues.append(FileIssue(row.line, f"unknown version {quote(shorten(version, 20))} "
+                                                  f"({who}); not graded, kept in unmatched.csv"))
+                return None, name, roll
+            mismatch = ((roll and entry.roll and roll.casefold() != entry.roll.strip().casefold())
+                        or (not roll and name and entry.name
+                            and person(name) != person(entry.name)))
+            if mismatch:
+                issues.append(FileIssue(row.line, f"{who} is not the student of version "
+                                                  f"{entry.version} in the manifest "
+                                                  f"({entry.name or entry.roll or 'anonymous'}); "
+                                                  "graded against version "
+                                                  f"{entry.version}, check who wrote it"))
+        else:
+            found = self.by_roll.get(roll.casefold(), []) if roll else []
+            if not found and name and not roll:
+                found = self.by_name.get(person(name), [])
+            if len(found) == 1:
+                entry = found[0]
+            elif len(found) > 1:
+                issues.append(FileIssue(row.line, f"{who} matches {len(found)} students and the "
+                                                  "row has no version; not graded, kept in "
+                                                  "unmatched.csv"))
+                return None, name, roll
+            else:
+                issues.append(FileIssue(row.line, f"unknown student {who} and no version; not "
+                                                  "graded, kept in unmatched.csv"))
+                return None, name, roll
+        if entry.graded_line is not None:
+            issues.append(FileIssue(row.line, f"duplicate of line {entry.graded_line} (version "
+                                              f"{entry.version}); line {entry.graded_line} was "
+                                              "graded, this row is kept in unmatched.csv"))
+            return None, name, roll
+        entry.graded_line = row.line
+        return entry, name, roll
+
+
+def _cell(row: SheetRow, index: int | None) -> str:
+    if index is None or index >= len(row.cells):
+        return ""
+    return row.cells[index].strip()

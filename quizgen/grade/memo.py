@@ -1,0 +1,76 @@
+"""What grading remembers, in one kind of table.
+
+A class writes the same few texts ("8", "25%", "registers") against the same few problems, so
+the grader remembers what it has worked out, keyed by what it was worked out from. Two tables
+of the same `Memo` kind: `SHARED`, for what holds across problems (comparisons, the families'
+view of a problem), and one per prepared problem (`Prepared.memo`: boxes read and compared,
+results, diagnoses, carries). Each key starts with the name of what is remembered. A result
+never depends on what is remembered (`tests/test_grader.py` grades a class both ways).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_MISSING = object()
+
+
+class Memo:
+    """A bounded table from keys to values worked out once; full, it starts again empty."""
+
+    __slots__ = ("table", "limit")
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.table: dict[Hashable, Any] = {}
+        self.limit = limit
+
+    def __call__(self, key: Hashable, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)`, remembered under `key`."""
+        found = self.table.get(key, _MISSING)
+        if found is _MISSING:
+            if len(self.table) >= self.limit:
+                self.table.clear()
+            found = self.table[key] = work(*args)
+        return found
+
+    def holding(self, key: Hashable, held: Any, work: Callable[..., T], *args: Any,
+                **kwargs: Any) -> T:
+        """`work(*args, **kwargs)`, remembered under a `key` that names `held` by its id; the
+        table keeps `held` beside the value, so that its id cannot be reused meanwhile."""
+        found = self.table.get(key)
+        if found is not None and found[0] is held:
+            return found[1]
+        value = work(*args, **kwargs)
+        if len(self.table) >= self.limit:
+            self.table.clear()
+        self.table[key] = (held, value)
+        return value
+
+    def clear(self) -> None:
+        self.table.clear()
+
+
+def frozen(value: Any) -> Any:
+    """A JSON value as a hashable one (objects as sorted pairs, lists as tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+#: What holds across problems: comparisons of a read answer with a value, and each problem's
+#: solution and misconception models (shared by every student who has that problem).
+SHARED = Memo()
+
+
+def clear_caches() -> None:
+    """Forget what grading remembers between calls (texts read, comparisons, the families'
+    solutions), e.g. to time a cold run. Results never depend on it."""
+    from quizgen.grade.parse import clear_cache
+
+    clear_cache()
+    SHARED.clear()
