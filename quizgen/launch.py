@@ -1,8 +1,8 @@
 """The `quizgen` command's entry point.
 
 ``quizgen --help`` prints a copy of the top-level help shipped with the package
-(``quizgen/data/help.txt``, written by ``python -m quizgen.launch`` and checked by a test against
-what the CLI prints), so the commonest first command starts without building the whole CLI.
+(``quizgen/data/help.txt``, written by ``python -m quizgen.build_data`` and checked by a test
+against what the CLI prints), so the commonest first command starts without building the whole CLI.
 Everything else goes to `quizgen.cli.main`.
 """
 
@@ -53,12 +53,7 @@ def live_help() -> str:
     return done.stdout
 
 
-def write_help(path: str = HELP_FILE) -> None:
-    from quizgen.files import atomic_write
+if __name__ == "__main__":  # the earlier command for help.txt; every data file now has one
+    from quizgen import build_data
 
-    atomic_write(path, live_help())
-
-
-if __name__ == "__main__":
-    write_help()
-    print(f"top-level help → {HELP_FILE}")
+    build_data.main(["help.txt"])

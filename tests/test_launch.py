@@ -15,12 +15,6 @@ def run(args: list[str], columns: int = 80) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
 
 
-def test_shipped_help_is_current():
-    with open(launch.HELP_FILE, encoding="utf-8") as fh:
-        shipped = fh.read()
-    assert shipped == launch.live_help(), "run `python -m quizgen.launch` to refresh"
-
-
 def test_help_reads_the_same_from_every_entry_point():
     live = launch.live_help()
     assert live.startswith("Usage: quizgen [OPTIONS] COMMAND")

@@ -198,14 +198,11 @@ def pool_cache_entries() -> dict[str, Any]:
     return out
 
 
-def write_pool_cache(path: Path = POOL_CACHE) -> int:
+def pool_cache_text() -> str:
+    """The contents of ``pools.json`` made afresh (see `quizgen.build_data`)."""
     import json
 
-    entries = pool_cache_entries()
-    from quizgen.files import atomic_write
-
-    atomic_write(path, json.dumps({"pools": entries}, sort_keys=True, separators=(",", ":")) + "\n")
-    return len(entries)
+    return json.dumps({"pools": pool_cache_entries()}, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 class _Frozen(tuple):

@@ -1,5 +1,6 @@
-"""`python -m quizgen.problems`: refresh the shipped pool cache (quizgen/data/pools.json)."""
+"""`python -m quizgen.problems`: the earlier command for ``pools.json``; every shipped data
+file is now made by ``python -m quizgen.build_data``."""
 
-from quizgen.problems import POOL_CACHE, write_pool_cache
+from quizgen import build_data
 
-print(f"{write_pool_cache()} pools → {POOL_CACHE}")
+build_data.main(["pools.json"])

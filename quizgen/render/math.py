@@ -171,13 +171,10 @@ def printed_formulas() -> dict[str, Any]:
     return {"formulas": out}
 
 
-def write_cache(path: Path = CACHE_FILE) -> int:
-    """Print every formula with sympy and store the result next to the GPU catalogue."""
-    data = printed_formulas()
-    from quizgen.files import atomic_write
-
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
-    return len(data["formulas"])
+def cache_text() -> str:
+    """The contents of ``formulas.json`` made afresh: every formula printed by sympy (see
+    `quizgen.build_data`)."""
+    return json.dumps(printed_formulas(), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,5 +271,7 @@ class UnicodePrinter:
         return self._impl.doprint(expr)
 
 
-if __name__ == "__main__":  # python -m quizgen.render.math: refresh the printed-formula cache
-    print(f"{write_cache()} formulas → {CACHE_FILE}")
+if __name__ == "__main__":  # the earlier command for formulas.json; every data file now has one
+    from quizgen import build_data
+
+    build_data.main(["formulas.json"])
