@@ -142,36 +142,16 @@ class Family:
         return gpu.default_model if self.uses_model else None
 
 
-_ID_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
-_JSON_STR = json.encoder.encode_basestring_ascii
-
-
 def canonical_json(value: Any) -> str:
-    """``json.dumps(value, sort_keys=True, separators=(",", ":"))``, written directly for the
-    plain ints, strings, lists and dicts that parameters hold (anything else goes to json)."""
-    cls = value.__class__
-    if cls is int:
-        return int.__repr__(value)
-    if cls is str:
-        return _JSON_STR(value)
-    if cls is list:
-        if all(v.__class__ is int for v in value):      # a block shape, a list of counts
-            return "[" + ",".join(map(int.__repr__, value)) + "]"
-        return "[" + ",".join([canonical_json(v) for v in value]) + "]"
-    if cls is dict and all(k.__class__ is str for k in value):
-        parts = []
-        for k in sorted(value):
-            v = value[k]
-            parts.append(_JSON_STR(k) + ":" + (int.__repr__(v) if v.__class__ is int else canonical_json(v)))
-        return "{" + ",".join(parts) + "}"
-    return _ID_JSON(value)
+    """The canonical JSON of a value: sorted keys, no spaces, ASCII (the same on every machine)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def problem_id(cell: str, params: dict[str, Any], gpu: GPU, seed: int, level: int) -> str:
     """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine):
     a hash of the canonical JSON of {cell, gpu, level, params, seed}."""
-    key = (f'{{"cell":{_JSON_STR(cell)},"gpu":{_JSON_STR(gpu.name)},"level":{canonical_json(level)},'
-           f'"params":{canonical_json(params)},"seed":{canonical_json(seed)}}}')
+    key = canonical_json({"cell": cell, "gpu": gpu.name, "level": level, "params": params,
+                          "seed": seed})
     return f"{cell}-{hashlib.blake2b(key.encode(), digest_size=5).hexdigest()}"
 
 
