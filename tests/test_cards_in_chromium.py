@@ -166,9 +166,9 @@ def answer_forms(problem) -> tuple[list[str], list[str]]:
     right = [typed.text, f" {typed.text} "]
     if typed.kind in ("count", "cycles") and exact.denominator == 1:
         n = exact.numerator
-        right += [f"{n}.0", f"{2 * n}/2"]
+        right += [f"{n}.0", f"{2 * n}/2", f"ceil({2 * n - 1}/2)"]
         if typed.unit:
-            right.append(f"{n} {typed.unit}")
+            right += [f"{n} {typed.unit}", f"{n} {typed.unit}/SM"]
         if n >= 1000:
             right += [f"{n:,}", f"{n:,}".replace(",", " ")]
         wrong = [str(n + 1)]

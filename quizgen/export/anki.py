@@ -156,6 +156,21 @@ def _template(name: str) -> str:
     return packaged_path("templates", "cards", name).read_text(encoding="utf-8")
 
 
+#: Where a card template or script takes the answer reader (templates/cards/answer.js) inline.
+READER_MARK = "/* quizgen: answer.js */"
+
+
+@cache
+def card_template(name: str) -> str:
+    """A card template or script with the answer reader inlined where it says `READER_MARK`:
+    one reader for every card, and each side self-contained (AnkiDroid and AnkiMobile load each
+    side afresh and keep no script state across the flip)."""
+    text = _template(name)
+    if READER_MARK in text:
+        text = text.replace(READER_MARK, _template("answer.js").strip())
+    return text
+
+
 @cache
 def card_css() -> str:
     return _template("cards.css")
@@ -167,7 +182,8 @@ def note_model(kind: str):
     import genanki
 
     template = {"name": MODEL_NAMES[kind].split(" v")[0],
-                "qfmt": _template(f"{kind}.front.html"), "afmt": _template(f"{kind}.back.html")}
+                "qfmt": card_template(f"{kind}.front.html"),
+                "afmt": card_template(f"{kind}.back.html")}
     return genanki.Model(
         MODEL_IDS[kind], MODEL_NAMES[kind], fields=[{"name": f} for f in MODEL_FIELDS[kind]],
         templates=[template], css=card_css(),

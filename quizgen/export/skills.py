@@ -19,7 +19,8 @@ and are stamped through the same lock as problem notes: unchanged, they keep the
 
 Where the viewer keeps page state across the flip (Anki desktop), the front offers a box to type
 the main answer; the back checks it numerically with the grader's accepted forms (``25%``,
-``16/64``, ``8 blocks``, ``48 KB``, ``ceil(100/32)``), mirrored in ``templates/cards/answer.js``,
+``16/64``, ``8 blocks``, ``48 KB``, ``ceil(100/32)``), mirrored in ``templates/cards/answer.js``
+(the same reader as the type-in cards' back),
 with the kind, unit and tolerance of the answer's spec.
 """
 
@@ -164,10 +165,10 @@ def words_html(lang: str) -> str:
 
 @cache
 def skill_script() -> str:
-    """The card script: the answer reader (answer.js), then the variant picker (skill.js)."""
-    from quizgen.export.anki import _template
+    """The card script: the variant picker (skill.js) with the answer reader (answer.js) inline."""
+    from quizgen.export.anki import card_template
 
-    return _template("answer.js") + _template("skill.js")
+    return card_template("skill.js")
 
 
 @cache

@@ -2,12 +2,17 @@
  *
  * Mirrors quizgen/grade/parse.py and compare.py: numbers with thousands separators (65,536,
  * 65 536, 65_536), 25%, 37.5 percent, 16/64, ceil(100/32), the floor and ceiling brackets, 2^16,
- * min(8, 2), unit words (8 blocks, 48 KB, 64K registers, 2x) and each kind's tolerance. Nothing
- * typed is evaluated as code: a tokenizer over a whitelist feeds a small recursive-descent parser.
- * window.qzAnswer.check(text, expected, kind, tolerance, unit) gives "right", "wrong" or "unread"
- * (kind "list": comma-separated whole numbers such as thread coordinates).
+ * min(8, 2), unit words (8 blocks, 48 KB, 64K registers, 2x, 8 blocks/SM) and each kind's
+ * tolerance. Nothing typed is evaluated as code: a tokenizer over a whitelist feeds a small
+ * recursive-descent parser. qzAnswer.check(text, expected, kind, tolerance, unit) gives "right",
+ * "wrong" or "unread" (kind "list": comma-separated whole numbers such as thread coordinates;
+ * kind "text": one word, case and punctuation aside).
+ *
+ * The card templates carry this file inline, inside their own function (the build puts it where
+ * a template says "quizgen: answer.js"), so a card keeps nothing in the page between cards:
+ * AnkiDroid and AnkiMobile load each side afresh, and scripts there cannot share a file.
  */
-(function () {
+var qzAnswer = (function () {
   "use strict";
   var COUNT_UNITS = {
     warp: "warps", warps: "warps", block: "blocks", blocks: "blocks", blk: "blocks",
@@ -29,6 +34,9 @@
     fraction: { "%": 1 }, percent: { "%": 1 }, ratio: { x: 1 }, bytes: { B: 1 },
     cycles: { cycles: 1 }, real: null
   };
+  /* what may follow "/" or "per" after a unit: 8 blocks/SM, 48 KB per block */
+  var PER = { sm: 1, sms: 1, block: 1, blocks: 1, warp: 1, warps: 1, thread: 1, threads: 1,
+              scheduler: 1, schedulers: 1, wave: 1, waves: 1, lane: 1, lanes: 1, kernel: 1 };
   var FUNCTIONS = { ceil: 1, floor: 1, min: 1, max: 1, round: 1 };
   var TOLERANCE = { count: 0, fraction: 0.0005, percent: 0.05, ratio: 0.005, bytes: 0,
                     cycles: 0.005, real: 0.0005 };
@@ -139,8 +147,8 @@
       else if (t.t === "w" && (w === "k" || w === "m") && unit === null) { value *= w === "k" ? 1024 : 1048576; unit = "B"; }
       else if (t.t === "w" && BYTES.hasOwnProperty(w) && unit === null) { value *= BYTES[w]; unit = "B"; }
       else if (t.t === "w" && COUNT_UNITS.hasOwnProperty(w) && unit === null) unit = COUNT_UNITS[w];
-      else if (t.t === "o" && w === "/" && unit !== null && rest[k + 1] && rest[k + 1].v === "sm" && k + 2 === rest.length) k++;
-      else if (t.t === "w" && w === "per" && unit !== null && rest[k + 1] && rest[k + 1].v === "sm" && k + 2 === rest.length) k++;
+      else if (((t.t === "o" && w === "/") || (t.t === "w" && w === "per")) && unit !== null && rest[k + 1] &&
+               PER.hasOwnProperty(rest[k + 1].v) && k + 2 === rest.length) k++;
       else return null;
     }
     return { value: value, unit: unit };
@@ -152,6 +160,13 @@
 
   /* "right", "wrong" or "unread": the grader's verdict on `text` for the expected answer */
   function check(text, answer, kind, tolText, unitWord) {
+    if (kind === "text") {
+      var words = function (t) {
+        return String(t).toLowerCase().replace(/[_\-.:'"`()\x5b\x5d{}]/g, " ").replace(/\s+/g, " ").trim();
+      };
+      if (!words(text)) return "unread";
+      return words(text) === words(answer) ? "right" : "wrong";
+    }
     if (kind === "list") {
       var want = answer.split(",").map(Number);
       var got = normalise(text).replace(/[(){}\x5b\x5d]/g, " ").split(/[\s,;]+/).filter(Boolean);
@@ -162,6 +177,7 @@
     var read = readAnswer(text);
     if (!read) return "unread";
     var wantValue = Number(answer), value = read.value, unit = read.unit;
+    if (isNaN(wantValue)) { var w = readAnswer(answer); if (!w) return "unread"; wantValue = w.value; }
     var tol = tolText !== "" && tolText != null ? Number(tolText) : TOLERANCE[kind];
     if (tolText === "" && kind === "real") tol = Math.max(tol, Math.abs(wantValue) / 1000);
     var allowed = KINDS[kind];
@@ -182,5 +198,5 @@
     return within(value, wantValue, tol) ? "right" : "wrong";
   }
 
-  window.qzAnswer = { read: readAnswer, check: check };
+  return { read: readAnswer, check: check };
 })();

@@ -5,10 +5,11 @@
  * variant from the same day, so no state is needed across the flip; consecutive days differ and
  * every K consecutive days show each variant once. The other variants are removed from the page
  * before MathJax runs, so only the shown one is typeset and its figure loaded. A typed answer is
- * judged by answer.js (loaded before this file).
+ * judged by answer.js (the build puts it inline below).
  */
 (function () {
   "use strict";
+  /* quizgen: answer.js */
   var DAY = 86400000, ROLLOVER = 4 * 3600000;
 
   function ankiDay(now) {
@@ -71,7 +72,7 @@
       window.qzSkillTyped = null;
       if (!typed || typed.key !== key || typed.v !== v || !question || !/\S/.test(typed.text)) return;
       var words = root.querySelector(".qz-words span") || document.createElement("span");
-      var verdict = window.qzAnswer.check(typed.text, question.getAttribute("data-answer"), question.getAttribute("data-kind"),
+      var verdict = qzAnswer.check(typed.text, question.getAttribute("data-answer"), question.getAttribute("data-kind"),
                                 question.getAttribute("data-tol"), question.getAttribute("data-unit"));
       result.textContent = (words.getAttribute("data-typed") || "") + ": " + typed.text + " \u2192 " +
         (verdict === "right" ? "\u2713 " : verdict === "wrong" ? "\u2717 " : "? ") + (words.getAttribute("data-" + verdict) || verdict);
@@ -82,6 +83,7 @@
   }
 
   window.qzSkill = { day: ankiDay, variantOf: variantOf };
+  window.qzAnswer = qzAnswer;       /* the desktop keeps this page across the flip anyway */
   var roots = document.querySelectorAll(".qz-skill[data-key]");
   for (var r = 0; r < roots.length; r++) show(roots[r]);
 })();
