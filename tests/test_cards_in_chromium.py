@@ -361,3 +361,71 @@ def test_backs_read_on_a_phone(browser, collection, tmp_path):
                     "const qa = img.closest('.qa').getBoundingClientRect();"
                     "return {x: 0, y: qa.top + scrollY, width: 360, height: Math.min(qa.height, 1400)}; })()")
     page.save_screenshot(tmp_path / "phone-back.png", top)
+
+
+#: One kernel on three GPUs (X-5), both languages, as type-in and multiple-choice cards.
+SEVERAL_GPUS = recipe_from_dict({"name": "gpus", "deck": "quizgen::GPUs", "cells": ["X-5"],
+                                 "per_cell": 2, "levels": [1, 2, 3], "seed": 4, "lang": "both",
+                                 "kinds": ["numeric", "mcq"]})
+
+
+def test_backs_on_several_gpus_give_each_gpu_first_then_fold_its_steps(browser, tmp_path):
+    """A phone (360 px, light and night) shows every GPU's answer before any step, each GPU's
+    steps in a fold of their own, and nothing wider than the phone, folded or open."""
+    out = tmp_path / "gpus.apkg"
+    A.build_deck(SEVERAL_GPUS, out, timestamp=T0)
+    (tmp_path / "col").mkdir()
+    col = Collection(str(tmp_path / "col" / "collection.anki2"))
+    try:
+        options = ImportAnkiPackageOptions(
+            update_notes=ie.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER, with_scheduling=False)
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=str(out), options=options))
+        backs = []
+        for cid in sorted(col.find_cards("")):
+            card = col.get_card(cid)
+            note = card.note()
+            shown = col.compare_answer(note["Answer"], note["Answer"]) if "Answer" in note.keys() else ""
+            backs.append(card.answer().replace("[[type:Answer]]", shown))
+        media = Path(col.media.dir())
+    finally:
+        col.close()
+    assert len(backs) >= 10
+    page = browser.page(PHONE, 740, mobile=True)
+    script = mathjax_script()
+    for night in (False, True):
+        cards = "".join(f'<div class="qa" style="border-bottom:4px solid red">{b}</div>' for b in backs)
+        path = media / f"gpus-{night}.html"
+        path.write_text(f'<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" '
+                        f'content="width=device-width, initial-scale=1">{script}</head>'
+                        f'<body class="{body_class(night)}">{cards}</body></html>', encoding="utf-8")
+        page.open(path)
+        if script:
+            page.eval("MathJax.startup.promise.then(() => true)", await_promise=True)
+        rows = page.eval("""[...document.querySelectorAll('.qa')].map(qa => {
+            const top = el => el.getBoundingClientRect().top + scrollY;
+            const folds = [...qa.querySelectorAll('details.qz-part-fold')];
+            const answer = qa.querySelector('.qz-answer'), hr = qa.querySelector('hr#answer');
+            return {gpus: [...qa.querySelectorAll('.qz-per-part > li .qz-part')].map(e => e.textContent),
+                    folds: folds.map(f => f.querySelector('summary').textContent),
+                    closed: folds.every(f => !f.open), answerBottom: answer.getBoundingClientRect().bottom + scrollY,
+                    firstFold: folds.length ? top(folds[0]) : null, hr: top(hr),
+                    bottom: qa.getBoundingClientRect().bottom + scrollY};
+        })""")
+        for row in rows:
+            assert row["gpus"] == ["T4", "A100", "H100"], row
+            assert [f.split(":")[0] for f in row["folds"]] == row["gpus"], row
+            assert row["closed"] and row["firstFold"] > row["answerBottom"], row
+            # what a phone shows after the flip (every GPU's answer, the trap): about one screen
+            assert (row["firstFold"] - row["hr"]) / 740 < 1.3, row
+        assert page.eval("document.documentElement.scrollWidth") <= PHONE
+        # pictures to look at (pytest keeps tmp_path): folded, then every fold open
+        page.save_screenshot(tmp_path / f"gpus-folded-{'night' if night else 'light'}.png",
+                             {"x": 0, "y": 0, "width": PHONE, "height": 1400})
+        # every fold opened: still nothing wider than the phone
+        page.eval("document.querySelectorAll('details').forEach(d => d.open = true)")
+        assert page.eval("document.documentElement.scrollWidth") <= PHONE
+        widest = page.eval("Math.max(...[...document.querySelectorAll('.qa *')].map("
+                           "e => e.getBoundingClientRect().right))")
+        assert widest <= PHONE + 0.5, widest
+        page.save_screenshot(tmp_path / f"gpus-open-{'night' if night else 'light'}.png",
+                             {"x": 0, "y": 0, "width": PHONE, "height": 2200})

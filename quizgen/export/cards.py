@@ -385,9 +385,14 @@ def _worked_parts(problem: Problem, words: dict[str, str]) -> list[str]:
 
 def back_solution_html(problem: Problem) -> str:
     """The worked solution as a phone reads it: Answer and Trap first, then the Forecast, steps
-    and Verify folded in a ``<details>`` (opens with a tap, no script)."""
+    and Verify folded in a ``<details>`` (opens with a tap, no script). A problem in parts (one
+    kernel on several GPUs) gives the answer GPU by GPU and folds each
+    part's steps on their own (`back_parts_html`)."""
     words = labels(problem.lang)
     sol = problem.solution
+    parts = solution_parts(sol)
+    if parts is not None:
+        return back_parts_html(problem, parts, "qz-details")
     out = []
     if sol.answer:
         out.append(f'<div class="qz-answer">{_label(words["answer"])}{esc(sol.answer)}</div>')
@@ -397,6 +402,103 @@ def back_solution_html(problem: Problem) -> str:
     if inner:
         summary = words["worked"].format(n=len(sol.steps))
         out.append(f'<details class="qz-details"><summary>{esc(summary)}</summary>'
+                   + "".join(inner) + "</details>")
+    return "".join(out)
+
+
+#: A part's label at the start of a step title or Verify line: ``[T4] Occupancy``, ``[32×8] …``.
+_PART_LABEL = re.compile(r"\[([^\[\]]{1,40})\] ")
+
+
+@dataclass(slots=True)
+class SolutionPart:
+    """One part of a solution in parts: its label ("T4"; "" for the steps every part shares),
+    its answer line (or ""), its steps (titles without the label) and Verify lines."""
+
+    label: str
+    answer: str = ""
+    steps: list[SolutionStep] = field(default_factory=list)
+    verify: list[str] = field(default_factory=list)
+
+
+@cache
+def _gpu_names() -> frozenset[str]:
+    from quizgen.gpus import preset_names
+
+    return frozenset(name.lower() for name in preset_names())
+
+
+def solution_parts(sol) -> list[SolutionPart] | None:
+    """The parts of a solution that compares GPUs, by the GPU each step is labelled with
+    (``[T4] …``, ``[A100] …``, as the families that compare GPUs write them), in order; None
+    for a solution with fewer than two GPUs. The answer is split where it reads ``T4: …
+    A100: …``, one line per GPU."""
+    parts: dict[str, SolutionPart] = {}
+    steps_by_part = []
+    for step in sol.steps:
+        found = _PART_LABEL.match(step.title)
+        label = found.group(1) if found else ""
+        part = parts.setdefault(label, SolutionPart(label))
+        if found:
+            step = SolutionStep(step.title[found.end():], step.formula, step.values, step.result,
+                                step.unit, step.why, step.note)
+        part.steps.append(step)
+        steps_by_part.append(label)
+    labelled = [label for label in parts if label]
+    if len(labelled) < 2 or not all(label.lower() in _gpu_names() for label in labelled):
+        return None
+    for line in sol.verify:
+        found = _PART_LABEL.match(line)
+        label = found.group(1) if found and found.group(1) in parts else ""
+        parts.setdefault(label, SolutionPart(label)).verify.append(
+            line[found.end():] if label else line)
+    starts = []
+    for label in labelled:
+        at = sol.answer.find(f"{label}: ", starts[-1] if starts else 0)
+        if at < 0 or (at > 0 and sol.answer[at - 1] != " "):
+            break
+        starts.append(at)
+    if len(starts) == len(labelled) and starts[0] == 0:
+        for label, at, end in zip(labelled, starts, starts[1:] + [len(sol.answer)]):
+            parts[label].answer = sol.answer[at + len(label) + 2:end].strip()
+    order = [label for label in parts if label] + ([""] if "" in parts else [])
+    return [parts[label] for label in order]
+
+
+def back_parts_html(problem: Problem, parts: list[SolutionPart], fold_class: str) -> str:
+    """The back of a problem in parts: the answer part by part (each on its own line, so a
+    phone reads every GPU's result before any step), the trap, the Forecast, then each part's
+    steps and Verify lines folded on their own (numbered from 1 within the part)."""
+    from quizgen.render.phrases import phrase
+
+    words = labels(problem.lang)
+    sol = problem.solution
+    out = []
+    if any(part.answer for part in parts):
+        rows = "".join(f'<li><span class="qz-part">{esc(part.label)}</span> {esc(part.answer)}</li>'
+                       for part in parts if part.label)
+        out.append(f'<div class="qz-answer">{_label(words["answer"])}'
+                   f'<ul class="qz-per-part">{rows}</ul></div>')
+    elif sol.answer:
+        out.append(f'<div class="qz-answer">{_label(words["answer"])}{esc(sol.answer)}</div>')
+    if sol.trap:
+        out.append(trap_html(sol.trap, problem.lang))
+    if sol.forecast:
+        out.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
+    html_words = _label_html(problem.lang)
+    for part in parts:
+        inner = []
+        if part.steps:
+            inner.append('<ol class="qz-steps">' + "".join(step_html(s, html_words) for s in part.steps)
+                         + "</ol>")
+        if part.verify:
+            items = "".join(f"<li>{esc(line)}</li>" for line in part.verify)
+            inner.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
+        if not inner:
+            continue
+        key = "part_steps" if part.label else "shared_steps"
+        summary = phrase(problem.lang, "skill", key, {"part": part.label, "n": len(part.steps)})
+        out.append(f'<details class="{fold_class} qz-part-fold"><summary>{esc(summary)}</summary>'
                    + "".join(inner) + "</details>")
     return "".join(out)
 

@@ -122,6 +122,13 @@ def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
     """Variant `number` as the back shows it: answer, trap, figure, then the steps folded."""
     words = C.labels(problem.lang)
     sol = problem.solution
+    where = C.esc(_word(problem.lang, "variant", number=number, total=total))
+    source = f'<div class="qz-source">{where} · {C.source_html(problem)}</div>'
+    parts = C.solution_parts(sol)
+    if parts is not None:           # one kernel on several GPUs: each GPU's answer, then folds
+        shown = C.back_parts_html(problem, parts, "qz-fold")
+        figure_html = f'<div class="qz-figure">{figure}</div>' if figure else ""
+        return f'<div class="qz-v" data-v="{number}">{shown}{figure_html}{source}</div>'
     answer = sol.answer or C.concept_answer_html(problem)
     out = [f'<div class="qz-answer">{_label(words["answer"])}{C.esc(answer)}</div>']
     if sol.trap:
@@ -140,8 +147,7 @@ def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
     if inner:
         summary = C.esc(_word(problem.lang, "steps"))
         out.append(f'<details class="qz-fold"><summary>{summary}</summary>{"".join(inner)}</details>')
-    where = C.esc(_word(problem.lang, "variant", number=number, total=total))
-    out.append(f'<div class="qz-source">{where} · {C.source_html(problem)}</div>')
+    out.append(source)
     return f'<div class="qz-v" data-v="{number}">{"".join(out)}</div>'
 
 
