@@ -24,7 +24,7 @@ PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")
 #: Every kind; ``skill``: one note per cell and level holding `variants` solved variants.
 KINDS = PROBLEM_KINDS + ("skill",)
 #: Variants per skill note unless the recipe says (``variants = K``).
-DEFAULT_VARIANTS = 24
+DEFAULT_VARIANTS = 12
 MAX_VARIANTS = 200
 LEVELS = (1, 2, 3)
 DEFAULT_RECIPE = "default.toml"

@@ -340,14 +340,14 @@ def test_recipes_and_overrides_for_skills():
     recipe = skill_recipe()
     assert recipe.kinds == ("skill",) and recipe.variants == K
     assert recipe_from_dict({"name": "x", "kinds": ["numeric", "skill"]}).kinds == ("numeric", "skill")
-    assert recipe_from_dict({"name": "x"}).variants == 24
+    assert recipe_from_dict({"name": "x"}).variants == 12
     assert "skill" not in recipe_from_dict({"name": "x"}).kinds
     for bad, field in [({"variants": 0}, "variants"), ({"variants": "many"}, "variants"),
                        ({"kind": "skill", "kinds": ["mcq"]}, "kind"), ({"kind": "skills"}, "kind")]:
         with pytest.raises(QuizgenError, match=field):
             recipe_from_dict({"name": "x", **bad})
     default = load_deck_recipe(None)
-    assert "skill" in default.kinds and default.variants == 24
+    assert "skill" in default.kinds and default.variants == 12
     from quizgen.recipes import apply_overrides
 
     only = apply_overrides(default, skills=True, variants=5)

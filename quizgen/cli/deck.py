@@ -19,7 +19,7 @@ def deck_command(
     per_cell: Annotated[Optional[int], typer.Option("--per-cell", help="Override problems per cell and level.")] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", "-g", help="Override the GPU: a preset, a comma list, or 'default' (each cell's own).")] = None,
     skills: Annotated[bool, typer.Option("--skills", help="Only skill notes: one note per cell and level that shows a new solved variant each day (Anki only).")] = False,
-    variants: Annotated[Optional[int], typer.Option("--variants", help="Solved variants per skill note (default 24, or the recipe's 'variants').")] = None,
+    variants: Annotated[Optional[int], typer.Option("--variants", help="Solved variants per skill note (default 12, or the recipe's 'variants').")] = None,
     lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file that remembers each note's content and time, so a rebuild re-stamps only changed notes. Default: beside the recipe (my.toml → my.lock.json), or beside --out for a shipped recipe.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     force: Annotated[bool, typer.Option("--force", help="With --format obsidian: write into a folder that holds other files too (they are never changed; one in the way of a note is kept as NAME.kept).")] = False,

@@ -437,6 +437,11 @@ class StoredNotes:
     def __len__(self) -> int:
         return len(self._rows)
 
+    def digests(self) -> Iterator[tuple[Any, str, str]]:
+        """(note type, GUID, `note_digest`) of each note, from the stored bytes (no notes made)."""
+        for model, guid, tags, fields, _ in self._rows:
+            yield model, guid, _digest(model.model_id, *fields, " ".join(sorted(tags)))
+
     def __iter__(self) -> Iterator[Any]:
         Note = _note_class()
         for model, guid, tags, fields, due in self._rows:
@@ -452,6 +457,7 @@ class DeckPackage:
     media: dict[str, bytes]          # media file name → content, sorted by name
     cells: int = 0                   # cells with at least one note
     skipped: int = 0                 # problems that fit none of the recipe's card kinds
+    figures: Any = None              # the `C.FigureMedia` that drew them (skill notes reuse it)
 
 
 def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
@@ -508,7 +514,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
         deck_for(deck_name(recipe, None, example.lang)).add_note(note)
 
     media = {name: figures.files[name] for name in sorted(figures.files)}
-    return DeckPackage([decks[name] for name in sorted(decks)], media, len(cells), skipped)
+    return DeckPackage([decks[name] for name in sorted(decks)], media, len(cells), skipped, figures)
 
 
 @cache
@@ -699,10 +705,11 @@ def plan_stamps(package: DeckPackage, stamp: int,
     added = updated = unchanged = 0
     seen_models = {}
     for deck in package.decks:
-        for note in deck.notes:
-            seen_models[note.model.model_id] = note.model
-            digest = note_digest(note)
-            old = old_notes.get(note.guid)
+        notes_of = deck.notes.digests() if isinstance(deck.notes, StoredNotes) else \
+            ((note.model, note.guid, note_digest(note)) for note in deck.notes)
+        for model, guid, digest in notes_of:
+            seen_models[model.model_id] = model
+            old = old_notes.get(guid)
             if old is None:
                 added += 1
                 mod = stamp
@@ -712,8 +719,8 @@ def plan_stamps(package: DeckPackage, stamp: int,
             else:
                 updated += 1
                 mod = max(stamp, old[1] + 1)
-            notes[note.guid] = mod
-            new_notes[note.guid] = [digest, mod]
+            notes[guid] = mod
+            new_notes[guid] = [digest, mod]
     for model_id, model in seen_models.items():
         digest = model_digest(model)
         old = old_models.get(str(model_id))

@@ -258,7 +258,8 @@ def add_skills(package, recipe: DeckRecipe, *, problems_for=None,
         return
     decks = {deck.name: deck for deck in package.decks}
     description = C.esc(recipe.description or recipe.title)
-    figures = C.FigureMedia()
+    # one figure table for the deck: a figure a problem note already drew is not drawn again
+    figures = package.figures if package.figures is not None else C.FigureMedia()
     cells = set()
     for name, note, cell in skill_notes(recipe, problems_for=problems_for, figures=figures,
                                         progress=progress):
