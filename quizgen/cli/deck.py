@@ -80,6 +80,8 @@ def deck_command(
 
 
 def _build(run, quiet: bool):
+    import time
+
     if quiet:
         summary = run(None)
     else:
@@ -89,7 +91,14 @@ def _build(run, quiet: bool):
                       TimeElapsedColumn(), transient=True) as bar:
             task = bar.add_task("Solving problems", total=None)
 
+            shown = [0.0]
+
             def progress(done: int, total: int) -> None:
+                # the bar redraws ten times a second: telling it more often only costs time
+                now = time.monotonic()
+                if done < total and now - shown[0] < 0.1:
+                    return
+                shown[0] = now
                 bar.update(task, completed=done, total=total)
 
             summary = run(progress)
