@@ -400,7 +400,7 @@ def _regs_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str) -> list[S
     lid = (r_warp // g) * g // 32
     steps = [
         Step("subpartition_warps", "inv_subpartition_warps", {"B": B, "w": w, "P": P}, n_p, "warps",
-             "subpartition_regs"),
+             "subpartition_warps_needed"),
         Step("regs_per_warp_by_sm", "inv_regs_per_warp_by_sm",
              {"R_SM": gpu.regs_per_sm, "P": P, "n_P": n_p}, by_sm, "registers", "regs_lid_inverse"),
         Step("regs_per_warp_by_block", "inv_regs_per_warp_by_block",
@@ -502,7 +502,7 @@ def _smem_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str, dynamic: 
     key = "answer" if not (dynamic and cfg.optin is not None) else "smem_lid"
     steps.append(Step(key, "inv_smem_exact",
                       {"A": largest_alloc, "g_S": g, "s_other": other, "s_res": res}, lid, "B",
-                      "smem_granularity"))
+                      "smem_granularity_inverse"))
     if key != "answer":
         steps.append(Step("answer", "inv_largest", {"x_lid": lid, "x_max": cfg.optin},
                           min(lid, cfg.optin), "B", "largest_that_fits",
