@@ -13,6 +13,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from quizgen.render.answers import param_name
+
 from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.errors import QuizgenError
 from quizgen.render import numbers
@@ -170,8 +172,12 @@ def test_each_student_pages_carry_name_version_and_numbers(built):
         text = " ".join(pages)
         for question in student["questions"]:
             for key, value in question["params"].items():
+                name = param_name(key, "en")      # the recipe's language; None: how it is posed
                 shown = numbers.number(value) if type(value) is int else value   # 16,384 as printed
-                assert f"{key.replace('_', ' ')} = {shown}" in text, (student["version"], key)
+                if name is None:
+                    assert f"{key.replace('_', ' ')} =" not in text, (student["version"], key)
+                else:
+                    assert f"{name} = {shown}" in text, (student["version"], key)
             assert question["question"] in text
     assert seen_pages == len(exam)
 

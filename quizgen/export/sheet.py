@@ -1216,10 +1216,6 @@ def _unit(problem: Problem, key: str) -> str:
 from quizgen.render.answers import answer_name, answer_text  # noqa: E402
 
 
-def _humanize(key: str) -> str:
-    return key.replace("_", " ")
-
-
 def _value_text(value: Any) -> str:
     """An answer or a given value as printed: 8, 0.375, registers, shared_memory, [3, 1, 0]."""
     from quizgen.render.math import format_number
@@ -1253,12 +1249,22 @@ def _box_width(value: Any) -> float:
 
 
 def _given(problem: Problem) -> list[list[str]]:
+    """The Given line: the GPU as a person says it, then each named quantity (a parameter the
+    phrasebook does not name, such as which variant is asked, is not the student's to read)."""
+    from quizgen.gpus import gpu_from_dict
+    from quizgen.render.answers import param_name
+
     items = []
-    gpu_name = problem.gpu.get("name") if isinstance(problem.gpu, dict) else None
-    if gpu_name:
-        items.append(["GPU", str(gpu_name)])
+    if isinstance(problem.gpu, dict) and problem.gpu.get("name"):
+        try:
+            spoken = gpu_from_dict(problem.gpu).spoken_name
+        except Exception:              # an older manifest's GPU record: its name is still true
+            spoken = str(problem.gpu["name"])
+        items.append(["GPU", spoken])
     for key, value in problem.params.items():
-        items.append([_humanize(key), _value_text(value)])
+        name = param_name(key, problem.lang)
+        if name is not None and not isinstance(value, dict):
+            items.append([name, _value_text(value)])
     return items
 
 

@@ -28,6 +28,12 @@ def answer_name(key: str, lang: str) -> str:
     return key.replace("_", " ")
 
 
+def param_name(key: str, lang: str) -> str | None:
+    """A given quantity's name as a sheet prints it, or None for a parameter that only says how
+    the question is posed (which variant is asked): those are never printed."""
+    return _table(lang, "param_name").get(key)
+
+
 def answer_text(value: Any, unit: str, lang: str) -> str:
     """A value with its unit: 37.5%, 2×, 1 block, 4 blocks, (6, 0, 2), registers + shared memory."""
     if isinstance(value, list):
