@@ -53,6 +53,17 @@ def check_problem(p, fam, floor_notes: set[str], correct_whys: set[str]) -> int:
         assert int(b) == p.answers["blocks_per_sm" + suffix], (p.id, p.solution.answer)
         assert int(a) == int(num) == p.answers["active_warps" + suffix]
         assert abs(float(pct) / 100 - p.answers["occupancy" + suffix]) < 5e-5
+    if p.choices:      # multiple choice: the right answer and three distinct, plausible slips
+        assert len(p.choices) >= 4, (p.id, [c.text for c in p.choices])
+        assert len({c.text for c in p.choices}) == len(p.choices), p.id
+        assert sum(c.correct for c in p.choices) == 1, p.id
+        assert p.mcq_stem, p.id                                       # one quantity asked
+        kind = p.answer_specs.get(p.main_answer or "", {}).get("kind")
+        numbers = [c.value for c in p.choices if isinstance(c.value, (int, float))]
+        if kind == "fraction":
+            assert all(0 <= v <= 1 for v in numbers), (p.id, numbers)
+        elif kind in ("count", "bytes", "cycles"):
+            assert all(v >= 0 for v in numbers), (p.id, numbers)
     if not fam.trap_applies(p.params, gpu, solved):      # a trap only where it is present
         assert p.solution.trap == "", (p.id, p.solution.trap)
     if fam.cell == "OCC-4" and "100%" in p.solution.trap:

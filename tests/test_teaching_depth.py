@@ -21,31 +21,33 @@ _spec.loader.exec_module(teaching)
 
 CELLS = sorted(families())
 
-# Cells whose rewrite has not landed yet, per family group (each group removes its own line).
-PENDING: set[str] = set()
-
-
 
 @pytest.fixture(scope="module")
 def measures():
     return teaching.measure(seeds=20)
 
 
-@pytest.mark.parametrize("cell", [c for c in CELLS if c not in PENDING])
+@pytest.mark.parametrize("cell", CELLS)
 def test_level_three_adds_a_step_type_level_one_lacks(measures, cell):
     assert measures.cells[cell].climbing_steps, f"{cell}: level 3 repeats level 1's steps"
 
 
-@pytest.mark.parametrize("cell", [c for c in CELLS if c not in PENDING])
+@pytest.mark.parametrize("cell", CELLS)
 def test_whys_name_their_own_numbers(measures, cell):
     m = measures.cells[cell]
     assert m.number_share >= 0.70, f"{cell}: {m.number_share:.0%} of whys name a number"
 
 
-@pytest.mark.parametrize("cell", [c for c in CELLS if c not in PENDING])
+@pytest.mark.parametrize("cell", CELLS)
 def test_every_multiple_choice_has_four_options(measures, cell):
     m = measures.cells[cell]
     assert not m.mcq_short, f"{cell}: {len(m.mcq_short)} problems with < 4 options"
+
+
+def test_no_why_is_more_than_two_percent_of_all_whys(measures):
+    """Whys vary with the problem: the most frequent one is at most 2% of all, per language."""
+    for lang, share in measures.top_why_share.items():
+        assert share <= 0.02, (lang, f"{share:.2%}", measures.top_why[lang])
 
 
 def test_measures_see_a_why_without_numbers():

@@ -60,8 +60,9 @@ class Family:
     #: the solution (a trap that is absent from these numbers is not a trap for this student).
     trap_when: ClassVar[tuple[Predicate, ...]] = ()
     #: Fewer options than this and the problem is not offered as multiple choice (a type-in
-    #: card instead): a family whose draws cannot always offer four real options says 4.
-    min_options: ClassVar[int] = 2
+    #: card instead): a multiple-choice question always has the right answer and three wrong
+    #: ones, each from a named slip (families redraw in `in_cell` to keep that common).
+    min_options: ClassVar[int] = 4
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
 

@@ -28,6 +28,7 @@ from quizgen.problems import specs as sp
 from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, _bent,
                                                  answers_of, shapes_for, with_shape)
 from quizgen.problems.registry import register
+from quizgen.render import numbers
 from quizgen.render.occupancy import occupancy_answer
 from quizgen.render.phrases import phrase, phrase_list
 from quizgen.render.solution import occupancy_verify, solution_steps
@@ -588,7 +589,7 @@ class InverseRegisters(ExactFamily):
         block = params.get("block")
         T = params["threads_per_block"]
         return {**solved.answers, "T": T,
-                "T_text": f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T),
+                "T_text": f"{numbers.count(T)} (blockDim {block[0]}×{block[1]})" if block else numbers.count(T),
                 "s": params.get("smem_per_block", 0), "gpu": gpu.to_dict(),
                 "gpu_name": gpu.spoken_name, "inv": inv,
                 "book": solved.data["book"], "target": params["target_occupancy"],

@@ -135,9 +135,8 @@ class RealKernel(ExactFamily):
     topic = "real-kernels"
     main_answer = "occupancy"
     trap_when = (_line_trap,)
-    #: Real kernels cannot be redrawn until four slips differ: a line whose kernel offers fewer
-    #: than three distinct plausible slips is asked as a type-in question only.
-    min_options = 4
+    # Real kernels cannot be redrawn until four slips differ: a line whose kernel offers fewer
+    # than three distinct plausible slips is asked as a type-in question only (min_options).
 
     def in_cell(self, params, gpu, solved):
         return self.lands(params, gpu, solved)

@@ -21,6 +21,7 @@ from quizgen.problems import specs as sp
 from quizgen.problems.base import Family, Misconception, Solved
 from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
+from quizgen.render import numbers
 from quizgen.render.occupancy import occupancy_solution
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
@@ -203,7 +204,7 @@ class OccupancyFamily(Family):
         s = params.get("smem_per_block", 0) + params.get("dyn_smem", 0)
         block = params.get("block")
         T = params["threads_per_block"]
-        T_text = (f"{T} (blockDim = ({block[0]}, {block[1]}))" if block else str(T))
+        T_text = (f"{numbers.count(T)} (blockDim {block[0]}×{block[1]})" if block else numbers.count(T))
         return {**solved.answers, "T": T, "T_text": T_text, "r": params.get("regs_per_thread", 0), "s": s,
                 "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name, "res": res,
                 "B": res.blocks_per_sm, "A": res.active_warps,
