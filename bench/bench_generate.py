@@ -20,7 +20,7 @@ def _jobs(n: int, first_seed: int = 0):
 
 def measure(size: str = "full") -> list[Row]:
     from quizgen.gpus import gpu_from_dict
-    from quizgen.problems import family, generate_one
+    from quizgen.generator import family, generate_one
     from quizgen.render.text import render_solution
 
     n = pick(size, 12000, 3000, 200)

@@ -41,7 +41,7 @@ from quizgen.gpus import gpu_from_dict  # noqa: E402
 from quizgen.grade.grader import (clear_caches, grade_class, grade_rows,  # noqa: E402
                                   read_answer_sheet)
 from quizgen.grade.parse import parse_answer, parse_with_work  # noqa: E402
-from quizgen.problems import family, generate_one  # noqa: E402
+from quizgen.generator import family, generate_one  # noqa: E402
 
 TARGET_S = 5.0
 

@@ -48,7 +48,7 @@ def make_class_pdf(pages_wanted: int, dpi: int, work: Path) -> tuple[Path, Path,
     import pypdfium2 as pdfium
 
     from quizgen.export.sheet import build_exam, parse_exam_recipe
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
     from quizgen.scan.synth import distort, fill_page, images_to_pdf, plan_answers
 
     recipe = parse_exam_recipe(RECIPE)

@@ -5,7 +5,7 @@ memory of the whole process tree for 1,000 students and time for 500 against 1,0
     python3 bench/bench_sheet.py [--students 300] [--repeat 3]
     python3 bench/bench_sheet.py --scale 500,1000
 
-Problems come from ``quizgen.problems.generate_one`` when it serves every cell of the exam below,
+Problems come from ``quizgen.generator.generate_one`` when it serves every cell of the exam below,
 else from a small generator over the occupancy engine (the same one the tests use).
 """
 
@@ -40,11 +40,11 @@ RECIPE = {
 
 def _generator(recipe):
     try:
-        from quizgen.problems import generate_one
+        from quizgen.generator import generate_one
 
         for q in recipe.questions:
             generate_one(q.cell, level=q.level, seed=1, lang=recipe.lang, gpu=q.gpu or recipe.gpu)
-        return generate_one, "quizgen.problems.generate_one"
+        return generate_one, "quizgen.generator.generate_one"
     except Exception:   # the families are not all there: fall back to the engine-only generator
         sys.path.insert(0, str(ROOT / "tests"))
         from test_sheet import occupancy_problem

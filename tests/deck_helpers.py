@@ -1,6 +1,6 @@
 """Real problems for exporter tests, built from the occupancy engine (no generator needed).
 
-`engine_problem` has the signature of `quizgen.problems.generate_one`: it draws a launch from the
+`engine_problem` has the signature of `quizgen.generator.generate_one`: it draws a launch from the
 seed, solves it with the real engine and fills a `Problem` with the engine's numbers and steps.
 Prose is deliberately awkward (``<``, ``&``, quotes) so escaping is exercised.
 """

@@ -477,7 +477,7 @@ def test_figures_only_on_the_answer_side(tmp_path):
 def test_repeat_check_key_before_generating_is_the_problems_own_key():
     """A deck asks which problem a seed gives before generating it; that key must be the one the
     generated problem has, or a repeat could slip through."""
-    from quizgen.problems import CELLS, generate_one
+    from quizgen.generator import CELLS, generate_one
     from quizgen.recipes import Slot
 
     cheap = A._cheap_key(generate_one)

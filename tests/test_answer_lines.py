@@ -7,7 +7,7 @@ import re
 import pytest
 from jinja2 import meta
 
-from quizgen.problems import CELLS, LEVELS, family, generate_one
+from quizgen.generator import CELLS, LEVELS, family, generate_one
 from quizgen.render.phrases import _env, book
 
 #: Names an Answer line may print besides answers and parameters: the GPU, a GPU's label, and

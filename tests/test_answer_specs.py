@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from quizgen.gpus import gpu_from_dict
-from quizgen.problems import CELLS, LEVELS, families, family, generate_one
+from quizgen.generator import CELLS, LEVELS, families, family, generate_one
 from quizgen.problems.specs import KINDS, AnswerSpec, order
 
 

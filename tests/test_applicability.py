@@ -13,7 +13,7 @@ import pytest
 
 from quizgen.gpus import gpu_from_dict
 from quizgen.grade import check_answer
-from quizgen.problems import CELLS, LEVELS, family, generate_one
+from quizgen.generator import CELLS, LEVELS, family, generate_one
 from quizgen.problems.applicability import Facts, applies, changes_answer, keep_applicable_notes
 from quizgen.render.phrases import book, has
 

@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 from quizgen.export import cards as C
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 
 
 def _with_spec(problem, **changes):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from quizgen.gpus import gpu_from_dict
 from quizgen.grade import check_answer
 from quizgen.grade.carry import carried_values
-from quizgen.problems import CELLS, family, generate_one
+from quizgen.generator import CELLS, family, generate_one
 from quizgen.problems.specs import order
 
 

@@ -177,7 +177,7 @@ def _run(args: list[str], stdin: bytes) -> tuple[object, str]:
 
 def _exam():
     from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
 
     recipe = {"title": "Fuzz", "lang": "en", "seed": 3,
               "questions": [{"cell": "OCC-3", "level": 1, "points": 4,

@@ -11,7 +11,7 @@ from conftest import seeds_dir
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 from quizgen.problems.base import LEVELS
 from quizgen.problems.concepts import (
     TOPICS, ConceptCards, _parse_card, card_ids, get_card, load_cards,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import seeds_dir
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 from quizgen.problems.concepts import load_cards
 
 #: card id → (seed file, a passage of it that the card teaches)

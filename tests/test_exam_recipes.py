@@ -17,7 +17,7 @@ from quizgen.errors import QuizgenError
 from quizgen.export import sheet
 from quizgen.export.sheet import Student, build_exam, load_exam_recipe, parse_exam_recipe, plan_exam
 from quizgen.grade.grader import question_points
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 
 from conftest import REPO
 from test_sheet import RECIPE, _one_line, occupancy_problem

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from quizgen.gpus import gpu_from_dict
-from quizgen.problems import LEVELS, families, generate_one, resolve_named_gpu
+from quizgen.generator import LEVELS, families, generate_one, resolve_named_gpu
 from quizgen.problems.model import Problem
 from quizgen.render.text import render_solution
 

@@ -17,7 +17,7 @@ from quizgen.export.sheet import Student, build_exam, parse_exam_recipe
 from quizgen.gpus import get_gpu, gpu_from_dict
 from quizgen.grade import check_answer, grade_class
 from quizgen.grade.grader import read_answer_sheet
-from quizgen.problems import families, family, generate_one
+from quizgen.generator import families, family, generate_one
 from quizgen.render.phrases import phrase
 
 RECIPE = {

@@ -8,7 +8,7 @@ import pytest
 
 from quizgen import kernels as shipped
 from quizgen.gpus import get_gpu
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 from quizgen.problems.kernel_families import K1_GPUS, arch_of
 from quizgen.recipes import load_deck_recipe
 from quizgen.render.figures import figure_for

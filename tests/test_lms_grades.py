@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from quizgen.cli import app
 from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 
 runner = CliRunner()
 

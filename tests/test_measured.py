@@ -9,7 +9,7 @@ import pytest
 
 from quizgen import measured
 from quizgen.engine import grid
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 from quizgen.render import figures as F
 from quizgen.render import measured_figures as MF
 

@@ -14,7 +14,7 @@ from quizgen.cli import app
 from quizgen.errors import QuizgenError
 from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.grade.overrides import read_overrides
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 
 runner = CliRunner()
 

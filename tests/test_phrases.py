@@ -68,7 +68,7 @@ def test_every_phrase_compiles_in_jinja():
 def test_generation_with_both_engines_agrees():
     """Every cell, level and language, rendered by Jinja and by the compiled path, side by side."""
     code = (
-        "from quizgen.problems import generate_one, CELLS\n"
+        "from quizgen.generator import generate_one, CELLS\n"
         "for lang in ('hinglish', 'en'):\n"
         "    for c in CELLS:\n"
         "        for lvl in (1, 2, 3):\n"
@@ -81,7 +81,7 @@ def test_generation_with_both_engines_agrees():
 
 
 def test_solution_templates_compiled_and_jinja_agree():
-    from quizgen.problems import CELLS, generate_one
+    from quizgen.generator import CELLS, generate_one
     from quizgen.render import text
 
     for lang in ("hinglish", "en"):

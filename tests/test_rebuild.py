@@ -14,7 +14,7 @@ from anki import import_export_pb2 as ie
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
 from quizgen.export import anki as A
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 from quizgen.recipes import apply_overrides, recipe_from_dict
 from deck_helpers import answer_some
 

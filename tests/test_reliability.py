@@ -33,7 +33,7 @@ def run_cli(args: list[str], capsys, monkeypatch, stdin: bytes | None = None) ->
 @pytest.fixture(scope="module")
 def manifest_data():
     from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
 
     recipe = {"title": "Quiz", "lang": "en", "seed": 9,
               "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
@@ -309,7 +309,7 @@ def test_every_csv_cell_that_a_spreadsheet_would_run_is_neutralised(tmp_path, ma
     from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
     from quizgen.files import csv_text, plain_cell, safe_cell
     from quizgen.grade.grader import grade_class
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
 
     assert [safe_cell(v) for v in ("-3", "+2.5", "12%", "plain", "")] == \
         ["-3", "+2.5", "12%", "plain", ""]

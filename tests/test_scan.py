@@ -19,7 +19,7 @@ import pytest
 
 from quizgen.export import bubbles
 from quizgen.export.sheet import build_exam, parse_exam_recipe
-from quizgen.problems import generate_one
+from quizgen.generator import generate_one
 
 RECIPE = {
     "title": "Scan test", "lang": "en", "seed": 21,

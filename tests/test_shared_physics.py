@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from quizgen.engine.latency import divided_by_schedulers, efficiency, hide_latency
-from quizgen.problems import families, generate_one, resolve_named_gpu
+from quizgen.generator import families, generate_one, resolve_named_gpu
 
 LATENCY_CELLS = ("W-E", "W-F", "W-J", "L-3", "L-4", "L-5")
 

@@ -470,7 +470,7 @@ def test_output_folder_rules(tmp_path):
 
 
 def test_shipped_recipe_with_the_real_generator(tmp_path):
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
 
     recipe = load_exam_recipe(ROOT / "decks" / "exams" / "midterm.toml")
     result = build_exam(recipe, None, 2, tmp_path / "mid", generate=generate_one)
@@ -484,7 +484,7 @@ def test_shipped_recipe_with_the_real_generator(tmp_path):
 
 def test_key_carries_each_problems_figure():
     from quizgen.export.sheet import _solution
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
     from quizgen.render.figures import figure_for
 
     problem = generate_one("OCC-3", level=1, seed=2, lang="en")

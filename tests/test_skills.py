@@ -382,7 +382,7 @@ def test_deck_command_builds_skill_notes_and_refuses_bad_options(tmp_path):
 
 def test_typed_check_data_is_the_graders_kind_tolerance_and_answer():
     from quizgen.grade.grader import prepare
-    from quizgen.problems import CELLS, generate_one
+    from quizgen.generator import CELLS, generate_one
 
     typed = 0
     for cell in CELLS:

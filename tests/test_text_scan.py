@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 
-from quizgen.problems import families, generate_one
+from quizgen.generator import families, generate_one
 
 #: snake_case words; the thread-coordinate symbols t_x, t_y, t_z are the notes' notation, and
 #: K-1 names real kernels and their nvcc architectures (vector_add, sm_80) on purpose.

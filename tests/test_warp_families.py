@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizgen.problems import families, generate_one, resolve_named_gpu
+from quizgen.generator import families, generate_one, resolve_named_gpu
 from quizgen.problems.base import distinct_wrong
 from quizgen.render.figures import figure_for
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizgen.engine import divergence, latency, warps
-from quizgen.problems import families, generate_one, resolve_named_gpu
+from quizgen.generator import families, generate_one, resolve_named_gpu
 
 
 def test_seed_001_numbers():

@@ -82,7 +82,7 @@ def test_each_step_equals_its_formula(fn, args):
 
 # In the problems -----------------------------------------------------------------------------
 
-from quizgen.problems import generate_one  # noqa: E402
+from quizgen.generator import generate_one  # noqa: E402
 
 LEVEL_THREE = {"OCC-1": "occupancy_after", "OCC-2": "regs_next_block", "OCC-3": "smem_next_block",
                "OCC-4": "block_for_ceiling", "OCC-5": "regs_to_fit", "OCC-6": "warps_for_target",

@@ -32,7 +32,7 @@ def generate_command(
     """
     from quizgen.errors import QuizgenError
     from quizgen.export.text import iter_problems_text
-    from quizgen.problems import family, generate_one
+    from quizgen.generator import family, generate_one
 
     lang = check_lang(lang)
     if fmt not in ("md", "html", "json"):

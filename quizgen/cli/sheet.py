@@ -51,7 +51,7 @@ def sheet_command(
 
     from quizgen.errors import QuizgenError
     from quizgen.export.sheet import build_exam, load_exam_recipe, read_roster
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
 
     paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
     if paper_name is None:

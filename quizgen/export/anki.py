@@ -83,7 +83,7 @@ REDRAWS = 8
 
 
 class ProblemSource(Protocol):
-    """What the deck builder calls for each slot; `quizgen.problems.generate_one` fits it."""
+    """What the deck builder calls for each slot; `quizgen.generator.generate_one` fits it."""
 
     def __call__(self, cell: str, *, level: int, seed: int, lang: str = DEFAULT_LANG,
                  gpu: str | None = None) -> Problem: ...
@@ -307,7 +307,7 @@ class DeckItem:
 
 
 def default_problem_source() -> ProblemSource:
-    from quizgen.problems import generate_one
+    from quizgen.generator import generate_one
 
     return generate_one
 
@@ -375,9 +375,9 @@ def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]
 
 def _cheap_key(source: ProblemSource):
     """For the real generator: the repeat check's key without generating (same key, same deck)."""
-    from quizgen import problems
+    from quizgen import generator, problems
 
-    if source is not problems.generate_one:
+    if source is not generator.generate_one:
         return None
 
     def key(slot: Slot, seed: int) -> tuple[str, ...]:
@@ -537,7 +537,7 @@ def seed_free_examples(examples: Iterable[C.FormulaExample],
     """The formula cards' examples, the same whatever the recipe's seed: each formula's example
     is its first use in seed 0's problem of the first cell (in course order, lowest level of
     the recipe) that uses it, else the deck's own first use. Cells are listed in course order."""
-    from quizgen.problems import CELLS, generate_one
+    from quizgen.generator import CELLS, generate_one
 
     order = {cell: i for i, cell in enumerate(CELLS)}
     made: dict[tuple[str, int, str], Problem | None] = {}
@@ -807,7 +807,7 @@ def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
                progress: Progress | None = None, lock: str | Path | None = None) -> DeckSummary:
     """Build `recipe` into an .apkg at `out_path` and say what it holds.
 
-    problems_for  makes one problem per slot; default `quizgen.problems.generate_one`
+    problems_for  makes one problem per slot; default `quizgen.generator.generate_one`
     timestamp     note/card modification time (seconds); default `build_timestamp()`
     progress      called as ``progress(done, total)`` after each problem becomes its note
     lock          a lock file (read if present, written after the build): notes whose content

@@ -579,7 +579,7 @@ def build_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | N
     from quizgen.export.cards import FigureMedia
 
     if generate is None:
-        from quizgen.problems import generate_one as generate
+        from quizgen.generator import generate_one as generate
     if variants is not None:
         variants = require_int("variants", variants, minimum=1, maximum=1000)
     if recipe.exam is not None:

@@ -79,7 +79,7 @@ class FontWarning(UserWarning):
 
 
 class Generate(Protocol):
-    """The problem generator: ``quizgen.problems.generate_one`` has this shape."""
+    """The problem generator: ``quizgen.generator.generate_one`` has this shape."""
 
     def __call__(self, cell: str, *, level: int, seed: int, lang: str,
                  gpu: str | None) -> Problem: ...
@@ -777,7 +777,7 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
     `generate(cell, level=, seed=, lang=, gpu=)` draws one `Problem` (normally
-    ``quizgen.problems.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` puts
+    ``quizgen.generator.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` puts
     each worked solution right after its problem. `font_paths` adds folders of fonts (for
     example a Devanagari font for the roster's names). `bubbles` prints a bubble grid under every
     answer box, corner marks and a QR code on every page, and records every bubble's place in the

@@ -196,7 +196,7 @@ def number_text(value: int | float, unit: str, fmt: str, lang: str) -> str:
 
 
 def _number_text(value: int | float, unit: str, fmt: str, lang: str) -> str:
-    from quizgen.problems.choices import format_answer
+    from quizgen.render.answers import answer_text as format_answer
     from quizgen.render.solution import format_value
 
     if fmt == "percent":

@@ -1,7 +1,11 @@
-"""The problem generator: one family per scenario cell, random yet on target.
+"""The problem families: one per scenario cell, random yet on target, solved exactly.
 
-    from quizgen.problems import generate_one, generate, CELLS
-    problem = generate_one("OCC-2", level=2, seed=7, lang="hinglish")
+This package decides what a problem is (its parameters, answers, steps and what its words may
+claim); it writes no words. `quizgen.generator` puts a family's solution into words with
+`quizgen.render.writers`:
+
+    from quizgen.problems import CELLS, family, draw
+    gpu, params = draw("OCC-2", level=2, seed=7)
 """
 
 from __future__ import annotations
@@ -13,14 +17,11 @@ from typing import Any, Iterable
 
 from quizgen.errors import QuizgenError
 from quizgen.problems.base import LEVELS, problem_id, rng_for
-from quizgen.problems.choices import build_choices
-from quizgen.problems.model import Choice, Problem
 from quizgen.problems.registry import FAMILIES, registered_cells
-from quizgen.render.phrases import LANGS, book
 
 #: Modules of this package that hold the machinery, not families; every other module defines
 #: families (each registers its own on import), so a new family module needs no list.
-MACHINERY = frozenset({"__main__", "applicability", "base", "choices", "model", "registry",
+MACHINERY = frozenset({"__main__", "applicability", "base", "model", "options", "registry",
                        "relations", "sampling", "specs"})
 
 
@@ -30,7 +31,7 @@ def family_modules() -> list[str]:
     return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__)
                   if m.name not in MACHINERY)
 
-__all__ = ["CELLS", "LEVELS", "generate", "generate_one", "families", "family"]
+__all__ = ["CELLS", "LEVELS", "draw", "families", "family"]
 
 
 @cache
@@ -279,47 +280,6 @@ def draw(cell: str, *, level: int = 1, seed: int = 0, gpu: str | None = None) ->
     return resolve_named_gpu(gpu_name), params
 
 
-def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hinglish",
-                 gpu: str | None = None) -> Problem:
-    """One problem of `cell`: the same arguments always give the same problem.
-
-    Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
-    """
-    fam = _FAMILIES.get(cell) or family(cell)
-    if level.__class__ is not int or level not in LEVELS:
-        check_level(level)
-    if seed.__class__ is not int or seed < 0:
-        raise QuizgenError(f"got {seed!r}; expected a whole number ≥ 0", field="seed")
-    if lang not in LANGS:
-        book(lang)  # raises the one-line error
-    names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
-    pool = _pool(fam.cell, level, names)
-    try:
-        gpu_name, params = pool.params(seed)
-    except IndexError:
-        raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
-                           f"{', '.join(names)}; try another GPU or level", field="gpu") from None
-    the_gpu = resolve_named_gpu(gpu_name)
-    solved = fam.solve(params, the_gpu, explain=True)
-    answers = solved.answers
-    pid = problem_id(fam.cell, params, the_gpu, seed, level)
-    title, question, solution = fam.render(params, the_gpu, solved, lang, pid)
-    miscs = fam.applicable_misconceptions(params, the_gpu, solved)
-    choices: list[Choice] = (build_choices(fam, solved, miscs, lang, pid) if fam.main_answer
-                             else (fam.choices(params, the_gpu, solved, lang, pid) or []))
-    return Problem(
-        pid, fam.cell, level, lang, seed, the_gpu.to_dict(), params, answers, question, solution,
-        title, fam.model_for(the_gpu) if fam.uses_model else None,
-        {k: v for k, v in fam.units.items() if k in answers},
-        {k: v for k, v in fam.tolerances.items() if k in answers} if fam.tolerances else {},
-        choices, solved.data.get("main_answer") or fam.main_answer or None,
-        [solved.data.get("topic", fam.topic)],
-        fam.figure(params, the_gpu, solved),
-        {k: specs[k] for k in answers if k in specs} if (specs := spec_dicts(fam)) else {},
-        fam.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
-    )
-
-
 def spec_dicts(fam) -> dict[str, dict[str, Any]]:
     """A family's answer specs as the record writes them (made once per family)."""
     found = _SPEC_DICTS.get(fam.cell)
@@ -329,19 +289,3 @@ def spec_dicts(fam) -> dict[str, dict[str, Any]]:
 
 
 _SPEC_DICTS: dict[str, dict[str, dict[str, Any]]] = {}
-
-
-def generate(cells: Iterable[str] | None = None, count: int = 1, seed: int = 0,
-             level: int | Iterable[int] = 1, lang: str = "hinglish",
-             gpu: str | None = None) -> list[Problem]:
-    """`count` problems per cell and level, seeds seed, seed+1, …; cells default to all."""
-    chosen = list(cells) if cells else list(families())
-    levels = [level] if isinstance(level, int) else list(level)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise QuizgenError(f"got {count!r}; expected a whole number ≥ 0", field="count")
-    out = []
-    for cell in chosen:
-        for lvl in levels:
-            for i in range(count):
-                out.append(generate_one(cell, level=lvl, seed=seed + i, lang=lang, gpu=gpu))
-    return out

@@ -19,7 +19,7 @@ from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU, get_gpu
 from quizgen.problems import sampling
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
-from quizgen.problems.choices import MAX_WRONG, plausible
+from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.problems.model import Solution
 from quizgen.problems import applicability as when
 from quizgen.problems.applicability import Facts, applies

@@ -20,7 +20,7 @@ from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.applicability import Facts
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
-from quizgen.problems.choices import MAX_WRONG, plausible
+from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
 from quizgen.render.phrases import book, has, phrase, phrase_list

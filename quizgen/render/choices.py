@@ -3,30 +3,12 @@
 from __future__ import annotations
 
 from hashlib import blake2b
-from typing import Any
 
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
 from quizgen.problems.model import Choice
+from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.render.answers import answer_text
 from quizgen.render.phrases import has, phrase
-
-MAX_WRONG = 3
-
-
-def format_answer(value: Any, unit: str, lang: str) -> str:
-    """How an answer is shown on a card: 37.5%, 4 blocks, 2×, (6, 0, 2)."""
-    return answer_text(value, unit, lang)
-
-
-def plausible(value: Any, unit: str) -> bool:
-    """An option a student cannot rule out without understanding: a fraction within [0, 1], no
-    negative count or size (the families keep coordinates inside the block and counts within the
-    hardware caps)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return True
-    if unit == "fraction":
-        return 0 <= value <= 1
-    return value >= 0
 
 
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,

@@ -1,0 +1,89 @@
+"""The problem generator: a family solves, its writer puts the solution into words.
+
+    from quizgen.generator import generate_one, generate
+    problem = generate_one("OCC-2", level=2, seed=7, lang="hinglish")
+
+The same arguments always give the same problem; seeds 0…N−1 give N distinct problems as long as
+the cell's level has N candidates.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from quizgen.errors import QuizgenError
+from quizgen.problems import (LEVELS, _FAMILIES, _pool, check_level, families, family,
+                              resolve_named_gpu, spec_dicts)
+from quizgen.problems.base import problem_id
+from quizgen.problems.model import Problem
+from quizgen.render.choices import build_choices
+from quizgen.render.phrases import LANGS, book
+from quizgen.render.writers import writer_for
+
+__all__ = ["CELLS", "LANGS", "LEVELS", "families", "family", "generate", "generate_one",
+           "resolve_named_gpu"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CELLS":
+        return tuple(families())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hinglish",
+                 gpu: str | None = None) -> Problem:
+    """One problem of `cell`: the same arguments always give the same problem.
+
+    Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
+    """
+    fam = _FAMILIES.get(cell) or family(cell)
+    if level.__class__ is not int or level not in LEVELS:
+        check_level(level)
+    if seed.__class__ is not int or seed < 0:
+        raise QuizgenError(f"got {seed!r}; expected a whole number ≥ 0", field="seed")
+    if lang not in LANGS:
+        book(lang)  # raises the one-line error
+    names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
+    pool = _pool(fam.cell, level, names)
+    try:
+        gpu_name, params = pool.params(seed)
+    except IndexError:
+        raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
+                           f"{', '.join(names)}; try another GPU or level", field="gpu") from None
+    the_gpu = resolve_named_gpu(gpu_name)
+    solved = fam.solve(params, the_gpu, explain=True)
+    answers = solved.answers
+    pid = problem_id(fam.cell, params, the_gpu, seed, level)
+    writer = writer_for(fam)
+    title, question, solution = writer.write(params, the_gpu, solved, lang, pid)
+    miscs = fam.applicable_misconceptions(params, the_gpu, solved)
+    choices = (build_choices(fam, solved, miscs, lang, pid) if fam.main_answer
+                             else (writer.choices(params, the_gpu, solved, lang, pid) or []))
+    return Problem(
+        pid, fam.cell, level, lang, seed, the_gpu.to_dict(), params, answers, question, solution,
+        title, fam.model_for(the_gpu) if fam.uses_model else None,
+        {k: v for k, v in fam.units.items() if k in answers},
+        {k: v for k, v in fam.tolerances.items() if k in answers} if fam.tolerances else {},
+        choices, solved.data.get("main_answer") or fam.main_answer or None,
+        [solved.data.get("topic", fam.topic)],
+        fam.figure(params, the_gpu, solved),
+        {k: specs[k] for k in answers if k in specs} if (specs := spec_dicts(fam)) else {},
+        writer.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
+    )
+
+
+
+def generate(cells: Iterable[str] | None = None, count: int = 1, seed: int = 0,
+             level: int | Iterable[int] = 1, lang: str = "hinglish",
+             gpu: str | None = None) -> list[Problem]:
+    """`count` problems per cell and level, seeds seed, seed+1, …; cells default to all."""
+    chosen = list(cells) if cells else list(families())
+    levels = [level] if isinstance(level, int) else list(level)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise QuizgenError(f"got {count!r}; expected a whole number ≥ 0", field="count")
+    out = []
+    for cell in chosen:
+        for lvl in levels:
+            for i in range(count):
+                out.append(generate_one(cell, level=lvl, seed=seed + i, lang=lang, gpu=gpu))
+    return out

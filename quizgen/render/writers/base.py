@@ -1,0 +1,41 @@
+"""The writer contract: a family's problem in words (see `quizgen.render.writers`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quizgen.gpus import GPU
+from quizgen.problems.base import Family, Solved
+from quizgen.problems.model import Choice, Solution
+
+
+class Writer:
+    """Writes the problems of one family. Subclasses override `write` and, where the cell has
+    them, `mcq_stem` and `choices`.
+
+    A writer reads its family's declarations (``cell``, ``trap_applies``, ``context``, ...) as
+    its own attributes: ``self.cell`` is ``self.fam.cell``.
+    """
+
+    def __init__(self, fam: Family) -> None:
+        self.fam = fam
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names the writer lacks: the family's declarations and data methods.
+        return getattr(self.fam, name)
+
+    def write(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+              salt: str) -> tuple[str, str, Solution]:
+        """(title, question, solution) in `lang`."""
+        return self.fam.render(params, gpu, solved, lang, salt)
+
+    def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+                 salt: str) -> str:
+        """The multiple-choice stem in `lang`: the question's setup and one ask, the quantity
+        the options give (the main answer). Empty: a card falls back to the whole question."""
+        return self.fam.mcq_stem(params, gpu, solved, lang, salt)
+
+    def choices(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
+                salt: str) -> list[Choice] | None:
+        """Options of a family without a numeric main answer (concept cards)."""
+        return self.fam.choices(params, gpu, solved, lang, salt)
