@@ -28,6 +28,7 @@ import pytest
 from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.grade.grader import grade_class
 from quizgen.problems import family, resolve_named_gpu, spec_dicts
+from quizgen.render.writers import writer_for
 from quizgen.problems.model import Problem
 
 PARAMS = {
@@ -112,7 +113,8 @@ def fixed_problem(cell: str, *, level: int, seed: int, lang: str, gpu: str | Non
     gpu_name, params = PARAMS[cell]
     fam, the_gpu = family(cell), resolve_named_gpu(gpu_name)
     solved = fam.solve(params, the_gpu, explain=True)
-    title, question, solution = fam.render(params, the_gpu, solved, lang, f"{cell}-class-of-40")
+    title, question, solution = writer_for(fam).write(params, the_gpu, solved, lang,
+                                                      f"{cell}-class-of-40")
     specs = spec_dicts(fam)
     answers = solved.answers
     return Problem(f"{cell}-class-of-40", cell, level, lang, seed, the_gpu.to_dict(), params,

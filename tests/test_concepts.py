@@ -17,6 +17,7 @@ from quizgen.problems.concepts import (
     TOPICS, ConceptCards, _parse_card, card_ids, get_card, load_cards,
 )
 from quizgen.problems.model import Problem
+from quizgen.render.writers import writer_for
 
 LANGS = ("hinglish", "en")
 SEEDS_DIR = seeds_dir() or Path("/nonexistent")
@@ -225,7 +226,7 @@ def test_choices_are_the_answer_and_the_wrong_beliefs(lang):
     for problem in problems(lang):
         card = get_card(problem.params["card"], lang)
         solved = fam.solve(problem.params, None)
-        options = fam.choices(problem.params, None, solved, lang, problem.id)
+        options = writer_for(fam).choices(problem.params, None, solved, lang, problem.id)
         if not card.wrong:
             assert options is None
             continue
@@ -248,8 +249,8 @@ def test_choice_order_is_the_same_in_both_languages_and_not_always_first():
     for card_id in card_ids():
         params = {"card": card_id}
         solved = fam.solve(params, None)
-        en = fam.choices(params, None, solved, "en", f"L-6-{card_id}")
-        hi = fam.choices(params, None, solved, "hinglish", f"L-6-{card_id}")
+        en = writer_for(fam).choices(params, None, solved, "en", f"L-6-{card_id}")
+        hi = writer_for(fam).choices(params, None, solved, "hinglish", f"L-6-{card_id}")
         assert [o.value for o in en] == [o.value for o in hi]
         first_right += en[0].correct
     assert 0 < first_right < len(card_ids())

@@ -204,11 +204,13 @@ def _solution_in(data: Mapping[str, Any], lang: str):
     try:
         from quizgen.gpus import gpu_from_dict
         from quizgen.problems import family
+        from quizgen.render.writers import writer_for
 
         fam = family(problem.cell)
         gpu = gpu_from_dict(problem.gpu)
         solved = fam.solve(dict(problem.params), gpu, explain=True)
-        _, question, solution = fam.render(dict(problem.params), gpu, solved, lang, problem.id)
+        _, question, solution = writer_for(fam).write(dict(problem.params), gpu, solved, lang,
+                                                      problem.id)
         return question, solution, lang
     except Exception:   # the family cannot re-render it: the saved language it is
         return problem.question, problem.solution, problem.lang

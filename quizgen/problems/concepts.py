@@ -12,9 +12,9 @@ ids, topics, levels and wrong-belief keys in each). A card becomes a `Problem` l
     solution.trap       the misconception the card targets
     answers             {"concept": <card id>}
 
-The wrong beliefs are also the options of a multiple-choice card: `ConceptCards.choices` returns
-the answer plus the beliefs as `Choice`s (value = card id for the right one, the belief's key for
-the others). Levels: 1 basic facts, 2 mechanisms, 3 subtle points and traps; a level's
+The wrong beliefs are also the options of a multiple-choice card (its writer,
+`quizgen.render.writers.concepts`, offers the answer plus the beliefs: value = card id for the
+right one, the belief's key for the others). Levels: 1 basic facts, 2 mechanisms, 3 subtle points and traps; a level's
 candidates are its cards, so seeds 0…N−1 of a level with N cards give every card once.
 """
 
@@ -31,7 +31,6 @@ from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
 from quizgen.engine.derivation import Step
 from quizgen.problems.base import LEVELS, Family, Misconception, Solved
-from quizgen.problems.model import Choice, Solution, SolutionStep
 from quizgen.problems import specs as sp
 from quizgen.problems.registry import register
 
@@ -118,7 +117,7 @@ def _parse_card(raw: dict[str, Any], path_name: str, index: int) -> ConceptCard:
 @cache
 def load_cards(lang: str) -> CardDeck:
     """The cards of `lang` ("hinglish" or "en"), read once and checked against the English file."""
-    from quizgen.render.phrases import LANGS
+    from quizgen.languages import LANGS
     from quizgen.resources import data_dir
 
     if lang not in LANGS:
@@ -190,12 +189,6 @@ def get_card(card_id: Any, lang: str = CANONICAL_LANG) -> ConceptCard:
     return deck.cards[card_id]
 
 
-def _pick(options: tuple[str, ...], salt: str) -> str:
-    """A variant chosen by a stable hash: the same problem always reads the same."""
-    digest = hashlib.blake2b(salt.encode(), digest_size=4).digest()
-    return options[int.from_bytes(digest, "big") % len(options)]
-
-
 # A worked number per topic, on the notes' numbers (variants chosen by the card id): the engine
 # computes it, and each step's why names its own numbers. Level-3 cards add the step the trap
 # turns on: a latency that doubles, the register cap for one more block, the least ILP.
@@ -212,26 +205,30 @@ EXAMPLES: dict[str, tuple[dict[str, Any], ...]] = {
 }
 
 
-def _variant(topic: str, card_id: str) -> dict[str, Any]:
+def example_values(topic: str, card_id: str) -> dict[str, Any]:
+    """The notes' numbers the card's worked number uses (one of its topic's, by the card id)."""
     options = EXAMPLES[topic]
     return options[int.from_bytes(hashlib.blake2b(card_id.encode(), digest_size=4).digest(),
                                   "big") % len(options)]
 
 
 @cache
-def worked_number(topic: str, level: int, card_id: str) -> tuple[Step, ...]:
-    """The engine's steps for the card's worked number, with the latency cells' numbered whys
-    (the same for every draw of the card: made once; readers never change them)."""
-    return tuple(_worked_number(topic, level, card_id))
+def worked_number(topic: str, level: int, card_id: str) -> tuple[tuple[Step, ...], int]:
+    """The engine's steps for the card's worked number, and the index from which the steps take
+    the latency cells' numbered why-lines where the phrasebook has one (the steps before it
+    carry their own). The same for every draw of the card: made once; readers never change
+    the steps (a writer copies one before renaming its why)."""
+    steps, numbered_from = _worked_number(topic, level, card_id)
+    return tuple(steps), numbered_from
 
 
-def _worked_number(topic: str, level: int, card_id: str) -> list[Step]:
+def _worked_number(topic: str, level: int, card_id: str) -> tuple[list[Step], int]:
     from quizgen.engine import bound, divergence, grid, latency, warps
     from quizgen.engine.occupancy import warps_by_registers
     from quizgen.gpus import get_gpu
-    from quizgen.problems.real_gpu_inverse import max_regs, own_whys
+    from quizgen.problems.real_gpu_inverse import max_regs
 
-    v = _variant(topic, card_id)
+    v = example_values(topic, card_id)
     steps: list[Step] = []
     if topic in ("occupancy", "optimisation"):
         gpu, r = get_gpu("a100"), v["regs"]
@@ -246,35 +243,33 @@ def _worked_number(topic: str, level: int, card_id: str) -> list[Step]:
             target = n * 32 // 256 + 1
             inv = max_regs(gpu, 256, r, target)
             if inv.answer is not None:
-                steps += own_whys(inv.steps)
-        return steps
+                steps += inv.steps
+        return steps, 3
     if topic == "latency":
         res = latency.hide_latency(v["L"], v["W"], schedulers=4, max_warps=64, explain=True)
         steps = res.steps[:3]
         if level == 3:                  # the same kernel when the latency doubles
             steps.append(latency.latency_change(res, 2 * v["L"], explain=True)[1])
-        return own_whys(steps)
+        return steps, 0
     if topic == "memory":
         kb = bound.classify_kernel(v["b_ld"], v["b_st"], v["F"], load_latency=v["L"], explain=True)
         steps = [st for st in kb.steps if st.key in ("bytes_moved", "arithmetic_intensity",
                                                       "machine_balance", "critical_path")]
         if level == 3:                  # 32 warps only: the least loads in flight per warp
             steps += latency.least_ilp(v["L"], 32, v["F"], schedulers=4, explain=True).steps
-        return own_whys(steps)
+        return steps, 0
     if topic == "warps":
         bw = warps.block_warps([v["T"], 1, 1], explain=True)
-        return own_whys([st for st in bw.steps if st.key in ("warps", "wasted_lanes",
-                                                            "waste_fraction")])
+        return [st for st in bw.steps if st.key in ("warps", "wasted_lanes", "waste_fraction")], 0
     if topic == "divergence":
         branches = [{"lanes": n, "cost": v["cost"]} for n in v["split"]]
         d = divergence.divergence(branches, explain=True)
-        return own_whys([st for st in d.steps if st.key in ("serialised_time", "baseline",
-                                                           "slowdown", "lane_utilisation")])
+        return [st for st in d.steps if st.key in ("serialised_time", "baseline", "slowdown",
+                                                    "lane_utilisation")], 0
     if topic == "grid":
         w = grid.waves(v["G"], v["S"], v["B"], explain=True)
-        return own_whys([st for st in w.steps if st.key in ("slots", "waves", "tail_blocks",
-                                                           "tail_sms")])
-    return steps
+        return [st for st in w.steps if st.key in ("slots", "waves", "tail_blocks", "tail_sms")], 0
+    return steps, 0
 
 
 @register
@@ -296,47 +291,7 @@ class ConceptCards(Family):
         return Solved(answers={"concept": card.id},
                       data={"topic": card.topic, "level": card.level})
 
-    def render(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
-               salt: str) -> tuple[str, str, Solution]:
-        deck = load_cards(lang)
-        card = get_card(solved.answers["concept"], lang)
-        title = deck.title.format(topic=deck.topics[card.topic])
-        reason = SolutionStep(title=deck.reason_title, formula=None, values={}, result="",
-                              unit="", why=card.reason)
-        from quizgen.render.solution import solution_steps
-        worked = solution_steps(list(worked_number(card.topic, card.level, card.id)), lang,
-                                salt=salt)
-        if worked:                      # say what the worked number is about, on its first step
-            from quizgen.render.phrases import phrase
-            setup = dict(_variant(card.topic, card.id), level=card.level)
-            worked[0].note = phrase(lang, "L-6-example", card.topic, setup, salt=salt)
-        verify = [deck.wrong_line.format(belief=w.belief, why_wrong=w.why_wrong)
-                  for w in card.wrong]
-        solution = Solution(forecast=_pick(deck.forecasts, salt), steps=[reason, *worked], verify=verify,
-                            answer=card.answer, trap=card.trap)
-        return title, card.question, solution
-
     def misconceptions(self, params: dict[str, Any], gpu: GPU,
                        solved: Solved) -> list[Misconception]:
         card = get_card(solved.answers["concept"])
         return [Misconception(w.key, {"concept": w.key}) for w in card.wrong]
-
-    def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
-                 salt: str) -> str:
-        """A card asks one thing already: its question is the stem."""
-        return get_card(solved.answers["concept"], lang).question
-
-    def choices(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
-                salt: str) -> list[Choice] | None:
-        """The card as a multiple-choice question: its answer and its wrong beliefs, shuffled
-        stably by `salt`; None when the card has no wrong belief to offer."""
-        card = get_card(solved.answers["concept"], lang)
-        if not card.wrong:
-            return None
-        options = [Choice(text=card.answer, value=card.id, correct=True, why=card.reason)]
-        options += [Choice(text=w.belief, value=w.key, correct=False, why=w.why_wrong,
-                           misconception=w.key) for w in card.wrong]
-        # Ordered by the language-free value, so both languages show the same letter order.
-        options.sort(key=lambda c: hashlib.blake2b(f"{salt}|{c.value}".encode(),
-                                                   digest_size=4).digest())
-        return options

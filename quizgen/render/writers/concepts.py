@@ -1,0 +1,66 @@
+"""The words of a concept card (cell L-6): its question, reason, worked number and wrong beliefs.
+
+A card's sentences are data (``templates/concepts/l6.<lang>.toml``, read by
+`quizgen.problems.concepts`); this writer lays them out as a problem: the reason as a prose step,
+then the card's worked number with the latency cells' numbered why-lines, one verify line per
+wrong belief, and the beliefs as the options of a multiple-choice card.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+from quizgen.problems.concepts import ConceptCards, example_values, get_card, load_cards, worked_number
+from quizgen.problems.model import Choice, Solution, SolutionStep
+from quizgen.problems.real_gpu_inverse import own_whys
+from quizgen.render.phrases import phrase
+from quizgen.render.solution import solution_steps
+from quizgen.render.writers import writes
+from quizgen.render.writers.base import Writer
+
+
+def _pick(options: tuple[str, ...], salt: str) -> str:
+    """A variant chosen by a stable hash: the same problem always reads the same."""
+    digest = hashlib.blake2b(salt.encode(), digest_size=4).digest()
+    return options[int.from_bytes(digest, "big") % len(options)]
+
+
+@writes(ConceptCards)
+class ConceptWriter(Writer):
+    def write(self, params, gpu, solved, lang, salt):
+        deck = load_cards(lang)
+        card = get_card(solved.answers["concept"], lang)
+        title = deck.title.format(topic=deck.topics[card.topic])
+        reason = SolutionStep(title=deck.reason_title, formula=None, values={}, result="",
+                              unit="", why=card.reason)
+        steps, numbered_from = worked_number(card.topic, card.level, card.id)
+        steps = [*steps[:numbered_from],
+                 *own_whys([dataclasses.replace(st) for st in steps[numbered_from:]])]
+        worked = solution_steps(steps, lang, salt=salt)
+        if worked:                      # say what the worked number is about, on its first step
+            setup = dict(example_values(card.topic, card.id), level=card.level)
+            worked[0].note = phrase(lang, "L-6-example", card.topic, setup, salt=salt)
+        verify = [deck.wrong_line.format(belief=w.belief, why_wrong=w.why_wrong)
+                  for w in card.wrong]
+        solution = Solution(forecast=_pick(deck.forecasts, salt), steps=[reason, *worked],
+                            verify=verify, answer=card.answer, trap=card.trap)
+        return title, card.question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt):
+        """A card asks one thing already: its question is the stem."""
+        return get_card(solved.answers["concept"], lang).question
+
+    def choices(self, params, gpu, solved, lang, salt):
+        """The card as a multiple-choice question: its answer and its wrong beliefs, shuffled
+        stably by `salt`; None when the card has no wrong belief to offer."""
+        card = get_card(solved.answers["concept"], lang)
+        if not card.wrong:
+            return None
+        options = [Choice(text=card.answer, value=card.id, correct=True, why=card.reason)]
+        options += [Choice(text=w.belief, value=w.key, correct=False, why=w.why_wrong,
+                           misconception=w.key) for w in card.wrong]
+        # Ordered by the language-free value, so both languages show the same letter order.
+        options.sort(key=lambda c: hashlib.blake2b(f"{salt}|{c.value}".encode(),
+                                                   digest_size=4).digest())
+        return options
