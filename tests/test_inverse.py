@@ -17,6 +17,8 @@ from quizgen.engine.inverse import (
 from quizgen.engine.occupancy import MODELS, launch_config, occupancy
 from quizgen.errors import QuizgenError
 from quizgen.gpus import get_gpu, preset_names
+from quizgen.languages import LANGS
+from quizgen.render.solution import solution_steps
 
 GPUS = [get_gpu(name) for name in preset_names()]
 CHECK = settings(max_examples=120, deadline=None, derandomize=True)
@@ -235,3 +237,23 @@ def test_steps_evaluate_to_their_results(gpu, model, params, target):
             assert set(step.values) <= set(symbols), step
             if set(step.values) == set(symbols):
                 assert formulas.evaluate(step.formula, step.values) == step.result, step
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_inverse_derivation_reads_in_every_language(lang):
+    # Each step of each inverse solver has its title, why-line and note in the phrasebook, on
+    # both models, with and without registers, whole warps or not.
+    cases = []
+    for gpu, model in ((TEXTBOOK, "textbook"), (A100, "exact")):
+        for r in (0, 40):
+            cfg = launch_config(128, r, 4096)
+            for ww in (True, False):
+                cases.append(max_threads_for_blocks(gpu, launch_config(1, r), 3, model,
+                                                    whole_warps=ww))
+            cases.append(max_regs_for_blocks(gpu, cfg, 2, model))
+            cases.append(max_smem_for_blocks(gpu, cfg, 2, model))
+    for res in cases:
+        steps = solution_steps(res.steps, lang, salt="inverse")
+        assert len(steps) == len(res.steps) > 0
+        for st in steps:
+            assert st.title.strip() and st.why.strip()

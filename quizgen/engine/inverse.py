@@ -242,7 +242,6 @@ def registers_to_cut(gpu: GPU, config: LaunchConfig, regs_now: Any, answer: Inve
                   now.occupancy, "", "xi_occupancy_now"),
              Step("regs_to_cut", "inv_regs_to_cut", {"r_now": r_now, "r_max": answer.answer},
                   r_now - answer.answer, "registers", "xi_inv_regs_to_cut")]
-    steps[0].why = "xi_blocks_now"
     return now, r_now - answer.answer, steps
 
 
@@ -319,9 +318,15 @@ def _search(gpu: GPU, model: str, with_value: Callable[[int], LaunchConfig], lo:
     return good, at_good, at_bad
 
 
+#: The why-line of each blocks-per-SM step: the other lids first, then the two checks.
+_BLOCKS_WHY = {"blocks_at_smallest": "other_lids_allow", "check_answer": "substitute_check",
+               "check_next": "boundary_check", "blocks_now": "xi_blocks_now"}
+
+
 def _blocks_step(key: str, result: OccupancyResult | None, model: str) -> Step:
+    why = _BLOCKS_WHY[key]
     if result is None:
-        return Step(key, "blocks_per_sm", {}, 0, "blocks", "other_lids_allow", "smem_carveout")
+        return Step(key, "blocks_per_sm", {}, 0, "blocks", why, "smem_carveout")
     lim = result.limits
     values: dict[str, Any] = {
         "B_R": lim["registers"] if lim["registers"] is not None else INF,
@@ -331,7 +336,7 @@ def _blocks_step(key: str, result: OccupancyResult | None, model: str) -> Step:
     if model == "exact" and lim["barriers"] is not None:
         values["B_bar"] = lim["barriers"]
         formula = "blocks_per_sm_exact"
-    return Step(key, formula, values, result.blocks_per_sm, "blocks", "other_lids_allow")
+    return Step(key, formula, values, result.blocks_per_sm, "blocks", why)
 
 
 def _check_steps(at_answer: OccupancyResult | None, at_next: OccupancyResult | None,
@@ -428,13 +433,13 @@ def _threads_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str,
     if model == "textbook":
         # The warp lid allows ⌈T/32⌉ ≤ ⌊W_max/B⌋; the register lid T ≤ ⌊R_SM/(B·r)⌋ is in threads.
         steps.append(Step("threads_by_slots", "inv_threads_from_warps", {"w": w_slots}, 32 * w_slots,
-                          "threads", "warps_whole"))
+                          "threads", "warps_to_threads"))
         lid = 32 * w_slots
         if r:
             t_regs = gpu.regs_per_sm // (B * r)
             steps.append(Step("threads_by_regs", "inv_threads_by_regs",
                               {"R_SM": gpu.regs_per_sm, "B": B, "r": r}, t_regs, "threads",
-                              "regs_lid_inverse", "partial_warp" if t_regs % 32 else None))
+                              "regs_lid_inverse", "threads_partial_warp" if t_regs % 32 else None))
             lid = min(lid, t_regs)
     else:
         P, g = gpu.schedulers_per_sm, gpu.reg_alloc_unit
@@ -456,7 +461,7 @@ def _threads_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str,
             w_lid = min(w_lid, w_regs, w_block)
         lid = 32 * w_lid
         steps.append(Step("threads_lid", "inv_threads_from_warps", {"w": w_lid}, lid, "threads",
-                          "warps_whole"))
+                          "warps_to_threads"))
     largest = min(lid, t_max)
     steps.append(Step("largest_block" if whole_warps else "answer", "inv_largest",
                       {"x_lid": lid, "x_max": t_max}, largest, "threads", "largest_that_fits"))
@@ -494,7 +499,8 @@ def _smem_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str, dynamic: 
         # B blocks must share the SM's carveout; one block may grow the carveout, B ≥ 2 may not.
         share = at_answer.smem_per_sm_available // B
         steps.append(Step("smem_share", "inv_smem_share",
-                          {"S_SM": at_answer.smem_per_sm_available, "B": B}, share, "B", "carveout"))
+                          {"S_SM": at_answer.smem_per_sm_available, "B": B}, share, "B",
+                          "carveout_share"))
         largest_alloc = min(per_block, share)
         steps.append(Step("largest_alloc", "inv_largest_alloc", {"S_lim": per_block, "S_share": share},
                           largest_alloc, "B", "largest_alloc"))
