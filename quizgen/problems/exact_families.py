@@ -14,13 +14,11 @@ from functools import cache
 from typing import Any
 
 from quizgen.engine.compare import warps_ratio
-from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU, get_gpu
 from quizgen.problems import sampling
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
 from quizgen.problems.options import MAX_WRONG, plausible
-from quizgen.problems.model import Solution
 from quizgen.problems import applicability as when
 from quizgen.problems.applicability import Facts, applies
 from quizgen.problems import relations as rel
@@ -28,58 +26,11 @@ from quizgen.problems import specs as sp
 from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, _bent,
                                                  answers_of, shapes_for, with_shape)
 from quizgen.problems.registry import register
-from quizgen.render import numbers
-from quizgen.render.occupancy import occupancy_answer
-from quizgen.render.phrases import phrase, phrase_list
-from quizgen.render.solution import occupancy_verify, solution_steps
 
 
 def _model_miscs(key: str, res: OccupancyResult) -> Misconception:
     return Misconception(key, {"blocks_per_sm": res.blocks_per_sm, "active_warps": res.active_warps,
                                "occupancy": res.occupancy})
-
-
-#: The engine's whys that the exact cells say in their own words (``[why] x_…`` in
-#: families-x): each names its step's numbers, or the textbook lid it is compared with.
-X_WHYS = {why: "x_" + why for why in (
-    "warps_whole", "reg_granularity", "block_reserves_registers", "subpartition_regs",
-    "register_lid_exact", "smem_granularity", "smem_lid", "carveout", "warp_lid", "block_lid",
-    "lowest_lid", "count_warps", "occupancy_def", "barrier_lid")}
-X_WHYS.update(block_reserves_warp_registers="x_block_reserves_registers",
-              lowest_lid_barriers="x_lowest_lid_bar")
-
-
-def exact_whys(steps: list[Step]) -> list[Step]:
-    """The exact cells' whys on an occupancy derivation (a lid that is 0 or absent keeps the
-    engine's own reason, which says why)."""
-    for step in steps:
-        new = X_WHYS.get(step.why)
-        if new is None:
-            continue
-        if step.key == "blocks_by_smem":
-            if step.result is None and not step.values.get("s"):
-                new = "x_smem_lid_none"
-            elif not (step.result.__class__ is int and step.result > 0 and step.values.get("s")):
-                continue
-        step.why = new
-    return steps
-
-
-def inverse_whys(steps: list[Step]) -> list[Step]:
-    """The exact cells' whys on an inverse derivation (``[why] xi_…``), by formula (the three
-    substitution checks by their role)."""
-    out = []
-    for step in steps:
-        if step.result is None:
-            out.append(step)
-            continue
-        if step.key in ("blocks_at_smallest", "check_answer", "check_next"):
-            why = "xi_" + step.key
-        else:
-            why = "xi_" + step.formula
-        note = "floor_drops_regs" if step.key == "regs_lid" and step.note == "floor_drops" else step.note
-        out.append(dataclasses.replace(step, why=why, note=note))
-    return out
 
 
 def textbook_differs(facts, m) -> bool:
@@ -226,23 +177,10 @@ class ExactFamily(OccupancyFamily):
     def misconceptions(self, params, gpu, solved):
         return exact_misconceptions(gpu, solved.data["result"], solved.data["textbook"])
 
-    def render(self, params, gpu, solved, lang, salt):
-        title, question, solution = super().render(params, gpu, solved, lang, salt)
-        if not self.trap_applies(params, gpu, solved):
-            solution.trap = ""
-        head = solved.data.get("headroom")
-        if head is not None:
-            ctx = {**self.context(params, gpu, solved), "head": head}
-            question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
-            solution.steps += solution_steps(inverse_whys(head.steps), lang, salt=salt, gpu=gpu.to_dict())
-            solution.verify.append(phrase(lang, self.cell, "verify_more", ctx, salt=salt))
-            solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer_more', ctx, salt=salt)}"
-        return title, question, solution
-
     def solve(self, params, gpu, explain=True):
         cfg = self.config(params)
         res = occupancy(gpu, cfg, model="exact", explain=explain)
-        exact_whys(when.keep_applicable_notes(res.steps, res.limiter))
+        when.keep_applicable_notes(res.steps, res.limiter)
         book = occupancy(gpu, cfg, model="textbook")
         solved = Solved(answers_of(res), {"result": res, "textbook": book})
         ask = params.get("ask")
@@ -258,9 +196,6 @@ class ExactFamily(OccupancyFamily):
             return True
         head = solved.data.get("headroom")
         return head is not None and head.answer is not None and head.at_next is not None
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        return phrase(lang, self.cell, "mcq_stem", self.context(params, gpu, solved), salt=salt)
 
 
 @register
@@ -380,12 +315,6 @@ class DynamicSmemOptIn(ExactFamily):
         own.append(Misconception("launch_without_optin", {"blocks_without_optin": res.blocks_per_sm}))
         return own + super().misconceptions(params, gpu, solved)
 
-    def render(self, params, gpu, solved, lang, salt):
-        title, question, solution = super().render(params, gpu, solved, lang, salt)
-        ctx = self.context(params, gpu, solved)
-        solution.answer = phrase(lang, self.cell, "answer_prefix", ctx, salt=salt) + " " + solution.answer
-        return title, question, solution
-
 
 X5_GPUS = ("t4", "a100", "h100")
 
@@ -427,7 +356,7 @@ class SameKernelManyGpus(ExactFamily):
         cfg = self.config(params)
         results = {name: occupancy(get_gpu(name), cfg, model="exact", explain=explain) for name in X5_GPUS}
         for res in results.values():
-            exact_whys(when.keep_applicable_notes(res.steps, res.limiter))
+            when.keep_applicable_notes(res.steps, res.limiter)
         answers: dict[str, Any] = {}
         for name, res in results.items():
             answers[f"blocks_per_sm_{name}"] = res.blocks_per_sm
@@ -446,32 +375,6 @@ class SameKernelManyGpus(ExactFamily):
         results = solved.data["results"]
         limiters = {tuple(r.limiter) for r in results.values()}
         return len(limiters) >= 2 and all(r.blocks_per_sm >= 1 for r in results.values())
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        results = solved.data["results"]
-        ctx["results"] = results
-        steps = []
-        verify = []
-        answers = []
-        for name, res in results.items():
-            the_gpu = get_gpu(name)
-            for step in solution_steps(res.steps, lang, salt=salt + name, gpu=the_gpu.to_dict()):
-                step.title = f"[{name.upper()}] {step.title}"
-                steps.append(step)
-            verify.extend(f"[{name.upper()}] {line}" for line in occupancy_verify(res, the_gpu, lang, salt=salt))
-            answers.append(f"{name.upper()}: {occupancy_answer(res, lang)}")
-        trap = phrase(lang, self.cell, "trap", ctx, salt=salt) if self.trap_applies(params, gpu, solved) else ""
-        question = phrase(lang, self.cell, "question", ctx, salt=salt)
-        step = solved.data.get("ratio_step")
-        if step is not None:
-            ctx["ratio"] = step.result
-            steps += solution_steps([step], lang, salt=salt, gpu=gpu.to_dict())
-            question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
-            answers.append(phrase(lang, self.cell, "answer_more", ctx, salt=salt))
-        solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
-                            verify=verify, answer=" ".join(answers), trap=trap)
-        return phrase(lang, self.cell, "title", ctx, salt=salt), question, solution
 
     def misconceptions(self, params, gpu, solved):
         """The exact slips made on the T4 (the asked GPU), each named where it applies on the
@@ -586,40 +489,13 @@ class InverseRegisters(ExactFamily):
 
     def context(self, params, gpu, solved):
         inv = solved.data["inverse"]
-        block = params.get("block")
-        T = params["threads_per_block"]
-        return {**solved.answers, "T": T,
-                "T_text": f"{numbers.count(T)} (blockDim {block[0]}×{block[1]})" if block else numbers.count(T),
+        return {**solved.answers, "T": params["threads_per_block"],
                 "s": params.get("smem_per_block", 0), "gpu": gpu.to_dict(),
                 "gpu_name": gpu.spoken_name, "inv": inv,
                 "book": solved.data["book"], "target": params["target_occupancy"],
                 "model": solved.data["model"], "r": inv.answer, "B": inv.target_blocks,
                 "next": inv.at_next, "at": inv.at_answer, "regs_now": params.get("regs_now"),
                 "now": solved.data.get("now")}
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        ctx["where"] = phrase(lang, self.cell, "where", ctx, salt=salt)
-        return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        ctx["where"] = phrase(lang, self.cell, "where", ctx, salt=salt)
-        inv = solved.data["inverse"]
-        engine_steps = []
-        engine_steps.extend(inverse_whys(inv.steps))
-        engine_steps += solved.data.get("cut_steps", [])
-        steps = solution_steps(engine_steps, lang, salt=salt, gpu=gpu.to_dict())
-        verify = phrase_list(lang, self.cell, "verify", ctx, salt=salt)
-        trap = phrase(lang, self.cell, "trap", ctx, salt=salt) if self.trap_applies(params, gpu, solved) else ""
-        answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
-        question = phrase(lang, self.cell, "question", ctx, salt=salt)
-        if "regs_to_cut" in solved.answers:
-            question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
-            answer = f"{answer} {phrase(lang, self.cell, 'answer_more', ctx, salt=salt)}"
-        solution = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
-                            verify=verify, answer=answer, trap=trap)
-        return phrase(lang, self.cell, "title", ctx, salt=salt), question, solution
 
     def misconceptions(self, params, gpu, solved):
         """Each slip redone with the engine's inverse in the question's own model, one rule bent."""

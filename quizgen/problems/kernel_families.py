@@ -26,11 +26,8 @@ from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.exact_families import ExactFamily, _model_miscs
-from quizgen.problems.model import SolutionStep
 from quizgen.problems.occupancy_families import OCC_SPECS
 from quizgen.problems.registry import register
-from quizgen.render.occupancy import limiter_text, occupancy_solution
-from quizgen.render.phrases import phrase, phrase_list
 
 KERNEL_LAUNCH = ("threads_per_block", "regs_per_thread", "smem_per_block", "dyn_smem", "barriers")
 
@@ -77,10 +74,6 @@ def launch(key: str, arch: str, block: list[int], dyn: int | None = None) -> dic
     return params
 
 
-def _block(params: dict[str, Any]) -> list[int]:
-    return list(params.get("block") or [params["threads_per_block"], 1, 1])
-
-
 K1_SPECS = {
     **OCC_SPECS,
     "blocks_per_sm": sp.count("blocks", *KERNEL_LAUNCH),
@@ -88,35 +81,18 @@ K1_SPECS = {
 }
 
 
-def kernel_listing(params: dict[str, Any]) -> str:
-    """The kernel's CUDA source and its ptxas lines, as fenced code paragraphs that follow the
-    question (cards show them as code blocks; before a change, both kernels' lines)."""
-    key, arch = params["kernel"], params["arch"]
-    source = shipped.kernel_code(key)
-    runs = [params["before"]["kernel"], key] if "before" in params and params["before"]["kernel"] != key else [key]
-    report = []
-    for name in runs:
-        usage = shipped.kernel_usage(name, arch)
-        if len(runs) > 1:
-            report.append(f"// {shipped.kernel_meta(name)['entry'].split('(')[0]}, {arch}")
-        report.append(f"    {usage.stack} bytes stack frame, {usage.spill_stores} bytes spill stores, "
-                      f"{usage.spill_loads} bytes spill loads")
-        report.append(f"ptxas info    : {usage.line}")
-    return "\n\n```cuda\n" + source + "\n```\n\n```\n" + "\n".join(report) + "\n```"
-
-
 def _line_trap(facts, m) -> bool:
     """The variant's trap is on this line: a change or a trap case always; a plain reading only
     where the line shows numbers that do not limit blocks (constant memory, a stack frame) or
     the launch adds shared memory the line does not show."""
     params = facts.params
-    if params.get("change") or (params.get("case") == "trap" and _trap(facts.solved)):
+    if params.get("change") or (params.get("case") == "trap" and trap_case(facts.solved)):
         return True
     usage = shipped.kernel_usage(params["kernel"], params["arch"])
     return bool(sum(usage.cmem.values()) or usage.stack or params.get("dyn_smem"))
 
 
-def _trap(solved: Solved) -> str | None:
+def trap_case(solved: Solved) -> str | None:
     """Which trap of reading the line bites: dynamic shared memory the line does not show, or
     the exact rules against the notes' formula on the same numbers (None: neither)."""
     res = solved.data["result"]
@@ -194,7 +170,7 @@ class RealKernel(ExactFamily):
             return solved.data["before"].occupancy != res.occupancy
         if params.get("case") == "trap":
             # the line's own numbers decide (registers or shared memory bind), or a trap bites
-            return ((_trap(solved) is not None or "registers" in res.limiter
+            return ((trap_case(solved) is not None or "registers" in res.limiter
                      or "shared_memory" in res.limiter)
                     and self.trap_applies(params, gpu, solved))
         return True
@@ -207,10 +183,7 @@ class RealKernel(ExactFamily):
             "kernel": params["kernel"], "entry": meta["entry"].split("(")[0], "arch": params["arch"],
             "line": usage.line, "usage": usage, "source": meta["source"],
             "dyn": params.get("dyn_smem", 0), "b": params.get("barriers", 1),
-            "shape": " × ".join(map(str, _block(params)[:2])) if params.get("block") else str(params["threads_per_block"]),
-            "limiter_text": None, "change": params.get("change"),
-            "block_arg": (" --block " + ",".join(map(str, params["block"])) if params.get("block")
-                          else f" --threads {params['threads_per_block']}"),
+            "change": params.get("change"),
             "B_line": solved.data["no_dyn"].blocks_per_sm if "no_dyn" in solved.data else None,
         })
         before = params.get("before")
@@ -219,44 +192,8 @@ class RealKernel(ExactFamily):
             res0 = solved.data["before"]
             ctx.update({"before": before, "dyn0": before.get("dyn_smem", 0), "line0": u0.line, "usage0": u0,
                         "entry0": shipped.kernel_meta(before["kernel"])["entry"].split("(")[0],
-                        "B0": res0.blocks_per_sm, "A0": res0.active_warps, "occ0": res0.occupancy,
-                        "shape0": (" × ".join(map(str, before["block"][:2])) if before.get("block")
-                                   else str(before["threads_per_block"]))})
+                        "B0": res0.blocks_per_sm, "A0": res0.active_warps, "occ0": res0.occupancy})
         return ctx
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        ctx["what"] = phrase(lang, "K-1-kernel", params["kernel"], ctx, salt=salt)
-        ctx["limiter_text"] = limiter_text(solved.data["result"], lang)
-        res = solved.data["result"]
-        variant = params.get("change") or (_trap(solved) if params.get("case") == "trap" else None) or "plain"
-        title = phrase(lang, "K-1", "title", ctx, salt=salt)
-        question = phrase(lang, "K-1", f"question_{variant}", ctx, salt=salt) + kernel_listing(params)
-        forecast = phrase(lang, "K-1", f"forecast_{variant}", ctx, salt=salt)
-        trap = (phrase(lang, "K-1", f"trap_{variant}", ctx, salt=salt)
-                if self.trap_applies(params, gpu, solved) else "")
-        solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
-        read = [SolutionStep(phrase(lang, "K-1", "read_title", ctx, salt=salt), None, {},
-                             params["regs_per_thread"], phrase(lang, "unit", "registers"),
-                             phrase(lang, "K-1", "read_why", ctx, salt=salt),
-                             phrase(lang, "K-1", "read_note_dyn", ctx, salt=salt) if ctx["dyn"]
-                             else phrase(lang, "K-1", "read_note_spill", ctx, salt=salt)
-                             if ctx["usage"].spills else "")]
-        if "before" in params:
-            w0 = ctx["A0"] // ctx["B0"] if ctx["B0"] else 0
-            read.insert(0, SolutionStep(phrase(lang, "K-1", "before_title", ctx, salt=salt), None,
-                                        {"B": ctx["B0"], "w": w0, "A": ctx["A0"]},
-                                        f"{ctx['occ0'] * 100:.3f}".rstrip("0").rstrip(".") + "%", "",
-                                        phrase(lang, "K-1", "before_why", ctx, salt=salt)))
-            solution.answer = phrase(lang, "K-1", "answer_change", ctx, salt=salt) + " " + solution.answer
-        solution.steps[:0] = read
-        solution.verify.extend(phrase_list(lang, "K-1", "verify", ctx, salt=salt))
-        return title, question, solution
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        ctx["what"] = phrase(lang, "K-1-kernel", params["kernel"], ctx, salt=salt)
-        return phrase(lang, "K-1", "mcq_stem", ctx, salt=salt) + kernel_listing(params)
 
     def misconceptions(self, params, gpu, solved):
         generic = super().misconceptions(params, gpu, solved)

@@ -8,23 +8,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from quizgen.engine import inverse, whatif
+from quizgen.engine import whatif
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy, warps_by_registers
 from quizgen.gpus import GPU
 from quizgen.problems import applicability as when
-from quizgen.problems import real_gpu
 from quizgen.problems import real_gpu_inverse
 from quizgen.problems import relations as rel
 from quizgen.problems import sampling
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Family, Misconception, Solved
-from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
-from quizgen.render import numbers
-from quizgen.render.occupancy import occupancy_solution
-from quizgen.render.phrases import has, phrase, phrase_list
-from quizgen.render.solution import solution_steps
 
 LAUNCH = ("threads_per_block", "regs_per_thread", "smem_per_block")
 #: The answers of an occupancy problem under the notes' model: the lids, then the minimum.
@@ -202,11 +196,8 @@ class OccupancyFamily(Family):
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
         res: OccupancyResult = solved.data["result"]
         s = params.get("smem_per_block", 0) + params.get("dyn_smem", 0)
-        block = params.get("block")
-        T = params["threads_per_block"]
-        T_text = (f"{numbers.count(T)} (blockDim {block[0]}×{block[1]})" if block else numbers.count(T))
-        return {**solved.answers, "T": T, "T_text": T_text, "r": params.get("regs_per_thread", 0), "s": s,
-                "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name, "res": res,
+        return {**solved.answers, "T": params["threads_per_block"],
+                "r": params.get("regs_per_thread", 0), "s": s, "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name, "res": res,
                 "B": res.blocks_per_sm, "A": res.active_warps,
                 "w": res.warps_per_block, "occ": res.occupancy, "limiter": res.limiter,
                 "model": self.model, "params": params, **solved.data.get("extra", {}),
@@ -221,49 +212,6 @@ class OccupancyFamily(Family):
         return {"asked": True, "x3": change.value, "B3": after.blocks_per_sm if after else 0,
                 "A3": after.active_warps if after else 0, "occ3": after.occupancy if after else 0,
                 "lim3": list(after.limiter) if after else []}
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        res: OccupancyResult = solved.data["result"]
-        title = phrase(lang, self.cell, "title", ctx, salt=salt)
-        question = (phrase(lang, self.cell, "question", ctx, salt=salt)
-                    if has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
-        forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
-        trap = (phrase(lang, self.cell, "trap", ctx, salt=salt)
-                if self.trap_applies(params, gpu, solved) else "")
-        solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)
-        extra = phrase_list(lang, self.cell, "verify", ctx, salt=salt) if has(lang, self.cell, "verify") else []
-        solution.verify.extend(extra)
-        if ctx["asked"]:
-            question = f"{question} {phrase(lang, self.cell, 'ask3', ctx, salt=salt)}"
-            solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
-            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
-            solution.answer += self.real_change_note(gpu, solved, lang, salt)
-        return title, question, solution
-
-    @staticmethod
-    def real_change_note(gpu, solved, lang, salt) -> str:
-        """The level-3 launch on the real GPU: the exact model beside the textbook answer."""
-        change = solved.data.get("change")
-        if change is None or change.after is None:
-            return ""
-        note = real_gpu.occupancy_note(gpu, change.after.config, change.after, lang, salt)
-        return " " + phrase(lang, real_gpu.SECTION, "with_change", {"note": note}, salt=salt)
-
-    def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
-        if not self.cell.startswith("OCC-"):       # L-1 and L-2 write their own
-            return super().mcq_stem(params, gpu, solved, lang, salt)
-        ctx = self.context(params, gpu, solved)
-        stem = phrase(lang, self.cell if has(lang, self.cell, "stem") else "occ", "stem", ctx, salt=salt)
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
-        return stem
-
-    def real_note(self, params, gpu, solved, lang, salt) -> str:
-        """The exact model's answer beside the textbook one (the question names a real GPU)."""
-        return real_gpu.occupancy_note(gpu, self.config(params), solved.data["result"], lang, salt)
 
     def misconceptions(self, params, gpu, solved):
         return standard_misconceptions(gpu, solved.data["result"])
@@ -543,14 +491,6 @@ class CannotFit(OccupancyFamily):
         cfg = launch_config(T, params["regs_per_thread"])
         return occupancy(gpu, cfg, model=model or self.model).blocks_per_sm
 
-    def real_note(self, params, gpu, solved, lang, salt) -> str:
-        r = params["regs_per_thread"]
-        exact = real_gpu.largest_exact_block(gpu, lambda T: launch_config(T, r))
-        book = solved.answers["largest_block"]
-        text = lambda T: phrase(lang, real_gpu.SECTION, "exact_largest", {"T": T})
-        return real_gpu.answer_note(gpu, lang, salt, exact=text(exact), book=text(book),
-                                    same=exact == book)
-
     def misconceptions(self, params, gpu, solved):
         T, r = params["threads_per_block"], params["regs_per_thread"]
         raw = gpu.regs_per_sm // r
@@ -563,21 +503,6 @@ class CannotFit(OccupancyFamily):
             Misconception("power_of_two_block", {"largest_block": 1 << (min(raw, gpu.max_threads_per_block).bit_length() - 1)}),
             Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (-(-T // 32)) / gpu.max_warps_per_sm)}),
         ]
-
-    def render(self, params, gpu, solved, lang, salt):
-        title, question, solution = super().render(params, gpu, solved, lang, salt)
-        ctx = self.context(params, gpu, solved)
-        solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
-        if ctx["asked"]:
-            solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
-            if ctx["asked"]:       # the exact model's own inverse: registers at which T fits
-                exact = inverse.max_regs_for_blocks(gpu, self.config(params), 1, model="exact").answer
-                solution.answer += " " + phrase(lang, real_gpu.SECTION, "exact_regs_to_fit",
-                                                {"T": params["threads_per_block"], "r": exact or 0},
-                                                salt=salt)
-        return title, question, solution
 
 
 @register
@@ -682,7 +607,7 @@ class RealGpuRegisters(OccupancyFamily):
             inv = real_gpu_inverse.max_regs(gpu, params["threads_per_block"], r,
                                             params["target_blocks"])
             if inv.answer is not None:
-                steps += real_gpu_inverse.own_whys(inv.steps)
+                steps += inv.steps
                 answers.update({"max_regs": inv.answer, "regs_to_shed": r - inv.answer})
             data["inverse"] = inv
         return Solved(answers, data)
@@ -694,40 +619,6 @@ class RealGpuRegisters(OccupancyFamily):
             ok = (ok and params["target_blocks"] * params["threads_per_block"] // 32
                   <= gpu.max_warps_per_sm and bool(a.get("max_regs")))
         return ok
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = {"r": params["regs_per_thread"], "T": params["threads_per_block"],
-               "gpu": gpu.to_dict(), "gpu_name": gpu.spoken_name}
-        return phrase(lang, self.cell, "stem", ctx, salt=salt)
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(),
-               "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
-               "T": params.get("threads_per_block", 32)}
-        steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
-        verify = phrase_list(lang, self.cell, "verify", {**ctx, "need": 32 * ctx["r"]}, salt=salt)
-        sol = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
-                       verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
-                       trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
-        question = phrase(lang, self.cell, "question", ctx, salt=salt)
-        if "target_blocks" in params:
-            B2 = params["target_blocks"]
-            r2 = solved.answers["max_regs"]
-            more = {**ctx, "B2": B2, "A2": B2 * ctx["T"] // 32, "r2": r2,
-                    "shed": ctx["r"] - r2, "pool": gpu.regs_per_sm}
-            question = f"{question} {phrase(lang, 'L-1-design', 'ask', more, salt=salt)}"
-            sol.verify.extend(phrase_list(lang, "L-1-design", "verify", more, salt=salt))
-            sol.answer = f"{sol.answer} {phrase(lang, 'L-1-design', 'answer', more, salt=salt)}"
-        if not self.trap_applies(params, gpu, solved):
-            sol.trap = ""
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
-            exact = real_gpu.exact_occupancy(gpu, launch_config(ctx["T"], ctx["r"]))
-            warps = lambda A, occ: phrase(lang, real_gpu.SECTION, "exact_warps", {"A": A, "occ": occ})
-            sol.answer = (f"{sol.answer} " + real_gpu.answer_note(
-                gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
-                book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"]))
-        return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
     def misconceptions(self, params, gpu, solved):
         r, T = params["regs_per_thread"], params.get("threads_per_block", 128)
@@ -786,7 +677,6 @@ class RealGpuSharedMemory(OccupancyFamily):
 
     def solve(self, params, gpu, explain=True):
         solved = super().solve(params, gpu, explain)
-        real_gpu_inverse.own_whys(solved.data["result"].steps, "l2_")
         if "target_blocks" in params:
             inv = real_gpu_inverse.max_smem(gpu, self.config(params), params["target_blocks"])
             if inv.answer is not None:
@@ -794,28 +684,6 @@ class RealGpuSharedMemory(OccupancyFamily):
                                        "smem_to_trim": params["smem_per_block"] - inv.answer})
             solved.data["inverse"] = inv
         return solved
-
-    def render(self, params, gpu, solved, lang, salt):
-        title, question, solution = super().render(params, gpu, solved, lang, salt)
-        inv = solved.data.get("inverse")
-        if inv is not None and inv.answer is not None:
-            ctx = {"B": solved.answers["blocks_per_sm"], "B2": params["target_blocks"],
-                   "s": params["smem_per_block"], "s2": inv.answer,
-                   "trim": params["smem_per_block"] - inv.answer, "pool": gpu.smem_per_sm,
-                   "w": solved.answers["warps"],
-                   "A2": params["target_blocks"] * solved.answers["warps"]}
-            question = f"{question} {phrase(lang, 'L-2-design', 'ask', ctx, salt=salt)}"
-            solution.steps += solution_steps(real_gpu_inverse.own_whys(inv.steps), lang, salt=salt,
-                                             gpu=gpu.to_dict())
-            solution.verify.extend(phrase_list(lang, "L-2-design", "verify", ctx, salt=salt))
-            solution.answer = f"{solution.answer} {phrase(lang, 'L-2-design', 'answer', ctx, salt=salt)}"
-        if not self.trap_applies(params, gpu, solved):
-            solution.trap = ""
-        return title, question, solution
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        return phrase(lang, self.cell, "stem", ctx, salt=salt)
 
     def in_cell(self, params, gpu, solved):
         res = solved.data["result"]
