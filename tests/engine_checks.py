@@ -7,14 +7,15 @@ from __future__ import annotations
 import pytest
 
 from quizgen.engine.formulas import evaluate
-from quizgen.render.phrases import _env, book
+from quizgen.render.jinja import environment
+from quizgen.render.phrases import book
 
 
 def check_steps(steps, formulas) -> None:
     """Each formula agrees with sympy once; every step key, why and note has phrases in both files."""
     seen: set[str] = set()
     tables = [book(lang) for lang in ("en", "hinglish")]
-    env = _env()            # the phrasebook's own strict environment, with its filters
+    env = environment()     # the one strict environment, with the phrases' filters
     for step in steps:
         if step.formula in formulas and step.formula not in seen:
             seen.add(step.formula)

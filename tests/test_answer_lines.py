@@ -8,12 +8,13 @@ import pytest
 from jinja2 import meta
 
 from quizgen.generator import CELLS, LEVELS, family, generate_one
-from quizgen.render.phrases import _env, book
+from quizgen.render.jinja import environment
+from quizgen.render.phrases import book
 
 #: Names an Answer line may print besides answers and parameters: the GPU, a GPU's label, and
 #: flags, shares and rates that no answer names (X_sm: the SM's issue rate, L-5).
 NOT_ANSWERS = {"gpu", "gpu_name", "small", "share", "equal", "loop", "X_sm"}
-_ENV = _env()            # the phrasebook's own environment (its filters)
+_ENV = environment()     # the one environment (the phrases' filters)
 
 
 def printed_names(template: str) -> set[str]:

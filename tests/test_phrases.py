@@ -8,12 +8,11 @@ import sys
 import jinja2
 import pytest
 
-from quizgen.render.fastjinja import Unsupported, compile_template, default_filters
-from quizgen.render.phrases import LANGS, _kb, _num, _pct, _size, book
+from quizgen.render.fastjinja import Unsupported, compile_function, compile_template
+from quizgen.render.jinja import environment, phrase_finalize
+from quizgen.render.phrases import LANGS, book
 
-ENV = jinja2.Environment(undefined=jinja2.StrictUndefined)
-ENV.filters.update(num=_num, pct=_pct, kb=_kb, size=_size)
-FILTERS = default_filters(_num, _pct, _size, _kb)
+ENV = environment()
 
 CASES = [
     ("{{ T }} threads", {"T": 256}),
@@ -33,16 +32,17 @@ CASES = [
     ("{{ (1 - share)|pct }} and {{ occ|pct }}", {"share": 0.25, "occ": 0.375}),
     ("{{ gpu.description or gpu.name }}", {"gpu": {"description": "", "name": "t4"}}),
     ("{{ i // Dx }} {{ 7 / 2 }}", {"i": 70, "Dx": 8}),
+    ("{{ regs }} registers, {{ -regs }}, {{ 999 }}", {"regs": 65536}),
 ]
 
 
 @pytest.mark.parametrize("text, context", CASES)
-def test_compiled_template_matches_jinja(text, context):
-    assert compile_template(text, FILTERS)(**context) == ENV.from_string(text).render(**context)
+def test_compiled_phrase_matches_jinja(text, context):
+    assert compile_function(text, phrase_finalize)(context) == ENV.from_string(text).render(**context)
 
 
 def test_undefined_names_raise_like_strict_undefined():
-    render = compile_template("{{ missing }}", FILTERS)
+    render = compile_template("{{ missing }}")
     with pytest.raises(KeyError):
         render()
     with pytest.raises(jinja2.UndefinedError):
@@ -52,7 +52,7 @@ def test_undefined_names_raise_like_strict_undefined():
 @pytest.mark.parametrize("text", ["{% macro m() %}x{% endmacro %}", "{{ x|title }}", "{%- if x %}y{% endif %}"])
 def test_outside_the_subset_is_refused(text):
     with pytest.raises(Unsupported):
-        compile_template(text, FILTERS)
+        compile_template(text)
 
 
 def test_every_phrase_compiles_in_jinja():
@@ -90,8 +90,31 @@ def test_solution_templates_compiled_and_jinja_agree():
             for fmt in ("txt", "md"):
                 kw = dict(title=p.title, question=p.question, solution=p.solution, lang=lang,
                           steps=text.math_steps(p.solution, text.FORMATS[fmt]), labels=text.labels(lang))
-                jinja = text._env(fmt).get_template(f"solution.{fmt}.j2").render(**kw)
+                jinja = ENV.get_template(f"solution.{fmt}.j2").render(**kw)
                 assert text._template(fmt)(**kw) == jinja, (cell, fmt)
+
+
+def test_one_environment_escapes_html_templates_only():
+    value = "a < b & 'c'"
+    assert ENV.from_string("{{ v }}").render(v=value) == value          # a phrase
+    for name, escaped in [("solution.html.j2", True), ("grade/feedback.html.j2", True),
+                          ("scan/report.html.j2", True), ("solution.md.j2", False),
+                          ("grade/report.md.j2", False), ("sheet/exam.typ.j2", False)]:
+        assert ENV.get_template(name).environment is ENV
+        assert ENV.autoescape(name) is escaped, name
+
+
+def test_only_phrases_group_a_printed_count():
+    """A phrase prints 65536 as 65,536 (the phrasebook's finalize); a file template prints
+    values as they are (a roll number, a seed)."""
+    assert ENV.from_string("{{ n }}").render(n=65536) == "65,536"
+    code = ENV.compile("{{ n }}", name="sheet/any.typ.j2")     # as the loader names a file
+    assert jinja2.Template.from_code(ENV, code, {}).render(n=65536) == "65536"
+
+
+def test_undefined_is_an_error_in_file_templates():
+    with pytest.raises(jinja2.UndefinedError):
+        ENV.get_template("grade/report.md.j2").render()
 
 
 def test_a_missing_value_names_the_phrase():

@@ -1159,35 +1159,10 @@ def _breakable(text: str, every: int = 14) -> str:
 # What the templates print
 
 
-@cache
-def _templates_dir() -> Path:
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "templates" / "sheet", package.parent / "templates" / "sheet"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("quizgen's templates/sheet/ folder is missing from this installation")
-
-
-@cache
-def _environment():
-    import jinja2
-
-    # Typst uses {, }, # and [ ] itself; these delimiters appear nowhere in Typst source.
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(_templates_dir())),
-        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
-        block_start_string="<%", block_end_string="%>",
-        variable_start_string="<<", variable_end_string=">>",
-        comment_start_string="<#", comment_end_string="#>")
-    from quizgen.render.typst import typst_string
-
-    env.filters["typst_string"] = typst_string
-    env.filters["typst_array"] = lambda items: "(" + "".join(typst_string(i) + ", " for i in items) + ")"
-    return env
-
-
 def _template(name: str):
-    return _environment().get_template(name)
+    from quizgen.render.jinja import template
+
+    return template(f"sheet/{name}")
 
 
 def _labels(lang: str) -> dict[str, str]:

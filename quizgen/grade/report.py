@@ -12,7 +12,6 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -64,30 +63,10 @@ def _misconception_text(lang: str, key: str, salt: str = "") -> str:
     return humanize(key)
 
 
-@cache
-def _env():
-    import jinja2
+def _template(name: str):
+    from quizgen.render.jinja import template
 
-    from quizgen.resources import data_dir
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(data_dir("templates") / "grade")),
-        undefined=jinja2.StrictUndefined,
-        autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
-        keep_trailing_newline=True,
-    )
-    env.filters["md"] = md_escape
-    return env
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|~>])")
-
-
-def md_escape(text: Any) -> str:
-    """Text typed by a student, safe inside Markdown (and a table cell): one line, escaped."""
-    one = " ".join(str(text).split())
-    one = one.replace("&", "&amp;").replace("<", "&lt;")
-    return _MD_SPECIAL.sub(r"\\\1", one)
+    return template(f"grade/{name}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +238,7 @@ def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, i
                           "solution": solutions.get(q.problem_id) if needs_solution else ""})
     flagged = sum(1 for b in student.boxes if not b.counted)
     all_right = all(b.check.earns for b in student.boxes)
-    template = _env().get_template(f"feedback.{fmt}.j2")
+    template = _template(f"feedback.{fmt}.j2")
     return template.render(
         exam_title=title, labels=labels, lang=lang, questions=questions, all_right=all_right,
         student={"name": student.name, "roll": student.roll, "version": student.version,
@@ -318,7 +297,7 @@ def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
     flagged = [{"student": s.label, "column": b.column, "answer": b.check.shown,
                 "reason": b.check.note or labels[f"status_{b.check.status}"]}
                for s in students for b in s.boxes if not b.counted]
-    template = _env().get_template("report.md.j2")
+    template = _template("report.md.j2")
     return template.render(
         exam_title=title, labels=labels, count=len(students),
         policy=labels["policy_flag"] if invalid == "flag" else labels["policy_zero"],

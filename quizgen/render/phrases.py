@@ -20,8 +20,7 @@ import tomllib
 from functools import cache
 from typing import Any
 
-from quizgen.render import numbers
-from quizgen.render.fastjinja import Unsupported, compile_function, default_filters
+from quizgen.render.fastjinja import jinja_function, phrase_function
 from quizgen.languages import DEFAULT_LANG, LANGS, html_lang, language_name  # noqa: F401
 from quizgen.resources import data_dir
 
@@ -32,23 +31,6 @@ def labels(lang: str, section: str) -> dict[str, str]:
     if table is None:
         raise KeyError(f"no phrase table [{section}] in {lang}")
     return table
-
-
-@cache
-def _env():
-    import jinja2
-
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
-                             keep_trailing_newline=False, finalize=numbers.shown)
-    env.filters["num"] = _num
-    env.filters["pct"] = _pct
-    env.filters["kb"] = _kb
-    env.filters["size"] = _size
-    return env
-
-
-# The phrase filters (``num``, ``pct``, ``kb``, ``size``): the one number formatter's forms.
-_num, _pct, _kb, _size = numbers.number, numbers.percent, numbers.kb, numbers.size
 
 
 @cache
@@ -74,41 +56,36 @@ def book(lang: str) -> dict[str, dict[str, Any]]:
 
 @cache
 def _compiled(text: str):
-    """`text` as a function of one context dict: compiled to Python, or Jinja for what the
-    compiler does not cover. With QUIZGEN_CHECK_PHRASES set, both run and must agree."""
+    """`text` as a function of one context dict: compiled, or the one Jinja environment's
+    template for what the compiler does not cover."""
+    return phrase_function(text)
+
+
+#: With QUIZGEN_CHECK_PHRASES set, rendering a phrase renders every variant of its key with the
+#: same context both compiled and by Jinja, and fails where they differ; `CHECKED` collects the
+#: variants so rendered to text, as (lang, section, key, index), and `CONTEXTS` a few contexts
+#: of each (lang, section), for the test that wants every variant checked.
+CHECK = bool(os.environ.get("QUIZGEN_CHECK_PHRASES"))
+CHECKED: set[tuple[str, str, str, int]] = set()
+CONTEXTS: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+
+def _outcome(render, context: dict[str, Any]) -> tuple[str, str]:
     try:
-        fast = compile_function(text, _compiled_filters(), numbers.shown)
-    except Unsupported:
-        return _jinja(text)
-    if os.environ.get("QUIZGEN_CHECK_PHRASES"):
-        return _checked(fast, _jinja(text))
-    return fast
+        return "text", render(context)
+    except Exception as exc:   # an undefined name: both engines must refuse the context
+        return "error", type(exc).__name__
 
 
-@cache
-def _compiled_filters():
-    return default_filters(_num, _pct, _size, _kb)
-
-
-def _checked(fast, jinja):
-    def render(context: dict[str, Any]) -> str:
-        expected = jinja(context)
-        got = fast(context)
-        if got != expected:
-            raise AssertionError(f"compiled phrase differs from Jinja: {got!r} != {expected!r}")
-        return got
-
-    return render
-
-
-def _jinja(text: str):
-    """A Jinja template rendered from a dict with a shared context (no globals merge per call)."""
-    template = _env().from_string(text)
-
-    def render(context: dict[str, Any]) -> str:
-        return "".join(template.root_render_func(template.new_context(context, shared=True)))
-
-    return render
+def check_variant(variant: _Lazy, context: dict[str, Any]) -> None:
+    """Render `variant` compiled and by Jinja with `context`: the same text, or both refuse."""
+    fast = _outcome(_compiled(variant.text), context)
+    slow = _outcome(jinja_function(variant.text), context)
+    if fast[0] != slow[0] or (fast[0] == "text" and fast[1] != slow[1]):
+        raise AssertionError(f"compiled phrase {variant.where} differs from Jinja: "
+                             f"{fast[1]!r} != {slow[1]!r} (phrase {variant.text!r})")
+    if fast[0] == "text":
+        CHECKED.add(variant.where)
 
 
 #: Unit words a count can precede, plural → singular ("1 cycles" → "1 cycle").
@@ -129,18 +106,25 @@ def singular_units(text: str) -> str:
 
 
 class _Lazy:
-    """A phrase variant with placeholders, compiled on first use and rendered from a dict."""
+    """A phrase variant with placeholders, compiled on first use and rendered from a dict.
 
-    __slots__ = ("text", "compiled")
+    `where` is (lang, section, key, index of the variant); `siblings` the variants of its key.
+    """
 
-    def __init__(self, text: str) -> None:
+    __slots__ = ("text", "compiled", "where", "siblings")
+
+    def __init__(self, text: str, where: tuple[str, str, str, int] = ("", "", "", 0)) -> None:
         self.text = text
         self.compiled = None
+        self.where = where
+        self.siblings: tuple[Any, ...] = ()
 
     def render_map(self, context: dict[str, Any]) -> str:
         compiled = self.compiled
         if compiled is None:
             compiled = self.compiled = _compiled(self.text)
+            if CHECK:
+                self.compiled = compiled = _checking(self, compiled)
         try:
             out = compiled(context)
             return singular_units(out) if "1 " in out else out
@@ -148,6 +132,30 @@ class _Lazy:
             what = exc.args[0] if exc.args else "?"
             what = what if isinstance(what, str) and "undefined" in what else f"{what!r} is undefined"
             raise KeyError(f"{what} in phrase {self.text[:80]!r}") from None
+
+
+def _checking(variant: _Lazy, compiled):
+    def render(context: dict[str, Any]) -> str:
+        seen = CONTEXTS.setdefault(variant.where[:2], [])
+        if len(seen) < 40 and all(c is not context for c in seen):
+            seen.append(context)
+        for other in variant.siblings or (variant,):
+            if other.__class__ is _Lazy:
+                check_variant(other, context)
+        return compiled(context)
+
+    return render
+
+
+def _variants(lang: str, section: str, key: str, value: Any) -> tuple[Any, ...]:
+    """A phrase's variants: plain strings, and templates (`_Lazy`) compiled on first use."""
+    texts = [value] if isinstance(value, str) else list(value)
+    variants = tuple(v if "{" not in v else _Lazy(v, (lang, section, key, i))
+                     for i, v in enumerate(texts))
+    for variant in variants:
+        if variant.__class__ is _Lazy:
+            variant.siblings = variants
+    return variants
 
 
 _ENTRIES: dict[str, dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]] = {}
@@ -165,8 +173,7 @@ def _entries(lang: str) -> dict[tuple[str, str], tuple[tuple[Any, ...], bytes]]:
             for key, value in table.items():
                 if not isinstance(value, (str, list)):    # a setting ([language] default)
                     continue
-                variants = [value] if isinstance(value, str) else value
-                entries[(section, key)] = (tuple(v if "{" not in v else _Lazy(v) for v in variants),
+                entries[(section, key)] = (_variants(lang, section, key, value),
                                            f"|{section}|{key}".encode())
         _ENTRIES[lang] = entries
     return entries
@@ -221,9 +228,11 @@ def _lines(lang: str, section: str, key: str) -> tuple[Any, ...]:
     table = book(lang).get(section)
     if table is None or key not in table:
         raise KeyError(f"no phrase [{section}] {key!r} in {lang}")
-    value = table[key]
-    return tuple(line if "{" not in line else _Lazy(line)
-                 for line in ([value] if isinstance(value, str) else value))
+    lines = _variants(lang, section, key, table[key])
+    for line in lines:
+        if line.__class__ is _Lazy:
+            line.siblings = (line,)      # every line is rendered: each checks itself
+    return lines
 
 
 def phrase_list(lang: str, section: str, key: str, context: dict[str, Any] | None = None,

@@ -1,7 +1,7 @@
 """Render a worked solution as terminal text, Markdown or HTML from the jinja2 templates.
 
 Templates live in ``templates/solution.{txt,md,html}.j2`` and are rendered strictly (undefined
-values are errors). Math comes from the formula registry: Unicode on the terminal, LaTeX in
+values are errors) by the one environment, `quizgen.render.jinja` (HTML escaped). Math comes from the formula registry: Unicode on the terminal, LaTeX in
 Markdown and HTML (MathJax/KaTeX ``\\( \\)``).
 """
 
@@ -12,26 +12,12 @@ from typing import Any
 
 from quizgen.problems.model import Solution
 from quizgen.render import math as qmath
+from quizgen.render.fastjinja import file_template
 from quizgen.render.phrases import book
 from quizgen.render.numbers import in_math
 from quizgen.render.solution import format_value
 
 FORMATS = {"txt": "unicode", "md": "latex", "html": "latex"}
-
-
-@cache
-def _env(fmt: str):
-    import jinja2
-
-    from quizgen.resources import data_dir
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
-        undefined=jinja2.StrictUndefined,
-        autoescape=(fmt == "html"),
-        trim_blocks=False,
-        keep_trailing_newline=True,
-    )
 
 
 def labels(lang: str) -> dict[str, str]:
@@ -69,15 +55,5 @@ def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: s
 @cache
 def _template(fmt: str):
     """The solution template of `fmt` as a render function: compiled to Python for the plain
-    formats (much quicker to start and to run), Jinja for HTML (it needs autoescaping)."""
-    if fmt != "html":
-        from quizgen.render.fastjinja import Unsupported, compile_template, default_filters
-        from quizgen.render.phrases import _kb, _num, _pct, _size
-        from quizgen.resources import data_dir
-
-        source = (data_dir("templates") / f"solution.{fmt}.j2").read_text(encoding="utf-8")
-        try:
-            return compile_template(source, default_filters(_num, _pct, _size, _kb))
-        except Unsupported:
-            pass
-    return _env(fmt).get_template(f"solution.{fmt}.j2").render
+    formats (much quicker to start and to run), the Jinja environment's for HTML (escaped)."""
+    return file_template(f"solution.{fmt}.j2")

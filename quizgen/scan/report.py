@@ -48,14 +48,9 @@ def page_entry(page: Page, student: dict[str, Any], boxes: list[dict[str, Any]],
 
 @cache
 def _template():
-    import jinja2
+    from quizgen.render.jinja import template
 
-    from quizgen.resources import data_dir
-
-    folder = data_dir("templates") / "scan"
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
-                             undefined=jinja2.StrictUndefined, autoescape=True)
-    return env.get_template("report.html.j2")
+    return template("scan/report.html.j2")
 
 
 def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
