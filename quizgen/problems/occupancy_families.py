@@ -142,7 +142,8 @@ def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconceptio
 
 
 class OccupancyFamily(Family):
-    """Shared machinery: a launch, the textbook model, the standard solution and traps."""
+    """Shared machinery: a launch, the textbook model, its answers and the standard slips (the
+    words are its writer's, ``render/writers/occupancy.py``)."""
 
     topic = "occupancy"
     main_answer = "occupancy"

@@ -1,0 +1,58 @@
+"""Rooms import downward only: a family says what a problem is (parameters, answers, steps, a
+context of numbers) and its writer in `quizgen.render.writers` says it in words, so no module of
+`quizgen.problems` imports from `quizgen.render` and no family writes a sentence."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import pathlib
+
+import pytest
+
+import quizgen.problems
+from quizgen.problems import families
+from quizgen.problems.base import Family
+
+PROBLEMS = pathlib.Path(quizgen.problems.__file__).parent
+#: Modules that still write words of their own (their writers are not yet split off).
+STILL_WRITING = {"warp_families", "latency_families", "real_gpu", "real_gpu_inverse"}
+#: What a family no longer has: the words are its writer's.
+WORD_METHODS = ("render", "mcq_stem", "choices", "real_note", "real_change_note")
+
+
+def imported(path: pathlib.Path) -> set[str]:
+    """Every module `path` imports (``from quizgen import render`` counts as quizgen.render)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return out
+
+
+def test_the_import_scan_sees_render_imports(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("from quizgen import render\nimport quizgen.render.phrases\n"
+                   "def f():\n    from quizgen.render.phrases import phrase\n")
+    assert {"quizgen.render", "quizgen.render.phrases"} <= imported(src)
+
+
+@pytest.mark.parametrize("path", sorted(p for p in PROBLEMS.glob("*.py") if p.stem not in STILL_WRITING),
+                         ids=lambda p: p.stem)
+def test_problems_import_nothing_from_render(path):
+    assert sorted(m for m in imported(path) if m == "quizgen.render" or m.startswith("quizgen.render.")) == []
+
+
+def test_families_write_no_words():
+    wordy = []
+    for cell, fam in families().items():
+        if inspect.getmodule(type(fam)).__name__.rpartition(".")[2] in STILL_WRITING:
+            continue
+        for cls in type(fam).__mro__:
+            if cls is Family or not issubclass(cls, Family):
+                continue
+            wordy += [f"{cell}: {cls.__name__}.{name}" for name in WORD_METHODS if name in vars(cls)]
+    assert wordy == []
