@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.compare import KINDS, Verdict, compare
+from quizgen.grade.notes import note_text
 from quizgen.grade.parse import parse_answer
 
 # text, expected, kind, status, value_used, words in the note (None: no note)
@@ -122,7 +123,7 @@ def test_compare_table(text, expected, kind, status, used, words):
         assert verdict.note is None
     else:
         for word in words:
-            assert word in verdict.note
+            assert word in note_text(verdict.note, "en")
 
 
 @pytest.mark.parametrize("text, expected, kind, tolerance, status", [
@@ -157,7 +158,7 @@ def test_expected_unit_separates_counts(text, unit, status, words):
     verdict = compare(parse_answer(text), 8, kind="count", unit=unit)
     assert verdict.status == status
     if words:
-        assert all(word in verdict.note for word in words)
+        assert all(word in note_text(verdict.note, "en") for word in words)
 
 
 def test_invalid_keeps_the_readers_message_and_scores_nothing():
@@ -213,3 +214,9 @@ def test_counts_are_exact(n, delta):
     assert compare(parse_answer(f"{n:,}"), n, kind="count").status == "correct"
     assert compare(parse_answer(str(n + delta)), n, kind="count").status == "wrong"
     assert compare(parse_answer(f"{n} blocks"), n, kind="count").status == "correct"
+
+
+def test_a_note_is_written_in_the_readers_language():
+    verdict = compare(parse_answer("48"), 48 * 1024, kind="bytes")
+    assert note_text(verdict.note, "en") == "read 48 as bytes; 48 KB would be 49,152 B"
+    assert note_text(verdict.note, "hinglish") == "48 ko bytes padha; 48 KB hota toh 49,152 B banta"

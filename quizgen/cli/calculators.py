@@ -1,7 +1,7 @@
 """Calculators for the warp, latency, divergence, grid and memory-bound engine (seed 000, 001, 004).
 
 ``quizgen warps``, ``latency``, ``divergence``, ``waves`` and ``bound``: each parses its options,
-calls the engine, and prints the worked solution (Hinglish by default, ``--lang en``) or, with
+calls the engine, and prints the worked solution (in the phrasebook's default language, or ``--lang``) or, with
 ``--json``, one JSON object. In that object the main calculation's fields sit at the top level and
 every optional part (a thread, a warp's members, a second block, η(N), Little's law, the occupancy
 behind blocks per SM) is nested under its own key.
@@ -18,8 +18,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli import app
-from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
-                                 load_gpu, parse_size)
+from quizgen.cli.options import (DEFAULT_LANG, GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt,
+                                 check_lang, load_gpu, parse_size)
 from quizgen.errors import QuizgenError
 
 
@@ -75,7 +75,7 @@ def warps_command(
     coords: Annotated[Optional[str], typer.Option("--coords", help="One thread's coordinates x,y,z (e.g. 6,0,2): find its linear index, warp and lane.")] = None,
     warp: Annotated[Optional[int], typer.Option("--warp", help="A warp index: list that warp's threads as pieces of rows.")] = None,
     compare: Annotated[Optional[str], typer.Option("--compare", help="A second block shape (e.g. 30,30): compare idle lanes, warps and row alignment with --block.")] = None,
-    lang: LangOpt = "hinglish",
+    lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
     """Warps per block, the tail warp and its wasted lanes; where a thread sits; who is in a warp.
@@ -154,7 +154,7 @@ def latency_command(
     gpu: GpuOpt = "textbook",
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
-    lang: LangOpt = "hinglish",
+    lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
     """Warps needed to hide a stall, against the SM's cap; η(N); Little's law.
@@ -230,7 +230,7 @@ def divergence_command(
     branch: Annotated[list[str], typer.Option("--branch", "-b", help="One branch as lanes:cost, e.g. 20:30 = 20 lanes take it, 30 cycles; repeat for every branch (0 lanes = nobody takes it).")],
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Convergent time to compare with, in cycles (default: the time if every lane of a warp agreed).")] = None,
     active_lanes: Annotated[int, typer.Option("--active-lanes", help="Active lanes in the warp; the branches' lanes must add up to it.")] = 32,
-    lang: LangOpt = "hinglish",
+    lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
     """Serialised time, slowdown and lane utilisation of a divergent warp (any number of branches).
@@ -269,7 +269,7 @@ def waves_command(
     gpu: GpuOpt = "textbook",
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
-    lang: LangOpt = "hinglish",
+    lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
     """Waves a grid takes on the whole GPU, the ragged tail wave and idle SMs.
@@ -331,7 +331,7 @@ def bound_command(
     gpu: GpuOpt = "textbook",
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
-    lang: LangOpt = "hinglish",
+    lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
     """Memory-bound or compute-bound: bytes, arithmetic intensity and one thread's critical path.

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
+from quizgen.cli.options import LANGS, either
 
 
 @app.command("deck")
@@ -15,7 +16,7 @@ def deck_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output: an .apkg file (Anki), or a folder with --format obsidian.")] = Path("quizgen.apkg"),
     fmt: Annotated[str, typer.Option("--format", "-f", help="apkg (Anki, AnkiDroid, AnkiMobile) or obsidian (Spaced Repetition plugin notes).")] = "apkg",
     seed: Annotated[Optional[int], typer.Option("--seed", help="Override the recipe's seed.")] = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Override the language: hinglish, en or both.")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Override the language: {either([*LANGS, 'both'])}.")] = None,
     per_cell: Annotated[Optional[int], typer.Option("--per-cell", help="Override problems per cell and level.")] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", "-g", help="Override the GPU: a preset, a comma list, or 'default' (each cell's own).")] = None,
     skills: Annotated[bool, typer.Option("--skills", help="Only skill notes: one note per cell and level that shows a new solved variant each day (Anki only).")] = False,

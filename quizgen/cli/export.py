@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
+from quizgen.cli.options import LANG_CHOICES
 
 _SUFFIXES = {"moodle": ".xml", "gift": ".txt", "qti": ".zip"}
 
@@ -17,7 +18,7 @@ def export_command(
     fmt: Annotated[str, typer.Option("--format", "-f", help="moodle (Moodle XML), gift (Moodle GIFT text) or qti (Canvas / Blackboard QTI 1.2 zip).")] = "moodle",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default quizgen-bank.xml, .txt or .zip by format).")] = None,
     variants: Annotated[Optional[int], typer.Option("--variants", "-n", help="Problems per category (cell, or exam question). Default: per_cell × levels of a deck recipe, 20 for an exam.")] = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language: hinglish or en (default: the recipe's).")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language: {LANG_CHOICES} (default: the recipe's).")] = None,
     answers: Annotated[str, typer.Option("--answers", help="Deck recipes: main (each problem's one answer), all (every answer, as one multi-part question) or a comma list of answer keys.")] = "main",
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Leave the figures out of the worked solutions.")] = False,
 ) -> None:
@@ -31,10 +32,9 @@ def export_command(
 
     if fmt not in FORMATS:
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
-    from quizgen.render.phrases import LANGS
 
     if lang is not None and lang not in LANGS:
-        raise QuizgenError(f"got {lang!r}; expected {' or '.join(LANGS)}", field="lang")
+        raise QuizgenError(f"got {lang!r}; expected {LANG_CHOICES}", field="lang")
     if answers not in ("main", "all") and not answers.replace(",", "").replace("_", "").replace(" ", "").isalnum():
         raise QuizgenError(f"got {answers!r}; expected main, all or answer keys such as "
                            "blocks_per_sm,occupancy", field="answers")

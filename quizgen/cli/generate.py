@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
-from quizgen.cli.options import LangOpt, check_lang
+from quizgen.cli.options import DEFAULT_LANG, LangOpt, check_lang
 
 
 #: The most problems `generate` makes per cell and level.
@@ -22,7 +22,7 @@ def generate_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the first problem; problem i uses seed + i.")] = 0,
     level: Annotated[Optional[list[int]], typer.Option("--level", help="Difficulty level 1, 2 or 3 (repeatable). Default: 1.")] = None,
     gpu: Annotated[Optional[str], typer.Option("--gpu", "-g", help="GPU preset to use instead of each cell's own choice.")] = None,
-    lang: LangOpt = "hinglish",
+    lang: LangOpt = DEFAULT_LANG,
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, html or json.")] = "md",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to this file instead of standard output.")] = None,
 ) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli import app
+from quizgen.cli.options import LANG_CHOICES
 
 
 @app.command("grade")
@@ -19,7 +20,7 @@ def grade_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")],
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero (scored 0, listed in results.csv's needs_review column) or flag (left out of the score and listed).")] = "zero",
     force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
@@ -41,8 +42,10 @@ def grade_command(
             from quizgen.grade.overrides import apply_overrides, read_overrides
 
             rules = read_overrides(overrides)
+            from quizgen.grade.match import sheet_lang
+
             adjust = lambda students, data: apply_overrides(  # noqa: E731
-                students, data, rules, lang=lang or str((data.get("recipe") or {}).get("lang") or "en"))
+                students, data, rules, lang=sheet_lang(data, lang))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
@@ -90,7 +93,7 @@ def regrade_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="The folder of the earlier results: they move to history/<n>/, the new ones take their place.")],
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the feedback: hinglish or en (default: the exam's).")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
 ) -> None:
     """Grade again after a key fix or a teacher's decision, keeping the earlier results
@@ -120,7 +123,7 @@ def check_command(
     key: Annotated[Optional[str], typer.Option("--key", "-k", help="Which answer of the problem (default: its main answer).")] = None,
     manifest: Annotated[Optional[Path], typer.Option("--manifest", "-m", help="Exam manifest holding the problem id.")] = None,
     given: Annotated[Optional[list[str]], typer.Option("--given", help="The student's other answers, key=answer (repeatable), for carried errors.")] = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the explanation: hinglish or en (default: the problem's).")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the explanation: {LANG_CHOICES} (default: the problem's).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Check one answer against one problem. Exit code 0: right; 1: wrong, blank or unreadable;
@@ -135,10 +138,9 @@ def check_command(
     try:
         data = _load_problem(problem, manifest)
         others = _given(given)
-        from quizgen.render.phrases import LANGS
 
         if lang is not None and lang not in LANGS:
-            raise QuizgenError(f"got {lang!r}; expected {' or '.join(LANGS)}", field="lang")
+            raise QuizgenError(f"got {lang!r}; expected {LANG_CHOICES}", field="lang")
         result = check_answer(data, key, answer, given=others, lang=lang)
     except QuizgenError as exc:
         raise fail(str(exc)) from None

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
-from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, ModelOpt, SetOpt, check_lang,
+from quizgen.cli.options import (DEFAULT_LANG, LANG_CHOICES, GpuFileOpt, GpuOpt, JsonOpt, ModelOpt,
+                                 SetOpt, check_lang,
                                  load_gpu, parse_block, parse_size)
 
 
@@ -28,7 +29,7 @@ def occupancy_command(
     model: ModelOpt = None,
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the worked solution: hinglish (default) or en.")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the worked solution: {LANG_CHOICES} (default {DEFAULT_LANG}).")] = None,
     as_json: JsonOpt = False,
     batch: Annotated[Optional[Path], typer.Option("--batch", help="JSON Lines file of launches (one object per line; '-' = stdin); prints one JSON result per line.")] = None,
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the occupancy sweep (vs block size) as an SVG file.")] = None,
@@ -62,14 +63,14 @@ def occupancy_command(
 
         kernels_command(ptxas=ptxas, cu=cu, arch=arch, kernel=kernel, list_kernels=list_kernels,
                         gpu=gpu, gpu_file=gpu_file, set_=set_, threads=threads, block=block,
-                        regs=regs, smem=smem, dyn_smem=dyn_smem, model=model, lang=lang or "hinglish",
+                        regs=regs, smem=smem, dyn_smem=dyn_smem, model=model, lang=lang or DEFAULT_LANG,
                         as_json=as_json,
                         optin=(parse_size("optin-limit", optin_limit) if optin_limit is not None
                                else True if optin else None))
         return
     from quizgen.engine.occupancy import launch_config, occupancy
 
-    lang = check_lang(lang or "hinglish")
+    lang = check_lang(lang or DEFAULT_LANG)
     the_gpu = load_gpu(gpu or "textbook", gpu_file, set_)
     block = parse_block("block", _one_block(block))
     if optin_limit is not None:

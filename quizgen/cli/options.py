@@ -7,11 +7,22 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.errors import QuizgenError
+from quizgen.languages import DEFAULT_LANG, LANGS
+
+
+def either(names) -> str:
+    """Names as a choice in a help line or an error: "hinglish or en", "hinglish, en or xx"."""
+    names = list(names)
+    return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+#: The phrasebook's languages as a help line lists them (the default first).
+LANG_CHOICES = either(LANGS)
 
 GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU preset (textbook, v100, t4, a100, a10, rtx4090, h100, h200, b200) or a name from --gpu-file.")]
 GpuFileOpt = Annotated[Optional[Path], typer.Option("--gpu-file", help="TOML file with your own GPUs (same fields as the catalogue; `base = \"a100\"` copies a preset).")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="Override a GPU field, e.g. --set smem_per_sm=65536 (repeatable).")]
-LangOpt = Annotated[str, typer.Option("--lang", "-l", help="Language of the worked solution: hinglish or en.")]
+LangOpt = Annotated[str, typer.Option("--lang", "-l", help=f"Language of the worked solution: {LANG_CHOICES}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the worked solution.")]
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Occupancy model: exact (NVIDIA's allocation rules) or textbook (the notes' formulas). Default: textbook for the textbook GPU, exact for real GPUs.")]
 
@@ -87,8 +98,6 @@ def load_gpu(name: str, gpu_file: Path | None, overrides: list[str] | None):
 
 
 def check_lang(lang: str) -> str:
-    from quizgen.render.phrases import LANGS
-
     if lang not in LANGS:
-        raise QuizgenError(f"got {lang!r}; expected {' or '.join(LANGS)}", field="lang")
+        raise QuizgenError(f"got {lang!r}; expected {LANG_CHOICES}", field="lang")
     return lang

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
+from quizgen.cli.options import LANG_CHOICES
 
 
 def _recipe_path(recipe: str | None) -> Path:
@@ -34,7 +35,7 @@ def sheet_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for exam.pdf, key.pdf, manifest.json, answers.csv.")] = Path("exam"),
     paper: Annotated[str, typer.Option("--paper", help="a4 or letter.")] = "a4",
     practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each worked solution right after its problem.")] = False,
-    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help="Language of the questions, solutions and sheet: hinglish or en (default: the recipe's).")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the questions, solutions and sheet: {LANG_CHOICES} (default: the recipe's).")] = None,
     shuffle: Annotated[Optional[bool], typer.Option("--shuffle/--no-shuffle", help="Print each student's questions in an order of their own (kept in the manifest; question numbers stay). Default: the recipe's.")] = None,
     font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
     bubbles: Annotated[bool, typer.Option("--bubbles", help="Print a bubble grid under every answer box, corner marks and a QR code on every page, for `quizgen scan` (the manifest records every bubble).")] = False,

@@ -46,6 +46,22 @@ def sources() -> dict[str, tuple[str, dict[str, str]]]:
 
 
 @cache
+def shares() -> frozenset[str]:
+    """The formulas whose result is a share from 0 to 1 (each module's ``SHARES``): a worked
+    solution writes such a result with its percentage, 0.375 = 37.5%."""
+    names: set[str] = set()
+    for module_name in FORMULA_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        names.update(getattr(module, "SHARES", ()))
+    return frozenset(names)
+
+
+@cache
 def symbols_of(name: str) -> dict[str, Any]:
     """The sympy symbols of formula `name`, by name (positive integers unless marked)."""
     import sympy

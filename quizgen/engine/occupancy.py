@@ -74,6 +74,9 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "B_bar": "blocks allowed by barriers"}),
 }
 
+#: Formulas whose result is a share from 0 to 1 (a worked solution writes it with its percentage).
+SHARES = frozenset({"occupancy"})
+
 _UNLIMITED = 1 << 62
 
 

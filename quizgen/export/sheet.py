@@ -1189,16 +1189,18 @@ def _unit(problem: Problem, key: str) -> str:
 
 
 from quizgen.render.answers import answer_name, answer_text  # noqa: E402
+from quizgen.render.solution import yes_no  # noqa: E402
 
 
-def _value_text(value: Any) -> str:
-    """An answer or a given value as printed: 8, 0.375, registers, shared_memory, [3, 1, 0]."""
+def _value_text(value: Any, lang: str) -> str:
+    """An answer or a given value as printed: 8, 0.375, registers, shared_memory, [3, 1, 0]; a
+    yes/no in `lang`."""
     from quizgen.render.math import format_number
 
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return yes_no(value, lang)
     if isinstance(value, float) and value != value:
         return "—"
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
@@ -1210,7 +1212,7 @@ def _value_text(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
         if all(isinstance(v, str) for v in value):
             return ", ".join(value)
-        return "(" + ", ".join(_value_text(v) for v in value) + ")"
+        return "(" + ", ".join(_value_text(v, lang) for v in value) + ")"
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
@@ -1239,7 +1241,7 @@ def _given(problem: Problem) -> list[list[str]]:
     for key, value in problem.params.items():
         name = param_name(key, problem.lang)
         if name is not None and not isinstance(value, dict):
-            items.append([name, _value_text(value)])
+            items.append([name, _value_text(value, problem.lang)])
     return items
 
 
@@ -1350,13 +1352,13 @@ def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
                      "value": answer_text(problem.answers[key], str(problem.units.get(key, "")),
                                           problem.lang),
                      "unit": "",
-                     "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance)})
+                     "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance, problem.lang)})
     return rows
 
 
 def _solution(problem: Problem) -> dict[str, Any]:
     sol = problem.solution
-    return {"forecast": sol.forecast, "steps": [_step(step) for step in sol.steps],
+    return {"forecast": sol.forecast, "steps": [_step(step, problem.lang) for step in sol.steps],
             "verify": list(sol.verify), "answer": sol.answer, "trap": sol.trap,
             "figure": _figure(problem)}
 
@@ -1380,36 +1382,37 @@ def _figure(problem: Problem) -> str:
     return svg
 
 
-def _step(step) -> dict[str, str]:
-    return {"title": step.title, "math": _step_math(step), "why": step.why, "note": step.note or ""}
+def _step(step, lang: str) -> dict[str, str]:
+    return {"title": step.title, "math": _step_math(step, lang), "why": step.why,
+            "note": step.note or ""}
 
 
-def _math_value(value: Any) -> Any:
+def _math_value(value: Any, lang: str) -> Any:
     """A value safe to splice into Typst math: a number, ∞, or a quoted Typst string."""
     from quizgen.render.typst import typst_string
 
     if isinstance(value, bool):
-        return typst_string(str(value).lower())
+        return typst_string(yes_no(value, lang))
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return "∞" if value == float("inf") else ("-∞" if value < 0 else typst_string("nan"))
     if isinstance(value, (int, float)):
         return value
     if value == "∞":
         return value
-    return typst_string(_value_text(value))
+    return typst_string(_value_text(value, lang))
 
 
-def _step_math(step) -> str:
+def _step_math(step, lang: str) -> str:
     """``symbolic = substituted = result unit`` as Typst math ('' for a prose-only step)."""
     from quizgen.render.math import format_number, substituted, symbolic
     from quizgen.render.typst import typst_string
 
-    result = _math_value(step.result) if step.result is not None else "∞"
+    result = _math_value(step.result, lang) if step.result is not None else "∞"
     result_text = (str(result) if not isinstance(result, (int, float))
                    else format_number(result, "typst"))
     parts = []
     if step.formula:
-        values = {k: _math_value(v) for k, v in step.values.items()}
+        values = {k: _math_value(v, lang) for k, v in step.values.items()}
         sym = symbolic(step.formula, "typst")
         sub = substituted(step.formula, values, "typst")
         parts.append(sym)

@@ -250,7 +250,7 @@ def _carry_text(q: Prepared, lang: str, sources: frozenset[str], value: Any, key
     letters = {k: _box_letter(i) for i, k in enumerate(q.asked)}
     named = [k for k in q.asked if k in sources]
     boxes = ", ".join(f"({letters[k]})" for k in named)
-    uses = ", ".join(f"{answer_name(k, lang)} = {_shown(own[k])}" for k in named)
+    uses = ", ".join(f"{answer_name(k, lang)} = {_shown(own[k], lang)}" for k in named)
     if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
         shown = number_text(_plain(value), q.specs[key].unit, q.specs[key].format, lang)
     else:
@@ -266,15 +266,18 @@ def _box_letter(index: int) -> str:
     return chr(ord("a") + index) if index < 26 else str(index + 1)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, lang: str) -> str:
+    """A student's own answer as the carried note quotes it (yes/no in `lang`)."""
     if isinstance(value, Fraction):
         return fraction_text(value)
     if isinstance(value, (frozenset, set)):
         return " + ".join(sorted(str(v).replace("_", " ") for v in value))
     if isinstance(value, tuple):
-        return "(" + ", ".join(_shown(v) for v in value) + ")"
+        return "(" + ", ".join(_shown(v, lang) for v in value) + ")"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        from quizgen.render.solution import yes_no
+
+        return yes_no(value, lang)
     return str(value)
 
 

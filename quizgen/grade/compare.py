@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Literal
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.notes import Note, note
 from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
 
 KINDS = ("count", "fraction", "percent", "ratio", "bytes", "cycles", "real")
@@ -65,9 +66,6 @@ _KIND_UNITS: dict[str, frozenset[str] | None] = {
     "cycles": frozenset({"cycles"}),
     "real": None,
 }
-_KIND_NAMES = {"count": "a count", "fraction": "a fraction", "percent": "a percentage",
-               "ratio": "a ratio", "bytes": "a size in bytes", "cycles": "a number of cycles",
-               "real": "a number"}
 
 Status = Literal["correct", "wrong", "invalid"]
 
@@ -78,7 +76,8 @@ class Verdict:
 
     status: Status
     value_used: Fraction | None     # the answer's value as interpreted, in expected's units
-    note: str | None = None         # how it was interpreted, why it is wrong, or the read error
+    note: Note | str | None = None  # how it was read, why it is wrong (phrase [grade_note]),
+    #                                 or the reader's error
 
 
 def _exact(value: object, field: str) -> Fraction:
@@ -153,20 +152,19 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
     if isinstance(parsed, str):
         parsed = parse_answer(parsed)
     if not parsed.ok or parsed.value is None:
-        return Verdict("invalid", None, parsed.error or "the answer could not be read")
+        return Verdict("invalid", None, parsed.error or note("unreadable"))
 
     value = parsed.value
     written = parsed.raw.strip()
     allowed = _KIND_UNITS[kind]
     if parsed.unit is not None and allowed is not None and parsed.unit not in allowed:
-        shown = {"B": "bytes (B)", "x": "× (a ratio)"}.get(parsed.unit, parsed.unit)
-        return Verdict("wrong", value, f"the unit {shown} does not fit {_KIND_NAMES[kind]}")
+        shown = note(f"unit_{parsed.unit}") if parsed.unit in ("B", "x") else parsed.unit
+        return Verdict("wrong", value, note(f"unit_misfit_{kind}", unit=shown))
     want_unit = (_canonical_unit(unit) if type(unit) is str else canonical_unit(unit)) \
         if unit else None
     if want_unit is not None and parsed.unit is not None and parsed.unit != want_unit \
             and parsed.unit in COUNT_UNITS and want_unit in COUNT_UNITS:
-        return Verdict("wrong", value, f"the answer is in {parsed.unit}, the question asks "
-                                       f"for {want_unit}")
+        return Verdict("wrong", value, note("other_unit", unit=parsed.unit, wanted=want_unit))
 
     if kind == "fraction":
         if _within(value, want, tol):
@@ -174,10 +172,9 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
         if parsed.unit is None and 1 < value <= 100 and 0 <= want <= 1:
             # A fraction cannot exceed 1: "25" can only mean 25%.
             used = value / 100
-            note = f"read {written} as {_fmt(value)}%"
-            return Verdict("correct" if _within(used, want, tol) else "wrong", used, note)
-        note = "a fraction lies between 0 and 1" if not 0 <= value <= 1 else None
-        return Verdict("wrong", value, note)
+            read = note("read_percent", written=written, value=_fmt(value))
+            return Verdict("correct" if _within(used, want, tol) else "wrong", used, read)
+        return Verdict("wrong", value, note("fraction_range") if not 0 <= value <= 1 else None)
 
     if kind == "percent":
         if parsed.unit == "%":
@@ -186,14 +183,15 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
         if _within(value, want, tol):
             return Verdict("correct", value)
         if 0 <= value <= 1 and _within(value * 100, want, tol):
-            return Verdict("correct", value * 100, f"read {written} as {_fmt(value * 100)}%")
+            return Verdict("correct", value * 100,
+                           note("read_percent", written=written, value=_fmt(value * 100)))
         return Verdict("wrong", value)
 
     if _within(value, want, tol):
         return Verdict("correct", value)
-    note = None
+    remark = None
     if kind == "count" and value.denominator != 1:
-        note = "a count is a whole number"
+        remark = note("whole_count")
     elif kind == "bytes" and parsed.unit is None and value * 1024 == want:
-        note = f"read {written} as bytes; {written} KB would be {_fmt(want)} B"
-    return Verdict("wrong", value, note)
+        remark = note("read_bytes", written=written, bytes=_fmt(want))
+    return Verdict("wrong", value, remark)

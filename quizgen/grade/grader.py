@@ -43,6 +43,7 @@ from quizgen.grade.judge import Box, judged
 from quizgen.grade.match import (MANIFEST_VERSION, Entry, Matcher, load_manifest,
                                  manifest_entries, read_columns, sheet_lang)
 from quizgen.grade.memo import clear_caches
+from quizgen.grade.notes import note_text
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
 from quizgen.grade.report import OUTPUTS
@@ -122,7 +123,7 @@ def _result(q: Prepared, box: Box, lang: str) -> CheckResult:
     return CheckResult(
         key=box.key, answer=box.raw or "", status=box.status, expected=q.answers[box.key],
         expected_text=q.expected_text(box.key, lang), value=box.value,
-        note=box.note, misconceptions=box.misconceptions, explanation=box.explanation,
+        note=note_text(box.note, lang), misconceptions=box.misconceptions, explanation=box.explanation,
         carried=box.carried, step=box.step, step_title=box.step_title,
         step_result=box.step_result)
 

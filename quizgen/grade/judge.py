@@ -12,11 +12,13 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from quizgen.grade.compare import DEFAULT_TOLERANCE, Verdict, compare
 from quizgen.grade.memo import SHARED
+from quizgen.grade.notes import Note, note, word
 from quizgen.grade.parse import Parsed, parse_answer
 from quizgen.grade.results import Status, as_fraction, quote, shorten
 from quizgen.problems.specs import NUMERIC_KINDS
@@ -53,7 +55,7 @@ def _norm_text(text: str) -> str:
     return " ".join(text.split())
 
 
-def _read_limits(text: str) -> tuple[frozenset[str] | None, str | None]:
+def _read_limits(text: str) -> tuple[frozenset[str] | None, Note | None]:
     """A limiter answer (``registers``, ``smem and warps``) as a set of limit names."""
     found: set[str] = set()
     for part in _LIST_SPLIT.split(_norm_text(text).replace("shared_memory", "shared memory")):
@@ -67,20 +69,19 @@ def _read_limits(text: str) -> tuple[frozenset[str] | None, str | None]:
             if None not in names and len(names) == 1:
                 name = names.pop()
         if name is None:
-            return None, (f"could not read {quote(shorten(part, 30))} as a limit "
-                          "(registers, shared memory, warps, blocks, barriers)")
+            return None, note("not_a_limit", text=quote(shorten(part, 30)))
         found.add(name)
     if not found:
-        return None, "no limit named (registers, shared memory, warps, blocks, barriers)"
+        return None, note("no_limit")
     return frozenset(found), None
 
 
-def _read_tuple(text: str, size: int) -> tuple[tuple[Fraction, ...] | None, str | None]:
+def _read_tuple(text: str, size: int) -> tuple[tuple[Fraction, ...] | None, Note | str | None]:
     """Coordinates such as ``(6, 0, 2)``, ``6,0,2`` or ``6 0 2``."""
     inner = text.strip().strip("()[]{}⟨⟩<> ")
     parts = [p for p in re.split(r"[,;\s]+", inner) if p]
     if len(parts) != size:
-        return None, f"expected {size} numbers, read {len(parts)}"
+        return None, note("coords_count", size=size, read=len(parts))
     out = []
     for part in parts:
         parsed = _parse(part)
@@ -90,9 +91,23 @@ def _read_tuple(text: str, size: int) -> tuple[tuple[Fraction, ...] | None, str 
     return tuple(out), None
 
 
-def _read_bool(text: str) -> bool | None:
+@cache
+def _yes_no_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The words read as yes and as no: the usual ones, and each language's own (its
+    ``[answer_word]`` yes and no, as the key prints them)."""
+    from quizgen.languages import LANGS
+    from quizgen.render.phrases import book
+
+    words = [book(lang).get("answer_word", {}) for lang in LANGS]
+    return (_YES | {_norm_text(w["yes"]) for w in words if "yes" in w},
+            _NO | {_norm_text(w["no"]) for w in words if "no" in w})
+
+
+def read_bool(text: str) -> bool | None:
+    """A yes/no answer as a bool (None: neither)."""
     word = _norm_text(text)
-    return True if word in _YES else False if word in _NO else None
+    yes, no = _yes_no_words()
+    return True if word in yes else False if word in no else None
 
 
 # `parse_answer` remembers the texts it has read (a class writes "8" and "25%" many times).
@@ -118,7 +133,7 @@ class Box:
     raw: str | None
     status: Status
     value: Fraction | None = None
-    note: str | None = None
+    note: Note | str | None = None        # phrase [grade_note], or the reader's error
     parsed: Parsed | None = None
     text_value: Any = None                  # a limiter set, a tuple, a bool, a choice's value
     misconceptions: tuple[str, ...] = ()
@@ -157,7 +172,7 @@ def _judge_kept(q: Prepared, key: str, raw: str | None) -> Box:
 def _judge(q: Prepared, key: str, raw: str | None) -> Box:
     """Stages 1 and 2: read and compare against the expected value."""
     if raw is None:
-        return Box(key, None, "missing", note="no column for this answer in the answer sheet")
+        return Box(key, None, "missing", note=note("no_column"))
     text = raw if isinstance(raw, str) else str(raw)
     if not text.strip():
         return Box(key, text, "blank")
@@ -166,7 +181,7 @@ def _judge(q: Prepared, key: str, raw: str | None) -> Box:
     kind = q.kind[key]
     if kind in NUMERIC_KINDS:
         if exact is None:
-            return Box(key, text, "invalid", note="this answer cannot be graded automatically")
+            return Box(key, text, "invalid", note=note("not_gradable"))
         parsed = _parse(text)
         verdict = compared(parsed, exact, kind=q.kind[key], tolerance=q.tolerance[key],
                            unit=q.unit_word(key))
@@ -175,10 +190,9 @@ def _judge(q: Prepared, key: str, raw: str | None) -> Box:
             _nearer_trap(q, box, exact)
         return box
     if kind == "yes_no" and isinstance(expected, bool):
-        got = _read_bool(text)
+        got = read_bool(text)
         if got is None:
-            return Box(key, text, "invalid", note=f"could not read {quote(shorten(text, 30))} "
-                                                   "as yes or no")
+            return Box(key, text, "invalid", note=note("not_yes_no", text=quote(shorten(text, 30))))
         return Box(key, text, "correct" if got == expected else "wrong", text_value=got)
     if kind == "limits" and isinstance(expected, list) and all(isinstance(v, str) for v in expected):
         names, error = _read_limits(text)
@@ -187,14 +201,14 @@ def _judge(q: Prepared, key: str, raw: str | None) -> Box:
         want = frozenset(expected)
         if names == want:
             return Box(key, text, "correct", text_value=names)
-        note = None
+        remark = None
         missing = sorted(want - names)
         extra = sorted(names - want)
         if missing and not extra:
-            note = "also binding: " + ", ".join(m.replace("_", " ") for m in missing)
+            remark = note("also_binding", limits=_limit_names(missing))
         elif extra:
-            note = "does not bind: " + ", ".join(m.replace("_", " ") for m in extra)
-        return Box(key, text, "wrong", note=note, text_value=names)
+            remark = note("does_not_bind", limits=_limit_names(extra))
+        return Box(key, text, "wrong", note=remark, text_value=names)
     if kind == "coords" and isinstance(expected, list) and all(as_fraction(v) is not None
                                                                 for v in expected):
         values, error = _read_tuple(text, len(expected))
@@ -206,7 +220,12 @@ def _judge(q: Prepared, key: str, raw: str | None) -> Box:
         return Box(key, text, "correct" if ok else "wrong", text_value=values)
     if kind == "choice" and isinstance(expected, str):
         return _judge_text(q, key, text, expected)
-    return Box(key, text, "invalid", note="this answer cannot be graded automatically")
+    return Box(key, text, "invalid", note=note("not_gradable"))
+
+
+def _limit_names(limits: list[str]) -> tuple[Note, ...]:
+    """Limits named as the key prints them."""
+    return tuple(word("answer_word", limit) for limit in limits)
 
 
 def _nearer_trap(q: Prepared, box: Box, exact: Fraction) -> None:
@@ -233,7 +252,7 @@ def _nearer_trap(q: Prepared, box: Box, exact: Fraction) -> None:
     if hits:
         box.status = "wrong"
         box.misconceptions = tuple(hits)
-        box.note = "nearer to a trap's value than to the answer"
+        box.note = note("nearer_trap")
 
 
 def same_number(q: Prepared, box: Box, exact: Fraction) -> bool:
@@ -296,5 +315,5 @@ def _judge_text(q: Prepared, key: str, text: str, expected: str) -> Box:
                         misconceptions=(str(misc),) if misc else (),
                         explanation=str(choice.get("why") or "") or None)
     names = ", ".join(str(c.get("value")) for c in choices if isinstance(c, Mapping))
-    return Box(key, text, "invalid", note="not one of this question's options"
-                + (f" ({names})" if names else ""))
+    return Box(key, text, "invalid", note=note("not_an_option_of" if names else "not_an_option",
+                                               options=names))

@@ -115,8 +115,9 @@ def manifest_entries(manifest: Mapping[str, Any]) -> list[Entry]:
 
 
 def sheet_lang(manifest: Mapping[str, Any], lang: str | None) -> str:
-    """The language of feedback: the one asked for, else the exam's, else English."""
-    from quizgen.render.phrases import LANGS
+    """The language of feedback: the one asked for, else the exam's, else the phrasebook's
+    default language."""
+    from quizgen.languages import DEFAULT_LANG, LANGS
 
     if lang is not None:
         if lang not in LANGS:
@@ -124,7 +125,7 @@ def sheet_lang(manifest: Mapping[str, Any], lang: str | None) -> str:
         return lang
     recipe = manifest.get("recipe")
     chosen = recipe.get("lang") if isinstance(recipe, Mapping) else None
-    return chosen if chosen in LANGS else "en"
+    return chosen if chosen in LANGS else DEFAULT_LANG
 
 
 @dataclass(slots=True)

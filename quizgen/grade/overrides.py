@@ -107,10 +107,14 @@ def _box_name(box: str) -> str:
 
 
 def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides: Sequence[Override],
-                    *, lang: str = "en") -> list[Any]:
+                    *, lang: str | None = None) -> list[Any]:
     """Change the graded boxes as the overrides say (in place); returns the file issues (an
-    override that names no student or no box, or gives more than the box's points)."""
+    override that names no student or no box, or gives more than the box's points). The notes
+    are in `lang`, else the exam's language."""
     from quizgen.grade.grader import FileIssue, check_answer
+    from quizgen.grade.match import sheet_lang
+
+    lang = sheet_lang(manifest, lang)
 
     problems = _problems(manifest)
     issues = []
@@ -139,13 +143,15 @@ def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides:
 
 def _decide(box, override: Override, problem, lang: str, check_answer):
     """The box after one override: a new box, None (no change), or why it cannot apply."""
-    reason = f" ({override.reason})" if override.reason else ""
+    from quizgen.render.phrases import phrase
+
     if override.points is not None:
         if override.points > box.max_points:
             return (f"override gives {override.points} points to {box.column}, worth "
                     f"{box.max_points}; not applied")
         status = "correct" if override.points == box.max_points else "wrong"
-        note = f"points set by the teacher: {_points(override.points)}{reason}"
+        note = phrase(lang, "grade_note", "teacher_points",
+                      {"points": _points(override.points), "reason": override.reason or ""})
         check = dataclasses.replace(box.check, status=status, note=note)
         return dataclasses.replace(box, check=check, points=override.points)
     if problem is None or box.check.status == "blank":
@@ -155,7 +161,8 @@ def _decide(box, override: Override, problem, lang: str, check_answer):
                             lang=lang)
     if not accepted.earns or box.check.earns:
         return None
-    note = f"accepted by the teacher beside the key's answer: {override.accept}{reason}"
+    note = phrase(lang, "grade_note", "teacher_accepted",
+                  {"accepted": override.accept, "reason": override.reason or ""})
     check = dataclasses.replace(box.check, status="correct", note=note)
     return dataclasses.replace(box, check=check, points=box.max_points)
 
@@ -167,7 +174,9 @@ def _with_answer(problem: Mapping[str, Any], key: str, accept: str) -> dict[str,
     expected = problem["answers"][key]
     value: Any = accept
     if isinstance(expected, bool):
-        value = accept.strip().casefold() in ("yes", "y", "true", "haan", "ha", "1")
+        from quizgen.grade.judge import read_bool
+
+        value = read_bool(accept) is True
     elif isinstance(expected, list) and all(isinstance(v, str) for v in expected):
         value = [v.strip().replace(" ", "_") for v in accept.replace("+", ",").split(",") if v.strip()]
     elif isinstance(expected, (int, float)):
@@ -223,7 +232,7 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
     lang = options.get("lang")
 
     def adjust(students, manifest):
-        return apply_overrides(students, manifest, rules, lang=lang or _lang(manifest))
+        return apply_overrides(students, manifest, rules, lang=lang)
 
     try:
         summary = grade_class(manifest_path, answers_path, out, force=True,
@@ -240,11 +249,6 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
                                      "reason"], *changes])
     add_to_ledger(out, out / "changes.csv")
     return summary, len(changes)
-
-
-def _lang(manifest: Mapping[str, Any]) -> str:
-    recipe = manifest.get("recipe")
-    return str(recipe.get("lang") or "en") if isinstance(recipe, Mapping) else "en"
 
 
 def _results(path: Path) -> dict[str, dict[str, str]]:

@@ -17,6 +17,7 @@ from quizgen.grade.carry import computes, downstream, record_specs
 from quizgen.grade.memo import SHARED, Memo, frozen
 from quizgen.grade.parse import canonical_unit
 from quizgen.grade.results import as_fraction, number_text
+from quizgen.languages import DEFAULT_LANG
 from quizgen.problems.specs import AnswerSpec, order
 
 
@@ -43,7 +44,7 @@ class Prepared:
         self.number = number
         self.id = str(problem.get("id", ""))
         self.cell = str(problem["cell"])
-        self.lang = str(problem.get("lang") or "en")
+        self.lang = str(problem.get("lang") or DEFAULT_LANG)
         self.answers: Mapping[str, Any] = problem["answers"]
         self.params: Mapping[str, Any] = problem.get("params") or {}
         self.specs: dict[str, AnswerSpec] = record_specs(problem)
@@ -87,7 +88,7 @@ class Prepared:
             return number_text(value, self.specs[key].unit, self.specs[key].format, lang)
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return ", ".join(v.replace("_", " ") for v in value)
-        return format_value(value)
+        return format_value(value, lang)
 
     # -- the family's view (only to explain)
 

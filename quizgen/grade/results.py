@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quizgen.grade.memo import SHARED
+from quizgen.languages import DEFAULT_LANG
 
 Status = Literal["correct", "carried", "wrong", "invalid", "blank", "missing"]
 
@@ -102,7 +103,7 @@ class StudentResult:
     version: str
     line: int                             # line of the answer sheet graded
     questions: list[QuestionResult]
-    lang: str = "en"
+    lang: str = DEFAULT_LANG
 
     @property
     def boxes(self) -> list[BoxResult]:

@@ -52,17 +52,17 @@ def _answer_text(value: Any, kind: type, unit: str, lang: str) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return words.get("yes" if value else "no", "yes" if value else "no")
+        return words["yes" if value else "no"]
     if unit == "fraction" and isinstance(value, (int, float)):
         return numbers.percent(value)
     if unit == "ratio" and isinstance(value, (int, float)):
-        return format_value(value) + "×"
+        return format_value(value, lang) + "×"
     if isinstance(value, list):
         if all(isinstance(v, str) for v in value):
             return " + ".join(words.get(v, v.replace("_", " ")) for v in value)
-        return "(" + ", ".join(format_value(v) for v in value) + ")"
+        return "(" + ", ".join(format_value(v, lang) for v in value) + ")"
     if isinstance(value, str):
         return words.get(value, value)
     if unit in ("", "text", "limiter"):
-        return format_value(value)
-    return f"{format_value(value)} {unit_text(unit, value, lang)}".strip()
+        return format_value(value, lang)
+    return f"{format_value(value, lang)} {unit_text(unit, value, lang)}".strip()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from quizgen.engine.occupancy import OccupancyResult
 from quizgen.gpus import GPU
 from quizgen.problems.model import Solution
-from quizgen.render import numbers
 from quizgen.render.phrases import phrase
 from quizgen.render.solution import occupancy_verify, solution_steps
 
@@ -15,12 +14,10 @@ def limiter_text(result: OccupancyResult, lang: str) -> str:
 
 
 def occupancy_answer(result: OccupancyResult, lang: str) -> str:
-    occ = numbers.percent(result.occupancy)
-    blocks = "block" if result.blocks_per_sm == 1 else "blocks"
-    warps = "warp" if result.active_warps == 1 else "warps"
-    text = (f"{result.blocks_per_sm} {blocks}/SM → {result.active_warps} active {warps} → "
-            f"occupancy {result.active_warps}/{result.max_warps_per_sm} = {occ}; "
-            f"limiter: {limiter_text(result, lang)}.")
+    text = phrase(lang, "occupancy-answer", "answer",
+                  {"B": result.blocks_per_sm, "A": result.active_warps,
+                   "W_max": result.max_warps_per_sm, "occ": result.occupancy,
+                   "limiter": limiter_text(result, lang)})
     if result.launch_fails:
         text += " " + phrase(lang, "label", "launch_fails")
     return text

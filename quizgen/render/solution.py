@@ -14,21 +14,27 @@ from zlib import crc32
 from typing import Any
 
 from quizgen.engine.derivation import Step, find_step
+from quizgen.engine.formulas import shares as formula_shares
 from quizgen.problems.model import SolutionStep
 from quizgen.render import numbers
-from quizgen.render.phrases import chooser, fill, has, phrase
+from quizgen.render.phrases import DEFAULT_LANG, chooser, fill, has, phrase
 
 
-def format_value(value: Any) -> str:
-    """A result as printed after '=': 64, 0.375, ∞."""
+def yes_no(value: bool, lang: str) -> str:
+    """A yes/no answer as the phrasebook of `lang` writes it ([answer_word] yes, no)."""
+    return phrase(lang, "answer_word", "yes" if value else "no")
+
+
+def format_value(value: Any, lang: str = DEFAULT_LANG) -> str:
+    """A result as printed after '=': 64, 0.375, ∞, and a yes/no in `lang`."""
     if value is None:
         return "∞"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return yes_no(value, lang)
     if isinstance(value, (int, float)):
         return numbers.number(value)
     if isinstance(value, (list, tuple)):
-        return "(" + ", ".join(format_value(v) for v in value) + ")"
+        return "(" + ", ".join(format_value(v, lang) for v in value) + ")"
     return str(value)
 
 
@@ -65,6 +71,7 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
                    gpu: dict[str, Any] | None = None) -> list[SolutionStep]:
     out = []
     many, one = _units(lang)
+    shares = formula_shares()
     crc = zlib.crc32(salt.encode())
     entries = _STEP_ENTRIES.get(lang)
     if entries is None:
@@ -90,7 +97,9 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
             result = list(result)
         elif result is None:
             result = "∞"
-        elif step.key == "occupancy" and result.__class__ is float:
+        elif result.__class__ is bool:
+            result = yes_no(result, lang)
+        elif step.formula in shares and (result.__class__ is float or result.__class__ is int):
             result = f"{format_value(result)} = {numbers.percent(result)}"
         out.append(SolutionStep(title, step.formula, dict(step.values), result, unit, why, note))
     return out
