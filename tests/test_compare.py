@@ -163,7 +163,8 @@ def test_expected_unit_separates_counts(text, unit, status, words):
 
 def test_invalid_keeps_the_readers_message_and_scores_nothing():
     verdict = compare(parse_answer("8 abc"), 8, kind="count")
-    assert verdict == Verdict("invalid", None, "unexpected 'abc' at column 3: not a known unit")
+    assert (verdict.status, verdict.value_used) == ("invalid", None)
+    assert note_text(verdict.note, "en") == "unexpected 'abc' at column 3: not a known unit"
 
 
 def test_raw_text_is_read_first():

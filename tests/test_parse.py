@@ -183,7 +183,7 @@ def test_invalid_forms_say_what_and_where(text, words):
     parsed = parse_answer(text)
     assert not parsed.ok and parsed.value is None and parsed.raw == text
     for word in words:
-        assert word in parsed.error
+        assert word in str(parsed.error)
 
 
 HUGE = "9" * 31
@@ -227,7 +227,7 @@ def test_hostile_input_is_invalid_and_bounded(text, words):
     parsed, work = parse_with_work(text)
     assert not parsed.ok and parsed.value is None
     for word in words:
-        assert word in parsed.error
+        assert word in str(parsed.error)
     # The parser's own work is bounded by its caps, whatever the text.
     assert work.chars_read <= MAX_LENGTH
     assert work.tokens <= MAX_LENGTH
@@ -256,7 +256,7 @@ def test_depth_cap_is_exact():
     ok = "(" * MAX_DEPTH + "7" + ")" * MAX_DEPTH
     too_deep = "(" + ok + ")"
     assert parse_answer(ok).value == 7
-    assert "too deeply nested" in parse_answer(too_deep).error
+    assert "too deeply nested" in str(parse_answer(too_deep).error)
 
 
 def test_magnitude_cap_is_inclusive():
@@ -268,11 +268,11 @@ def test_magnitude_cap_is_inclusive():
 @pytest.mark.parametrize("value", [None, 8, 8.0, b"8", ["8"]])
 def test_non_text_is_invalid_not_an_exception(value):
     parsed = parse_answer(value)
-    assert not parsed.ok and "not text" in parsed.error
+    assert not parsed.ok and "not text" in str(parsed.error)
 
 
 def test_columns_count_leading_spaces_of_the_typed_text():
-    assert parse_answer("   8 abc").error.startswith("unexpected 'abc' at column 6")
+    assert str(parse_answer("   8 abc").error).startswith("unexpected 'abc' at column 6")
 
 
 def test_reading_never_calls_eval_exec_or_compile(monkeypatch):
@@ -377,7 +377,7 @@ def test_arbitrary_unicode_never_raises(text):
         assert abs(parsed.value.numerator) <= MAX_MAGNITUDE
         assert parsed.value.denominator <= MAX_MAGNITUDE
     else:
-        assert parsed.error and "\n" not in parsed.error
+        assert parsed.error and "\n" not in str(parsed.error)
 
 
 @pytest.mark.parametrize("word, unit", [
@@ -459,5 +459,5 @@ def test_fast_path_leaves_non_decimal_and_odd_forms_to_the_full_reader():
                  "65 536", "65_536", "1,5", "0,500", HUGE, "0." + "0" * 40 + "1",
                  HUGE + "/10", "8 per cent"):
         assert _fast_parse(text) is None, text
-    assert parse_answer("0bytes").error.startswith("unexpected '0bytes'")
-    assert parse_answer(HUGE + "/10").error.startswith("number out of range")
+    assert str(parse_answer("0bytes").error).startswith("unexpected '0bytes'")
+    assert str(parse_answer(HUGE + "/10").error).startswith("number out of range")

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli import app
-from quizgen.cli.options import LANG_CHOICES
+from quizgen.cli.options import LANG_CHOICES, LANGS
 
 
 @app.command("grade")

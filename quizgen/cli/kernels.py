@@ -187,7 +187,9 @@ def worked(answer, lang: str) -> str:
         head.append(phrase(lang, "kernel-cli", "dynamic", ctx))
     if u.spills:
         head.append(phrase(lang, "kernel-cli", "spills", ctx))
-    title = f"Occupancy · {u.shown} · {u.arch or '?'} · {answer.gpu.name} · {res.model} model"
+    title = phrase(lang, "calc-title-occupancy", "kernel",
+                   {"kernel": u.shown, "arch": u.arch or "?", "gpu": answer.gpu.name,
+                    "model": res.model})
     body = render_solution(occupancy_solution(res, answer.gpu, lang), lang, "txt", title=title).rstrip()
     lines = body.splitlines()
     return "\n".join(lines[:2] + head + lines[2:])

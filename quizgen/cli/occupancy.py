@@ -86,9 +86,11 @@ def occupancy_command(
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
         return
     from quizgen.render.occupancy import occupancy_solution
+    from quizgen.render.phrases import phrase
     from quizgen.render.text import render_solution
 
-    title = f"Occupancy · {the_gpu.name} · {result.model} model"
+    title = phrase(lang, "calc-title-occupancy", "occupancy",
+                   {"gpu": the_gpu.name, "model": result.model})
     typer.echo(render_solution(occupancy_solution(result, the_gpu, lang), lang, "txt", title=title).rstrip())
 
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+#: The language of quizgen's own messages (command-line errors, --help), which are written in
+#: English: a `Note` used as a plain string (an error line) reads in it.
+INTERFACE_LANG = "en"
+
 
 @dataclass(frozen=True, slots=True)
 class Note:
@@ -25,6 +29,9 @@ class Note:
 
         return phrase(lang, self.section, self.key,
                       {k: _written(v, lang) for k, v in self.values})
+
+    def __str__(self) -> str:
+        return self.text(INTERFACE_LANG)
 
 
 def _written(value: Any, lang: str) -> Any:

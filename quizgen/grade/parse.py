@@ -40,6 +40,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
+from quizgen.grade.notes import Note
+
 #: Longest answer read, in characters; longer text is refused before any other work.
 MAX_LENGTH = 200
 #: Deepest nesting of brackets, function calls, signs and powers.
@@ -126,7 +128,7 @@ class Parsed:
     kind: Kind
     unit: str | None
     raw: str
-    error: str | None = None
+    error: Note | None = None       # why it could not be read ([grade_read]); str() in English
 
 
 @dataclass(slots=True)
@@ -140,8 +142,17 @@ class Work:
     max_bits: int = 0        # largest bit length of any numerator or denominator computed
 
 
+def _why(key: str, **values: object) -> Note:
+    """Why an answer cannot be read: phrase ``[grade_read].key`` with its values."""
+    return Note(key, tuple(values.items()), "grade_read")
+
+
 class _Unreadable(Exception):
-    """Internal: the answer cannot be read; carries the one-line message."""
+    """Internal: the answer cannot be read; carries why, as a `Note` of ``[grade_read]``."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.note = _why(key, **values)
 
 
 def _digit(ch: str) -> bool:
@@ -150,10 +161,6 @@ def _digit(ch: str) -> bool:
 
 def _quote(snippet: str) -> str:
     return f'"{snippet}"' if "'" in snippet else f"'{snippet}'"
-
-
-def _at(col: int) -> str:
-    return f"at column {col}"
 
 
 # ----------------------------------------------------------------------------- tokens
@@ -188,8 +195,7 @@ def _checked(value: Fraction, col: int, work: Work, what: str = "value") -> Frac
     bits = max(value.numerator.bit_length(), value.denominator.bit_length())
     work.max_bits = max(work.max_bits, bits)
     if abs(value.numerator) > MAX_MAGNITUDE or value.denominator > MAX_MAGNITUDE:
-        raise _Unreadable(f"{what} out of range {_at(col)}: numbers are read up to 10^30 "
-                          "and down to 10^-30")
+        raise _Unreadable(f"{what}_out_of_range", col=col)
     return value
 
 
@@ -217,8 +223,8 @@ class _Tokenizer:
                 if word.lower() not in KNOWN_WORDS:
                     after_number = bool(self.tokens) and (
                         self.tokens[-1].kind in ("num", "sup") or self.tokens[-1].text in ")⌉⌋")
-                    hint = ": not a known unit" if after_number else ""
-                    raise _Unreadable(f"unexpected {_quote(word)} {_at(i + 1)}{hint}")
+                    raise _Unreadable("not_a_unit" if after_number else "unexpected",
+                                      text=_quote(word), col=i + 1)
                 self._add("word", word, i)
                 i = j
             elif ch in _SUPERSCRIPTS or (ch == "⁻" and i + 1 < self.n and s[i + 1] in _SUPERSCRIPTS):
@@ -239,7 +245,7 @@ class _Tokenizer:
                 self._add("op", ch, i)
                 i += 1
             else:
-                raise _Unreadable(f"unexpected {_quote(ch)} {_at(i + 1)}")
+                raise _Unreadable("unexpected", text=_quote(ch), col=i + 1)
         self.work.chars_read = self.n
         self.tokens.append(_Token("end", "", self.n + 1))
         return self.tokens
@@ -287,9 +293,7 @@ class _Tokenizer:
                     j = i + 1
                     while j < n and _digit(s[j]):
                         j += 1
-                    raise _Unreadable(
-                        f"ambiguous comma in {_quote(s[start:j])} {_at(i + 1)}: write a decimal "
-                        "with a point (1.5) and thousands in groups of three (65,536)")
+                    raise _Unreadable("ambiguous_comma", text=_quote(s[start:j]), col=i + 1)
                 separator, group = ",", 0
                 i += 1
             elif ch == " " and digits and self._group_follows(i + 1) and (
@@ -319,8 +323,8 @@ class _Tokenizer:
                     k += 1
                 exponent = int(s[j:k]) * (-1 if s[i + 1] == "-" else 1)
                 if abs(exponent) > MAX_SCIENTIFIC_EXPONENT:
-                    raise _Unreadable(f"exponent of {_quote(s[start:k])} too large {_at(start + 1)}"
-                                      f" (at most e{MAX_SCIENTIFIC_EXPONENT})")
+                    raise _Unreadable("scientific_too_large", text=_quote(s[start:k]),
+                                      col=start + 1, most=MAX_SCIENTIFIC_EXPONENT)
                 whole = False
                 i = k
         text = s[start:i]
@@ -329,8 +333,7 @@ class _Tokenizer:
             j = i
             while j < n and s[j].isascii() and s[j].isalnum():
                 j += 1
-            raise _Unreadable(f"unexpected {_quote(s[start:j])} {_at(start + 1)}: "
-                              "write numbers in decimal")
+            raise _Unreadable("not_decimal", text=_quote(s[start:j]), col=start + 1)
         mantissa = int((int_part or "0") + frac_part)
         scale = exponent - len(frac_part)
         value = Fraction(mantissa * 10**scale) if scale >= 0 else Fraction(mantissa, 10**-scale)
@@ -405,12 +408,12 @@ class _Parser:
         self.depth += 1
         self.work.max_depth = max(self.work.max_depth, self.depth)
         if self.depth > MAX_DEPTH:
-            raise _Unreadable(f"too deeply nested {_at(col)} (at most {MAX_DEPTH} levels)")
+            raise _Unreadable("too_deep", col=col, most=MAX_DEPTH)
 
-    def unexpected(self, tok: _Token, hint: str = "") -> _Unreadable:
+    def unexpected(self, tok: _Token) -> _Unreadable:
         if tok.kind == "end":
-            return _Unreadable(f"expected a number {_at(tok.col)} (end of answer){hint}")
-        return _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}{hint}")
+            return _Unreadable("number_missing", col=tok.col)
+        return _Unreadable("unexpected", text=_quote(tok.text), col=tok.col)
 
     def starts_operand(self, ahead: int) -> bool:
         tok = self.peek(ahead)
@@ -422,15 +425,15 @@ class _Parser:
         if self.peek().kind == "op" and self.peek().text in "=≈~":
             self.advance()
         if self.peek().kind == "end":
-            raise _Unreadable("empty answer")
+            raise _Unreadable("empty")
         tree = self.expr()
         multiplier, unit, percent = self.suffix()
         end = self.peek()
         if end.kind != "end":
             if end.kind == "op" and end.text == ",":
-                raise _Unreadable(f"unexpected ',' {_at(end.col)}: give a single answer")
+                raise _Unreadable("one_answer", col=end.col)
             if end.kind == "op" and end.text in ")⌉⌋":
-                raise _Unreadable(f"unmatched {_quote(end.text)} {_at(end.col)}")
+                raise _Unreadable("unmatched", text=_quote(end.text), col=end.col)
             raise self.unexpected(end)
         return tree, multiplier, unit, percent
 
@@ -497,14 +500,14 @@ class _Parser:
         if tok.kind == "word" and tok.text.lower() in _FUNCTIONS:
             return self.call()
         if tok.kind == "word":
-            raise _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}")
+            raise _Unreadable("unexpected", text=_quote(tok.text), col=tok.col)
         raise self.unexpected(tok)
 
     def call(self) -> object:
         name_tok = self.advance()
         name = _FUNCTIONS[name_tok.text.lower()]
         if not self.is_op("("):
-            raise _Unreadable(f"expected '(' after {_quote(name_tok.text)} {_at(self.peek().col)}")
+            raise _Unreadable("call_needs_bracket", text=_quote(name_tok.text), col=self.peek().col)
         open_tok = self.advance()
         self.enter(open_tok.col)
         args = [self.expr()]
@@ -514,8 +517,7 @@ class _Parser:
         self.close(open_tok)
         self.depth -= 1
         if name in ("ceil", "floor") and len(args) != 1:
-            raise _Unreadable(f"{name_tok.text} takes one argument, got {len(args)} "
-                              f"{_at(name_tok.col)}")
+            raise _Unreadable("one_argument", name=name_tok.text, count=len(args), col=name_tok.col)
         return self.node(_Call(name, tuple(args), name_tok.col))
 
     def close(self, open_tok: _Token) -> None:
@@ -525,12 +527,11 @@ class _Parser:
             self.advance()
             return
         if tok.kind == "end":
-            raise _Unreadable(f"missing {_quote(want)} for {_quote(open_tok.text)} "
-                              f"{_at(open_tok.col)}")
+            raise _Unreadable("missing_close", want=_quote(want), text=_quote(open_tok.text),
+                              col=open_tok.col)
         if tok.kind == "op" and tok.text == "," and open_tok.text == "(":
-            raise _Unreadable(f"unexpected ',' {_at(tok.col)}: only min and max take "
-                              "several arguments")
-        raise _Unreadable(f"expected {_quote(want)} {_at(tok.col)}, found {_quote(tok.text)}")
+            raise _Unreadable("comma_in_call", col=tok.col)
+        raise _Unreadable("expected_close", want=_quote(want), text=_quote(tok.text), col=tok.col)
 
     def suffix(self) -> tuple[Fraction, str | None, bool]:
         """The unit after the number: (multiplier to canonical, canonical unit, is percent)."""
@@ -564,15 +565,14 @@ class _Parser:
         elif word in _UNIT_WORDS:
             multiplier, unit = 1, _UNIT_WORDS[word]
         else:
-            raise _Unreadable(f"unexpected {_quote(tok.text)} {_at(tok.col)}: not a known unit")
+            raise _Unreadable("not_a_unit", text=_quote(tok.text), col=tok.col)
         # "8 blocks/SM", "48 KB per block": the rate's denominator names where, not how much.
         if self.is_op("/") or self.is_word(("per",)):
             slash = self.advance()
             if not self.is_word(_PER_WORDS):
                 nxt = self.peek()
-                found = f", found {_quote(nxt.text)}" if nxt.kind != "end" else ""
-                raise _Unreadable(f"expected SM, block, warp or thread after "
-                                  f"{_quote(slash.text)} {_at(nxt.col)}{found}")
+                raise _Unreadable("per_what", text=_quote(slash.text), col=nxt.col,
+                                  found=_quote(nxt.text) if nxt.kind != "end" else "")
             self.advance()
         return Fraction(multiplier), unit, False
 
@@ -608,7 +608,7 @@ def _evaluate(node: object, work: Work) -> Fraction:
         result = left * right
     elif node.op == "/":
         if right == 0:
-            raise _Unreadable(f"division by zero {_at(node.col)}")
+            raise _Unreadable("division_by_zero", col=node.col)
         result = left / right
     else:
         result = _power(left, right, node.col)
@@ -617,18 +617,17 @@ def _evaluate(node: object, work: Work) -> Fraction:
 
 def _power(base: Fraction, exponent: Fraction, col: int) -> Fraction:
     if exponent.denominator != 1:
-        raise _Unreadable(f"exponent must be a whole number {_at(col)}")
+        raise _Unreadable("exponent_whole", col=col)
     e = exponent.numerator
     if abs(e) > MAX_EXPONENT:
-        raise _Unreadable(f"exponent {e} too large {_at(col)} (at most {MAX_EXPONENT})")
+        raise _Unreadable("exponent_too_large", exponent=str(e), col=col, most=MAX_EXPONENT)
     if base == 0 and e < 0:
-        raise _Unreadable(f"division by zero {_at(col)} (0 to a negative power)")
+        raise _Unreadable("zero_negative_power", col=col)
     # Refuse before computing when the result surely exceeds the cap: a part of `bits` bits
     # raised to |e| has at least (bits - 1)·|e| + 1 bits, and 10^30 < 2^100.
     bits = max(base.numerator.bit_length(), base.denominator.bit_length())
     if (bits - 1) * abs(e) >= MAX_MAGNITUDE.bit_length():
-        raise _Unreadable(f"value out of range {_at(col)}: numbers are read up to 10^30 "
-                          "and down to 10^-30")
+        raise _Unreadable("value_out_of_range", col=col)
     return base ** e
 
 
@@ -675,10 +674,10 @@ def parse_with_work(text: str) -> tuple[Parsed, Work]:
     work = Work()
     if not isinstance(text, str):
         return Parsed(False, None, "expression", None, "",
-                      f"answer is not text (got {type(text).__name__})"), work
+                      _why("not_text", type=type(text).__name__)), work
     if len(text) > MAX_LENGTH:
         return Parsed(False, None, "expression", None, text,
-                      f"answer too long: {len(text)} characters (at most {MAX_LENGTH} are read)"), work
+                      _why("too_long", length=str(len(text)), most=MAX_LENGTH)), work
     try:
         tokens = _Tokenizer(_normalise(text), work).run()
         tree, multiplier, unit, percent = _Parser(tokens, work).answer()
@@ -687,10 +686,10 @@ def parse_with_work(text: str) -> tuple[Parsed, Work]:
             value /= 100
         value = _checked(value, tokens[0].col, work)
     except _Unreadable as exc:
-        return Parsed(False, None, "expression", None, text, str(exc)), work
+        return Parsed(False, None, "expression", None, text, exc.note), work
     except (ArithmeticError, ValueError, RecursionError) as exc:   # a safety net, not a path
         return Parsed(False, None, "expression", None, text,
-                      f"could not read the answer ({type(exc).__name__})"), work
+                      _why("safety_net", error=type(exc).__name__)), work
     kind: Kind = "percent" if percent else _classify(tree)
     return Parsed(True, value, kind, unit, text, None), work
 

@@ -81,14 +81,16 @@ class Prepared:
         return self.memo(("expected_text", key, lang), self._expected_text, key, lang)
 
     def _expected_text(self, key: str, lang: str) -> str:
-        from quizgen.render.solution import format_value
+        from quizgen.render.answers import answer_text
 
         value = self.answers[key]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return number_text(value, self.specs[key].unit, self.specs[key].format, lang)
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return ", ".join(v.replace("_", " ") for v in value)
-        return format_value(value, lang)
+        if isinstance(value, str) and lang == self.lang:   # a named option: its text, as offered
+            for choice in self.problem.get("choices") or ():
+                if isinstance(choice, Mapping) and choice.get("value") == value and choice.get("text"):
+                    return str(choice["text"])
+        return answer_text(value, self.specs[key].unit, lang)   # as the key prints it
 
     # -- the family's view (only to explain)
 
