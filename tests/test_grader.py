@@ -392,7 +392,7 @@ def test_excel_csv_and_bad_rows_are_reported_by_line(exam, tmp_path):
     summary = grade_class(exam["manifest"], path, tmp_path / "graded", invalid="flag")
     lines: dict[int, str] = {}
     for issue in summary.issues:
-        lines[issue.line] = lines.get(issue.line, "") + issue.message + "\n"
+        lines[issue.line] = lines.get(issue.line, "") + str(issue.message) + "\n"
     assert "byte-order mark" in lines[1] and "semicolon" in lines[1]
     assert f"column {dropped} is missing" in lines[1]
     assert "'comments' is not an answer" in lines[1]

@@ -184,3 +184,54 @@ def _written(value) -> str:
     if isinstance(value, list):
         return ", ".join(map(str, value))
     return "" if value is None else str(value)
+
+
+#: Answers of every shape a class writes: right-looking numbers, a fraction for a count, a size
+#: without its unit, a unit that does not fit, unreadable text, limits, yes/no, coordinates.
+_TEXTS = ("48", "8.5", "1.5", "25", "0.25", "8 KB", "3 cycles", "8 blocks", "200%", "8 abc",
+          "1,5", "(1", "", "maybe", "registers shared memory", "registers", "warps, blocks",
+          "yes", "no", "(1, 2)", "(1, 2, 3)")
+
+_GRADE_ALL = f"""
+import json, sys
+from quizgen.export.sheet import _value_text
+from quizgen.generator import generate_one
+from quizgen.grade.grader import check_answer
+from quizgen.problems import CELLS
+from quizgen.render.solution import format_value
+texts = {_TEXTS!r}
+unmarked, notes = [], 0
+for cell in CELLS:
+    for level in (1, 2, 3):
+        data = generate_one(cell, level=level, seed=3, lang="{LANG}").to_dict()
+        for key in data["answers"]:
+            for text in texts:
+                r = check_answer(data, key, text, lang="{LANG}")
+                for field in ("note", "expected_text", "explanation", "carried"):
+                    said = getattr(r, field)
+                    notes += bool(said)
+                    if said and any(c.isalpha() for c in said) and "{MARK}" not in said:
+                        unmarked.append([cell, key, text, field, said])
+shown = [_value_text(True, "{LANG}"), _value_text([True, False], "{LANG}"), format_value(False, "{LANG}")]
+print(json.dumps({{"unmarked": unmarked, "notes": notes, "shown": shown}}))
+"""
+
+
+def test_grader_notes_sheet_values_and_calculators_speak_the_new_language(templates, tmp_path):
+    env = {**os.environ, "QUIZGEN_TEMPLATES": str(templates)}
+    done = subprocess.run([sys.executable, "-c", _GRADE_ALL], capture_output=True, text=True,
+                          env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout)
+    assert found["notes"] > 1000                     # the texts above drew many remarks
+    assert found["unmarked"] == [], found["unmarked"][:10]
+    assert all(MARK in text for text in found["shown"]), found["shown"]
+
+    # The occupancy calculator: its heading and its Answer line are the new language's phrases.
+    out = _run(templates, "occupancy", "--gpu", "a100", "--threads", "256", "--regs", "64",
+               "--lang", LANG, cwd=tmp_path).stdout.strip().splitlines()
+    assert MARK in out[0]
+    assert out[-1].count(MARK) >= 2, out[-1]        # the label and the sentence
+    # The CLI offers the phrasebook's languages and takes the new one by name.
+    helped = " ".join(_run(templates, "generate", "--help", cwd=tmp_path).stdout.split())
+    assert f"en or {LANG}" in helped

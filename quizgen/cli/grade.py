@@ -71,7 +71,7 @@ def grade_command(
 def _issues(summary) -> None:
     for issue in summary.issues:
         if issue.severity == "error":   # the overrides' own lines say "override ..."
-            source = "overrides.csv" if issue.message.startswith("override") else "answers.csv"
+            source = "overrides.csv" if str(issue.message).startswith("override") else "answers.csv"
             typer.echo(f"{source} {issue}", err=True)
 
 

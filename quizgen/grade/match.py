@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quizgen.errors import QuizgenError, require_int
+from quizgen.grade.notes import sheet_note as _said
 from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import FileIssue, quote, shorten
 from quizgen.grade.sheet import SheetRow
@@ -145,11 +146,9 @@ def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
     roll_col = find_column(header, ROLL_COLUMNS)
     version_col = find_column(header, VERSION_COLUMNS)
     if version_col is None:
-        issues.append(FileIssue(1, "no 'version' column; students are matched by roll number "
-                                   "and name"))
+        issues.append(FileIssue(1, _said("no_version_column")))
     if name_col is None and roll_col is None and version_col is None:
-        issues.append(FileIssue(1, "no 'name', 'roll' or 'version' column; no row can be matched "
-                                   "to a student"))
+        issues.append(FileIssue(1, _said("no_who_column")))
     columns: dict[str, int] = {}
     wanted: dict[str, None] = {}
     for entry in entries:
@@ -163,16 +162,16 @@ def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
             continue
         canon = folded.get(re.sub(r"\s+", "", title).casefold())
         if canon is None:
-            issues.append(FileIssue(1, f"column {quote(shorten(title, 40))} is not an answer of "
-                                       "this exam; ignored", "note"))
+            issues.append(FileIssue(1, _said("unknown_column", column=quote(shorten(title, 40))),
+                                    "note"))
         elif canon in columns:
-            issues.append(FileIssue(1, f"column {canon} appears twice; the first one is used"))
+            issues.append(FileIssue(1, _said("column_twice", column=canon)))
         else:
             columns[canon] = index
     for column in wanted:
         if column not in columns:
-            issues.append(FileIssue(1, f"column {column} is missing; its answers are "
-                                       f"{'left out of the score' if invalid == 'flag' else 'scored 0'}"))
+            issues.append(FileIssue(1, _said("column_missing_flag" if invalid == "flag"
+                                             else "column_missing_zero", column=column)))
     return Columns(name_col, roll_col, version_col, columns)
 
 
@@ -195,31 +194,29 @@ class Matcher:
         """The row's student (None: not graded, keep the row) and the name and roll it gives."""
         width = self.width
         if len(row.cells) < width:
-            issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
-                                              f"{width}; the missing ones are read as blank",
-                                    "note"))
+            issues.append(FileIssue(row.line, _said("fields_short", fields=str(len(row.cells)),
+                                                    width=width), "note"))
         elif len(row.cells) > width and any(c.strip() for c in row.cells[width:]):
-            issues.append(FileIssue(row.line, f"{len(row.cells)} fields, the header has "
-                                              f"{width}; the extra ones were ignored"))
+            issues.append(FileIssue(row.line, _said("fields_long", fields=str(len(row.cells)),
+                                                    width=width)))
         name, roll, version = (_cell(row, self.columns.name), _cell(row, self.columns.roll),
                                _cell(row, self.columns.version))
-        who = quote(shorten(name or roll or version, 40)) if (name or roll or version) else "row"
+        who = quote(shorten(name or roll or version, 40)) if (name or roll or version) \
+            else _said("this_row")
         entry: Entry | None = None
         if version:
             entry = self.by_version.get(version.upper())
             if entry is None:
-                issues.append(FileIssue(row.line, f"unknown version {quote(shorten(version, 20))} "
-                                                  f"({who}); not graded, kept in unmatched.csv"))
+                issues.append(FileIssue(row.line, _said("unknown_version", who=who,
+                                                        version=quote(shorten(version, 20)))))
                 return None, name, roll
             mismatch = ((roll and entry.roll and roll.casefold() != entry.roll.strip().casefold())
                         or (not roll and name and entry.name
                             and person(name) != person(entry.name)))
             if mismatch:
-                issues.append(FileIssue(row.line, f"{who} is not the student of version "
-                                                  f"{entry.version} in the manifest "
-                                                  f"({entry.name or entry.roll or 'anonymous'}); "
-                                                  "graded against version "
-                                                  f"{entry.version}, check who wrote it"))
+                issues.append(FileIssue(row.line, _said(
+                    "other_student", who=who, version=entry.version,
+                    student=entry.name or entry.roll or _said("anonymous"))))
         else:
             found = self.by_roll.get(roll.casefold(), []) if roll else []
             if not found and name and not roll:
@@ -227,18 +224,15 @@ class Matcher:
             if len(found) == 1:
                 entry = found[0]
             elif len(found) > 1:
-                issues.append(FileIssue(row.line, f"{who} matches {len(found)} students and the "
-                                                  "row has no version; not graded, kept in "
-                                                  "unmatched.csv"))
+                issues.append(FileIssue(row.line, _said("several_students", who=who,
+                                                        count=len(found))))
                 return None, name, roll
             else:
-                issues.append(FileIssue(row.line, f"unknown student {who} and no version; not "
-                                                  "graded, kept in unmatched.csv"))
+                issues.append(FileIssue(row.line, _said("unknown_student", who=who)))
                 return None, name, roll
         if entry.graded_line is not None:
-            issues.append(FileIssue(row.line, f"duplicate of line {entry.graded_line} (version "
-                                              f"{entry.version}); line {entry.graded_line} was "
-                                              "graded, this row is kept in unmatched.csv"))
+            issues.append(FileIssue(row.line, _said("duplicate", first=str(entry.graded_line),
+                                                    version=entry.version)))
             return None, name, roll
         entry.graded_line = row.line
         return entry, name, roll

@@ -47,6 +47,11 @@ def note(key: str, **values: Any) -> Note:
     return Note(key, tuple(values.items()))
 
 
+def sheet_note(key: str, **values: Any) -> Note:
+    """A remark on the answer sheet for the teacher: phrase ``[grade_sheet].key``."""
+    return Note(key, tuple(values.items()), "grade_sheet")
+
+
 def word(section: str, key: str) -> Note:
     """A word of the phrasebook used inside a remark (``word("answer_word", "registers")``)."""
     return Note(key, (), section)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.notes import Note
 
 __all__ = ["Override", "read_overrides", "apply_overrides", "regrade"]
 
@@ -131,13 +132,13 @@ def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides:
                     hits += 1
                     changed = _decide(box, override, problems.get((student.version, question.number)),
                                       lang, check_answer)
-                    if isinstance(changed, str):
+                    if isinstance(changed, Note):
                         issues.append(FileIssue(override.line, changed))
                     elif changed is not None:
                         question.boxes[i] = changed
         if hits == 0:
-            issues.append(FileIssue(override.line, f"override for {override.roll} "
-                                                   f"{override.box} matches no graded box"))
+            issues.append(FileIssue(override.line, Note("override_no_box", (
+                ("roll", override.roll), ("box", override.box)), "grade_sheet")))
     return issues
 
 
@@ -147,8 +148,9 @@ def _decide(box, override: Override, problem, lang: str, check_answer):
 
     if override.points is not None:
         if override.points > box.max_points:
-            return (f"override gives {override.points} points to {box.column}, worth "
-                    f"{box.max_points}; not applied")
+            return Note("override_too_many", (("points", str(override.points)),
+                                              ("box", box.column),
+                                              ("worth", str(box.max_points))), "grade_sheet")
         status = "correct" if override.points == box.max_points else "wrong"
         note = phrase(lang, "grade_note", "teacher_points",
                       {"points": _points(override.points), "reason": override.reason or ""})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.notes import note_text
 from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
                                    fraction_text, humanize, shorten)
 from quizgen.grade.sheet import AnswerSheet, SheetRow
@@ -305,7 +306,8 @@ def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
         median=f"{statistics.median(scores):.2f}" if scores else "—",
         max_score=f"{max(maxima):g}" if maxima else "—",
         questions=questions, misconceptions=misconceptions, flagged=flagged,
-        issues=[{"line": i.line, "message": i.message, "severity": i.severity} for i in issues],
+        issues=[{"line": i.line, "message": note_text(i.message, lang), "severity": i.severity}
+                for i in issues],
         unmatched=_say(lang, "unmatched", n=unmatched) if unmatched else "")
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from quizgen.grade.memo import SHARED
+from quizgen.grade.notes import Note
 from quizgen.languages import DEFAULT_LANG
 
 Status = Literal["correct", "carried", "wrong", "invalid", "blank", "missing"]
@@ -128,7 +129,7 @@ class FileIssue:
     """Something about the answer sheet a teacher should know, with its line (1 = header)."""
 
     line: int
-    message: str
+    message: Note | str           # phrase [grade_sheet] (written in the report's language)
     severity: Literal["error", "note"] = "error"   # error: something was not graded as given
 
     def __str__(self) -> str:

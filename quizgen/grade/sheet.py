@@ -15,6 +15,7 @@ from pathlib import Path
 
 from quizgen.errors import QuizgenError
 from quizgen.files import plain_cell
+from quizgen.grade.notes import sheet_note as _said
 from quizgen.grade.results import FileIssue
 
 @dataclass(frozen=True, slots=True)
@@ -36,18 +37,16 @@ class AnswerSheet:
 
 def _decode(data: bytes, issues: list[FileIssue]) -> tuple[str, str]:
     if data.startswith(b"\xef\xbb\xbf"):
-        issues.append(FileIssue(1, "UTF-8 with a byte-order mark (as Excel saves it); read fine",
-                                "note"))
+        issues.append(FileIssue(1, _said("utf8_bom"), "note"))
         return data[3:].decode("utf-8", errors="replace"), "utf-8-sig"
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        issues.append(FileIssue(1, "UTF-16 text (Excel's \"Unicode text\"); read fine", "note"))
+        issues.append(FileIssue(1, _said("utf16"), "note"))
         return data.decode("utf-16"), "utf-16"
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        issues.append(FileIssue(line, "not UTF-8 (first bad byte here); the file was read as "
-                                      "Windows-1252, check the names on this line", "note"))
+        issues.append(FileIssue(line, _said("not_utf8"), "note"))
         return data.decode("cp1252", errors="replace"), "cp1252"
 
 
@@ -76,8 +75,7 @@ def _records(body: io.StringIO, delimiter: str, skip: int,
                 continue
             rows.append(SheetRow(start, tuple(plain_cell(cell) for cell in record)))
     except csv.Error as exc:
-        issues.append(FileIssue(line + 1, f"unreadable CSV ({exc}); the rest of the file was "
-                                          "not read"))
+        issues.append(FileIssue(line + 1, _said("bad_csv", error=str(exc))))
     return header, header_line, rows, line
 
 
@@ -103,14 +101,14 @@ def read_answer_sheet(path: str | os.PathLike[str]) -> AnswerSheet:
     if match:
         delimiter = match.group(1)
         skip = first + 1
-        issues.append(FileIssue(first + 1, f"Excel's separator line 'sep={delimiter}'; used", "note"))
+        issues.append(FileIssue(first + 1, _said("sep_line", delimiter=delimiter), "note"))
     else:
         skip = first
         delimiter = _sniff(lines[first])
     if delimiter == ";":
-        issues.append(FileIssue(skip + 1, "semicolon-separated (Excel); read fine", "note"))
+        issues.append(FileIssue(skip + 1, _said("semicolons"), "note"))
     elif delimiter == "\t":
-        issues.append(FileIssue(skip + 1, "tab-separated; read fine", "note"))
+        issues.append(FileIssue(skip + 1, _said("tabs"), "note"))
     body = io.StringIO(text, newline="")
     for _ in range(skip):
         body.readline()
@@ -124,5 +122,5 @@ def read_answer_sheet(path: str | os.PathLike[str]) -> AnswerSheet:
     if header is None:
         raise QuizgenError(f"{path} has no header line", field="answers")
     if header_line != 1 and not match:
-        issues.append(FileIssue(header_line, "header found after blank lines", "note"))
+        issues.append(FileIssue(header_line, _said("header_late"), "note"))
     return AnswerSheet(header, rows, issues, delimiter, encoding)
