@@ -7,8 +7,9 @@ tables such as ``[step]`` (step titles), ``[why]`` (the one-line reason for a st
 variant used is picked by a stable hash of the problem id, so a deck of 50 cards from one cell
 does not read as 50 copies of one sentence, yet the same problem always reads the same.
 
-Phrases are Jinja templates rendered with ``StrictUndefined``: a missing value is an error, never
-an empty gap in a student's solution.
+Phrases are Jinja templates of the one environment (`quizgen.render.jinja`, ``StrictUndefined``:
+a missing value is an error, never an empty gap in a student's solution), compiled to Python by
+`quizgen.render.fastjinja` where they can be.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def _compiled(text: str):
     return phrase_function(text)
 
 
+@cache
+def _jinja(text: str):
+    """`text` rendered by the Jinja environment alone (for the check below)."""
+    return jinja_function(text)
+
+
 #: With QUIZGEN_CHECK_PHRASES set, rendering a phrase renders every variant of its key with the
 #: same context both compiled and by Jinja, and fails where they differ; `CHECKED` collects the
 #: variants so rendered to text, as (lang, section, key, index), and `CONTEXTS` a few contexts
@@ -80,7 +87,7 @@ def _outcome(render, context: dict[str, Any]) -> tuple[str, str]:
 def check_variant(variant: _Lazy, context: dict[str, Any]) -> None:
     """Render `variant` compiled and by Jinja with `context`: the same text, or both refuse."""
     fast = _outcome(_compiled(variant.text), context)
-    slow = _outcome(jinja_function(variant.text), context)
+    slow = _outcome(_jinja(variant.text), context)
     if fast[0] != slow[0] or (fast[0] == "text" and fast[1] != slow[1]):
         raise AssertionError(f"compiled phrase {variant.where} differs from Jinja: "
                              f"{fast[1]!r} != {slow[1]!r} (phrase {variant.text!r})")

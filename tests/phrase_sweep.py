@@ -1,0 +1,242 @@
+"""Render every phrase variant compiled and by Jinja: run with QUIZGEN_CHECK_PHRASES=1.
+
+Each phrase rendered renders every variant of its key with the same context both ways
+(`quizgen.render.phrases.check_variant`). This drives the code that renders phrases (generation
+of every cell, level and language; the calculators; grading a class and its reports; skills and
+LMS banks) and prints the templated variants never reached, one a line (none: all agree).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from quizgen.cli import app
+from quizgen.errors import QuizgenError
+from quizgen.kernels import KERNEL_DIR
+from quizgen.generator import CELLS, generate_one
+from quizgen.render import phrases
+
+CALCULATORS = [
+    "occupancy --gpu a100 --threads 256 --regs 64 --smem 48KB",
+    "occupancy --gpu h100 --block 32,8 --regs 80",
+    "occupancy --gpu textbook --threads 1024 --regs 16",
+    "occupancy --gpu a100 --threads 96 --regs 255 --smem 100KB",
+    "occupancy --gpu textbook --threads 256",
+    "occupancy --gpu textbook --threads 256 --regs 32 --smem 16KB --dyn-smem 8KB",
+    "occupancy --gpu a100 --threads 1024 --regs 255",
+    "occupancy --gpu textbook --threads 2048 --regs 16",
+    "occupancy --gpu h100 --threads 64 --regs 16 --barriers 16",
+    "occupancy --gpu a100 --threads 256 --regs 32 --smem 16KB --carveout 50",
+    f"occupancy --ptxas {KERNEL_DIR / 'ptxas' / 'nbody_unrolled.log'} --threads 256",
+    "occupancy --kernel sgemm_tiled_32 --arch sm_86",
+    "occupancy --kernel reduce_sum --arch sm_80 --threads 256",
+    "occupancy --kernel nbody_unrolled --arch sm_80 --threads 256",
+    "warps --block 48,4,1 --thread 70",
+    "warps --block 100",
+    "warps --block 32,32 --coords 5,3",
+    "warps --block 48,4,2 --warp 3",
+    "warps --block 20,3,2 --warp 2",
+    "warps --block 30,30 --compare 32,8",
+    "warps --block 32,8 --compare 16,16",
+    "warps --block 64,4 --compare 32,8",
+    "latency --latency 400 --work 20 --schedulers 4",
+    "latency --latency 20 --work 40 --schedulers 4",
+    "latency --latency 400 --work 20 --schedulers 4 --resident 8",
+    "latency --latency 400 --resident 8",
+    "latency --latency 400 --work 20 --schedulers 4 --resident 80",
+    "latency --latency 400 --throughput 0.5 --ilp 2",
+    "divergence --branch 20:30 --branch 12:30",
+    "divergence --branch 32:10",
+    "divergence --branch 20:30 --branch 12:30 --baseline 30",
+    "waves --gpu a100 --grid 2000 --threads 256 --regs 32",
+    "waves --gpu a100 --grid 100 --threads 256 --regs 32",
+    "waves --gpu a100 --grid 1000 --blocks-per-sm 4",
+    "bound --load-bytes 16 --store-bytes 4 --flops 10 --load-latency 400",
+    "bound --load-bytes 4 --flops 400",
+]
+
+
+def solution_both_ways(problem) -> None:
+    """The worked solution as text and Markdown: compiled and by Jinja, the same."""
+    from quizgen.render import text
+    from quizgen.render.jinja import template
+
+    for fmt in ("txt", "md"):
+        context = dict(title=problem.title, question=problem.question, solution=problem.solution,
+                       steps=text.math_steps(problem.solution, text.FORMATS[fmt]),
+                       labels=text.labels(problem.lang), lang=problem.lang)
+        fast = text._template(fmt)(**context)
+        slow = template(f"solution.{fmt}.j2").render(**context)
+        if fast != slow:
+            raise AssertionError(f"solution.{fmt}.j2 of {problem.id} ({problem.lang}) differs "
+                                 f"from Jinja: {fast!r} != {slow!r}")
+
+
+def run(args: str) -> None:
+    for lang in phrases.LANGS:
+        result = CliRunner().invoke(app, [*args.split(), "--lang", lang])
+        if isinstance(result.exception, AssertionError):
+            raise result.exception
+
+
+def run_once(args: list[str]) -> None:
+    result = CliRunner().invoke(app, args)
+    if result.exit_code != 0:
+        raise RuntimeError(f"{' '.join(args)}: {result.output[-500:]}") from result.exception
+
+
+def grade_a_class(tmp: Path) -> None:
+    """The class of 40 (tests/test_class_of_40.py) in both languages, with an unmatched row,
+    flagged boxes, carried errors and answers that part from the worked solution."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import csv
+    import io
+
+    import test_class_of_40 as c40
+
+    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.grade.grader import grade_class
+
+    for lang in phrases.LANGS:
+        roster = [Student(f"Student {roll}", roll) for roll, *_ in c40.CLASS]
+        plan = plan_exam(parse_exam_recipe({**c40.RECIPE, "lang": lang}), roster, None,
+                         generate=c40.fixed_problem)
+        (tmp / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+        rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
+        header = rows[0]
+        for row, (roll, *variants, _) in zip(rows[1:], c40.CLASS):
+            for (q, keys, table), variant in zip(c40.TABLES, variants):
+                for key, text in zip(keys, table[variant][0]):
+                    row[header.index(f"{q}.{key}")] = text
+        stray = list(rows[1])
+        stray[header.index("version")] = "NO-SUCH-VERSION"
+        rows.append(stray)
+        with (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as fh:
+            csv.writer(fh).writerows(rows)
+        grade_class(tmp / "manifest.json", tmp / "answers.csv", tmp / f"graded-{lang}",
+                    invalid="flag", force=True)
+
+
+def library_only() -> None:
+    """Phrases that only a library call (no command or family) renders, by their call sites."""
+    from quizgen import get_gpu, launch_config
+    from quizgen.engine import inverse
+    from quizgen.export.lms import _misconception_feedback
+    from quizgen.render.solution import step_context
+    from quizgen.render.writers.exact import inverse_whys
+
+    answers = []      # the inverse solvers in both models (the exact cells name their whys xi_…)
+    for gpu in (get_gpu("a100"), get_gpu("textbook")):
+        cfg = launch_config(256, regs_per_thread=32, smem_per_block=4096)
+        for model in ("textbook", "exact"):
+            for answer in (inverse.max_threads_for_blocks(gpu, cfg, 4, model=model),
+                           inverse.max_regs_for_blocks(gpu, cfg, 4, model=model),
+                           inverse.max_smem_for_blocks(gpu, cfg, 4, model=model),
+                           inverse.max_smem_for_blocks(gpu, cfg, 4, model=model, dynamic=True)):
+                answers += [(gpu, answer.steps), (gpu, inverse_whys(answer.steps))]
+    for lang in phrases.LANGS:
+        for gpu, steps in answers:      # their whys, as a worked solution fills them
+            for step in steps:
+                if step.why and phrases.has(lang, "why", step.why):
+                    try:
+                        phrases.phrase(lang, "why", step.why, step_context(step, gpu.to_dict()))
+                    except KeyError:    # a why this step's numbers do not fill: checked above
+                        pass
+        _misconception_feedback(lang, "a_trap_without_a_phrase", "")
+        for T in (256, 1000):      # OccupancyExactFamily.real_note's sentence
+            phrases.phrase(lang, "real-gpu", "exact_largest", {"T": T})
+
+
+def templated() -> set[tuple[str, str, str, int]]:
+    """Every variant that is a Jinja template (the ``[*-label]`` tables' ``{name}`` placeholders
+    are for str.format: Jinja and the compiler both print them as written)."""
+    out = set()
+    for lang in phrases.LANGS:
+        for section, table in phrases.book(lang).items():
+            for key, value in table.items():
+                if not isinstance(value, (str, list)):    # a setting, not a phrase
+                    continue
+                for i, text in enumerate([value] if isinstance(value, str) else value):
+                    if "{{" in text or "{%" in text:
+                        out.add((lang, section, key, i))
+    return out
+
+
+def _shape(params: dict) -> tuple:
+    """What sets a problem's wording apart: its parameters' names, and their text and yes/no
+    values (which variant is asked, a flag)."""
+    return (frozenset(params), tuple(sorted((k, v) for k, v in params.items()
+                                            if isinstance(v, (str, bool)) or v is None)))
+
+
+SCANNED = 600          # seeds of each cell and level looked at for new parameter shapes
+NAMED_GPUS = ("a100", "h100", "t4")
+
+
+def cases(seeds: int) -> list[tuple[str, int, int, str | None]]:
+    """(cell, level, seed, GPU) for every cell and level: the first `seeds` seeds, then the
+    first seed of each parameter shape among the first SCANNED; and each named GPU once."""
+    from quizgen.generator import LEVELS, _pool, family
+
+    out = []
+    for cell in CELLS:
+        fam = family(cell)
+        for level in LEVELS:
+            pool = _pool(fam.cell, level, fam.gpu_choices(level))
+            seen = set()
+            for seed in range(SCANNED):
+                try:
+                    _, params = pool.params(seed)
+                except IndexError:
+                    break
+                shape = _shape(params)
+                if seed < seeds or shape not in seen:
+                    seen.add(shape)
+                    out.append((cell, level, seed, None))
+            out.extend((cell, level, 0, gpu) for gpu in NAMED_GPUS)
+    return out
+
+
+def main(seeds: int) -> None:
+    assert phrases.CHECK, "run with QUIZGEN_CHECK_PHRASES=1"
+    todo = cases(seeds)
+    for lang in phrases.LANGS:
+        for cell, level, seed, gpu in todo:
+            try:
+                problem = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+            except QuizgenError:        # a cell that does not run on that GPU
+                continue
+            if seed == 0 and gpu is None:
+                solution_both_ways(problem)
+    for args in CALCULATORS:
+        run(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        grade_a_class(Path(tmp))
+        for lang in phrases.LANGS:
+            out = Path(tmp) / f"bank-{lang}.xml"
+            run_once(["export", "occupancy-basics", "--format", "moodle", "--variants", "1",
+                      "--lang", lang, "--out", str(out)])
+            run_once(["deck", "--skills", "--variants", "2", "--lang", lang,
+                      "--out", str(Path(tmp) / f"skills-{lang}.apkg")])
+    library_only()
+    # A variant no flow above reached is rendered with the contexts its section's phrases were
+    # rendered with (a call site fills all keys of a section alike, e.g. the notes of a failed
+    # launch); counted only where both engines render text.
+    lazies = {v.where: v for lang in phrases.LANGS for entry in phrases._entries(lang).values()
+              for v in entry[0] if v.__class__ is phrases._Lazy}
+    for where in sorted(templated() - phrases.CHECKED):
+        for context in phrases.CONTEXTS.get(where[:2], []):
+            phrases.check_variant(lazies[where], context)
+            if where in phrases.CHECKED:
+                break
+    missing = sorted(templated() - phrases.CHECKED)
+    for where in missing:
+        print("|".join(map(str, where)))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
