@@ -201,6 +201,19 @@ def cases(seeds: int) -> list[tuple[str, int, int, str | None]]:
     return out
 
 
+SAMPLES = ("x <y> & z", 3, 1, 0, 70000, 2.5, ["a", "b"], True, None)
+
+
+def _sample_contexts(text: str):
+    from jinja2 import meta
+
+    from quizgen.render.jinja import environment
+
+    names = meta.find_undeclared_variables(environment().parse(text))
+    for sample in SAMPLES:
+        yield {name: sample for name in names}
+
+
 def main(seeds: int) -> None:
     assert phrases.CHECK, "run with QUIZGEN_CHECK_PHRASES=1"
     todo = cases(seeds)
@@ -230,6 +243,14 @@ def main(seeds: int) -> None:
               for v in entry[0] if v.__class__ is phrases._Lazy}
     for where in sorted(templated() - phrases.CHECKED):
         for context in phrases.CONTEXTS.get(where[:2], []):
+            phrases.check_variant(lazies[where], context)
+            if where in phrases.CHECKED:
+                break
+    # What is still unreached (a message of a path no flow above takes, e.g. the grader's
+    # refusals of a malformed sheet) is rendered with its own names set to sample values of one
+    # kind at a time; counted, again, only where both engines render text.
+    for where in sorted(templated() - phrases.CHECKED):
+        for context in _sample_contexts(lazies[where].text):
             phrases.check_variant(lazies[where], context)
             if where in phrases.CHECKED:
                 break
