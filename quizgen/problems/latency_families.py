@@ -20,25 +20,12 @@ from quizgen.engine import whatif
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.problems import applicability as when
-from quizgen.problems import real_gpu
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
-from quizgen.problems.model import Solution
-from quizgen.problems.real_gpu_inverse import own_whys as lat_whys
 from quizgen.problems.registry import register
-from quizgen.render.phrases import has, phrase, phrase_list
-from quizgen.render.solution import solution_steps
-from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, gpu_label, splits
+from quizgen.problems.warp_families import WARP, EngineFamily, branches_of, splits
 from quizgen import measured
-
-
-def own_whys(steps: list[Step], whys: dict[str, str]) -> list[Step]:
-    """A cell's own why for each engine step it names (by formula): a why that speaks of this
-    problem's numbers in this cell's terms."""
-    for step in steps:
-        step.why = whys.get(step.formula, step.why)
-    return steps
 
 
 def extra_warps(v, gpu) -> int:
@@ -81,9 +68,6 @@ class EfficiencyPlateau(EngineFamily):
                                      compute=lambda v, gpu: whatif.efficiency_warps(
                                          v["latency"], v["target_efficiency"])),
     }
-    #: This cell's own whys (with the step's numbers), by the engine step's formula.
-    whys = {"plateau_warps": "occ6_plateau", "latency_efficiency": "occ6_efficiency",
-            "efficiency_at_cap": "occ6_at_cap"}
     misconception_when = {"split_across_schedulers": (lambda facts, m: facts.gpu.schedulers_per_sm > 1,)}
 
     def space(self, level, gpu):
@@ -114,7 +98,7 @@ class EfficiencyPlateau(EngineFamily):
         res = lat_engine.efficiency(N, L, max_warps=cap, explain=explain)
         answers = {"efficiency": res.efficiency, "plateau_warps": res.plateau_at,
                    "efficiency_at_cap": res.efficiency_at_cap, "spare_warps": res.spare_warps}
-        steps = own_whys(list(res.steps), self.whys)
+        steps = list(res.steps)
         asked = "target_efficiency" in params
         if asked:
             change = whatif.warps_for_efficiency(L, params["target_efficiency"])
@@ -131,9 +115,6 @@ class EfficiencyPlateau(EngineFamily):
         return (params["resident_warps"] != params["latency"]
                 and params["resident_warps"] <= gpu.max_warps_per_sm
                 and solved.answers.get("warps_for_target", 0) <= gpu.max_warps_per_sm)
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        return phrase(lang, self.cell, "stem", self.context(params, gpu, solved), salt=salt)
 
     def misconceptions(self, params, gpu, solved):
         L, N = params["latency"], params["resident_warps"]
@@ -186,10 +167,6 @@ class GridWaves(EngineFamily):
                           "one_block_per_sm": (when.several_blocks,),
                           "packed_grid": (when.several_blocks,),
                           "free_slots_as_idle": (when.several_blocks,)}
-    whys = {"grid_slots": "occ7_slots", "sms_with_blocks": "occ7_sms_used", "idle_sms": "occ7_idle",
-            "wave_count": "occ7_waves", "full_waves": "occ7_full_waves", "tail_blocks": "occ7_tail",
-            "tail_sms": "occ7_tail_sms", "sm_utilisation": "occ7_sm_util",
-            "slot_utilisation": "occ7_slot_util"}
 
     def model_for(self, gpu):
         return "textbook"
@@ -230,7 +207,7 @@ class GridWaves(EngineFamily):
         wv = grid_engine.waves(params["grid_blocks"], params["num_sms"], B, explain=explain)
         answers.update({"slots": wv.slots, "waves": wv.waves, "tail_blocks": wv.tail_blocks,
                         "idle_sms": wv.idle_sms, "tail_sms": wv.tail_sms})
-        steps = occ.steps + own_whys(wv.steps, self.whys)
+        steps = occ.steps + wv.steps
         asked = "ask" in params
         if asked:
             change = whatif.full_wave_grid(wv.grid_blocks, wv.slots)
@@ -278,45 +255,6 @@ class GridWaves(EngineFamily):
                                                         "waves": -(-G // (S * (B + 1)))}))
         return out
 
-    def render(self, params, gpu, solved, lang, salt):
-        title, question, solution = super().render(params, gpu, solved, lang, salt)
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
-            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
-        return title, question, solution
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        ctx["gpu_name"] = gpu_label(gpu, lang)
-        stem = phrase(lang, self.cell, "stem", ctx, salt=salt)
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
-        return stem
-
-    def real_note(self, params, gpu, solved, lang, salt) -> str:
-        """Blocks per SM and waves under the exact model, beside the textbook answer."""
-        cfg = launch_config(params["threads_per_block"], params["regs_per_thread"],
-                            params.get("smem_per_block", 0))
-        B = real_gpu.exact_occupancy(gpu, cfg).blocks_per_sm
-        a = solved.answers
-
-        def text(blocks, slots, n):
-            if not blocks:
-                return phrase(lang, real_gpu.SECTION, "exact_none", {})
-            return phrase(lang, real_gpu.SECTION, "exact_waves", {"B": blocks, "C": slots, "n": n})
-        if B:
-            wv = grid_engine.waves(params["grid_blocks"], params["num_sms"], B)
-            exact = text(B, wv.slots, wv.waves)
-        else:
-            exact = text(0, 0, 0)
-        note = real_gpu.answer_note(gpu, lang, salt, exact=exact,
-                                    book=text(a["blocks_per_sm"], a["slots"], a["waves"]),
-                                    same=B == a["blocks_per_sm"])
-        if "full_wave_grid" in a and B and B != a["blocks_per_sm"]:
-            grid = whatif.wave_grid(params["grid_blocks"], wv.slots)
-            note += " " + phrase(lang, real_gpu.SECTION, "exact_full_waves", {"G": grid})
-        return note
-
     def figure(self, params, gpu, solved):
         return {"kind": "waves_figure", "grid_blocks": params["grid_blocks"],
                 "num_sms": params["num_sms"], "blocks_per_sm": solved.answers["blocks_per_sm"]}
@@ -340,9 +278,6 @@ class EqualOccupancyDivergence(EngineFamily):
                                         compute=lambda v, gpu: whatif.useful_occupancy(
                                             v["occupancy"], v["lane_utilisation"]).value),
     }
-    whys = {"branch_pass": "occ8_pass", "lane_work": "occ8_lane_work",
-            "convergent_time": "occ8_convergent", "lane_utilisation": "occ8_lane_util",
-            "speed_ratio": "occ8_ratio"}
 
     def model_for(self, gpu):
         return "textbook"
@@ -380,7 +315,7 @@ class EqualOccupancyDivergence(EngineFamily):
                    "lane_utilisation": twist.lane_utilisation_y, "time_x": twist.time_x,
                    "time_y": twist.time_y}
         lanes = [b.lanes for b in y.branches]
-        steps = occ.steps + own_whys(list(twist.steps), self.whys)
+        steps = occ.steps + list(twist.steps)
         asked = "ask" in params
         if asked:
             change = whatif.useful_occupancy(occ.occupancy, twist.lane_utilisation_y)
@@ -392,28 +327,12 @@ class EqualOccupancyDivergence(EngineFamily):
             "occ": occ.occupancy, "Tx": twist.time_x, "Ty": twist.time_y, "ratio": twist.speed_ratio,
             "U": y.useful_lane_cycles, "util": y.lane_utilisation,
             "branch_list": [b.to_dict() for b in y.branches],
-            "lanes_text": " / ".join(map(str, lanes)),
             "equal": not y.split_matters, "n_branches": len(lanes)}})
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
         return (a["occupancy"] > 0 and a["slowdown"] > 1
                 and all(b["lanes"] > 0 for b in params["branches"]))
-
-    def render(self, params, gpu, solved, lang, salt):
-        title, question, solution = super().render(params, gpu, solved, lang, salt)
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            cfg = launch_config(params["threads_per_block"], params["regs_per_thread"])
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
-            solution.answer = (f"{solution.answer} "
-                               f"{real_gpu.occupancy_note(gpu, cfg, solved.data['occ'], lang, salt)}")
-        return title, question, solution
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        stem = phrase(lang, self.cell, "stem", self.context(params, gpu, solved), salt=salt)
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
-        return stem
 
     def misconceptions(self, params, gpu, solved):
         lanes = [b["lanes"] for b in params["branches"]]
@@ -453,65 +372,14 @@ def ilp_above_one(facts, m) -> bool:
 
 
 class LatencyFamily(EngineFamily):
-    """The latency cells' shared rendering: own whys, a one-quantity stem, a trap only where its
-    predicates hold."""
+    """The latency cells (L-3…L-5): a kernel's load or issue latency and the warps that hide it;
+    a level-3 problem adds one step, named by `level_three`."""
 
     topic = "latency-hiding"
-
-    def rendered_steps(self, params, gpu, solved, lang, salt):
-        return solution_steps(lat_whys(solved.data["steps"]), lang, salt=salt, gpu=gpu.to_dict())
-
-    def words(self, params, gpu, solved, lang) -> dict[str, Any]:
-        """The phrases' values, built once per problem and language (render and stem share it)."""
-        key = "words-" + lang
-        ctx = solved.data.get(key)
-        if ctx is None:
-            ctx = solved.data[key] = self.context(params, gpu, solved)
-            ctx["gpu_name"] = gpu_label(gpu, lang)
-        return ctx
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = self.words(params, gpu, solved, lang)
-        sec = self.cell
-        own = f"{self.cell}-{self.level_three(params)}"
-        if has(lang, own, "forecast"):      # a level-3 problem with words of its own throughout
-            solution = Solution(
-                forecast=phrase(lang, own, "forecast", ctx, salt=salt),
-                steps=self.rendered_steps(params, gpu, solved, lang, salt),
-                verify=phrase_list(lang, own, "verify", ctx, salt=salt),
-                answer=phrase(lang, own, "answer", ctx, salt=salt),
-                trap=phrase(lang, own, "trap", ctx, salt=salt))
-            return (phrase(lang, own, "title", ctx, salt=salt),
-                    phrase(lang, own, "question", ctx, salt=salt), solution)
-        solution = Solution(
-            forecast=phrase(lang, sec, "forecast", ctx, salt=salt),
-            steps=self.rendered_steps(params, gpu, solved, lang, salt),
-            verify=phrase_list(lang, sec, "verify", ctx, salt=salt),
-            answer=phrase(lang, sec, "answer", ctx, salt=salt),
-            trap=phrase(lang, sec, "trap", ctx, salt=salt)
-            if self.trap_applies(params, gpu, solved) else "")
-        title = phrase(lang, sec, "title", ctx, salt=salt)
-        extra = self.level_three(params)
-        if not extra:
-            return title, phrase(lang, sec, "question", ctx, salt=salt), solution
-        sub = f"{self.cell}-{extra}"
-        if has(lang, sub, "question"):      # a level-3 problem posed afresh (measured data)
-            question = phrase(lang, sub, "question", ctx, salt=salt)
-            solution.verify = solution.verify[:1]
-        else:
-            question = f"{phrase(lang, sec, 'question', ctx, salt=salt)} {phrase(lang, sub, 'ask', ctx, salt=salt)}"
-        solution.verify.extend(phrase_list(lang, sub, "verify", ctx, salt=salt))
-        solution.answer = f"{solution.answer} {phrase(lang, sub, 'answer', ctx, salt=salt)}"
-        return title, question, solution
 
     def level_three(self, params) -> str:
         """The name of the conceptual step a level-3 problem adds ("" when none)."""
         return ""
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.words(params, gpu, solved, lang)
-        sec = f"{self.cell}-{self.level_three(params)}"
-        return phrase(lang, sec if has(lang, sec, "stem") else self.cell, "stem", ctx, salt=salt)
 
 
 @register

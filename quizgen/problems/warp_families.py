@@ -3,13 +3,13 @@
 Each family enumerates its candidates, solves them with `quizgen.engine.warps`, `latency` and
 `divergence`, and keeps only the draws that land in the cell (W-B: a partial tail warp; W-C: the
 asked warp straddles two rows; W-F: W = 1 and the need is above the SM's cap; …). The worked
-solution is the engine's derivation in words; the Verify lines take another route (multiply back,
-count the other way, rebuild the index, test the boundary).
+solution is the engine's derivation, put into words by the families' writers
+(``render/writers/warps.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Iterable
+from typing import Any, Iterable
 
 from quizgen.engine import divergence as div_engine
 from quizgen.engine import latency as lat_engine
@@ -21,10 +21,7 @@ from quizgen.problems import specs as sp
 from quizgen.problems.applicability import Facts
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
 from quizgen.problems.options import MAX_WRONG, plausible
-from quizgen.problems.model import Solution
 from quizgen.problems.registry import register
-from quizgen.render.phrases import book, has, phrase, phrase_list
-from quizgen.render.solution import solution_steps
 
 WARP = warp_engine.WARP_SIZE
 
@@ -33,15 +30,6 @@ BLOCK_SPECS = {
     "warps": sp.count("warps", "threads_per_block"),
     "wasted_lanes": sp.count("lanes", "warps", "threads_per_block", compute=rel.wasted_lanes),
 }
-
-
-def shape_text(block: Iterable[int]) -> str:
-    """(48, 4, 1): a block shape as the notes write blockDim."""
-    return "(" + ", ".join(str(int(d)) for d in block) + ")"
-
-
-def coords_text(coords: Iterable[int]) -> str:
-    return "(" + ", ".join(str(int(c)) for c in coords) + ")"
 
 
 def pick_steps(steps: list[Step], keys: Iterable[str]) -> list[Step]:
@@ -62,38 +50,6 @@ def spread(count: int, limit: int) -> list[int]:
     step = count / limit
     out = sorted({int(i * step) for i in range(limit)} | {count - 1})
     return out
-
-
-def at_sentence_start(text: str) -> str:
-    """A name opening a sentence: its first letter upper-case, the rest as written ("GPU" stays)."""
-    return text[:1].upper() + text[1:]
-
-
-def gpu_label(gpu: GPU, lang: str) -> str:
-    """How a question names the GPU: as a person says it ("A100"), or the notes' SM in words."""
-    if gpu.is_textbook:
-        return phrase(lang, "gpu_label", "textbook")
-    return gpu.spoken_name
-
-
-#: lang → engine why key → the warp cells' own key for it (``w_<key>``, where one exists).
-_OWN_WHYS: dict[str, dict[str, str]] = {}
-
-
-def own_whys(steps: list[Step], lang: str) -> list[Step]:
-    """The steps with the warp cells' own why-lines: an engine why key ``k`` becomes ``w_k`` when
-    the phrasebook has one (those name the step's own numbers; the calculators keep the engine's
-    general sentences). The steps are this problem's own (a fresh solve), so they are renamed
-    in place."""
-    own = _OWN_WHYS.get(lang)
-    if own is None:
-        whys = book(lang).get("why", {})
-        own = _OWN_WHYS[lang] = {k[2:]: k for k in whys if k.startswith("w_")}
-    for s in steps:
-        key = own.get(s.why)
-        if key is not None:
-            s.why = key
-    return steps
 
 
 # Predicates over a solved problem (misconception_when, trap_when) -----------------------------
@@ -139,56 +95,16 @@ def uneven_split(facts: Facts, m: Any) -> bool:
 
 
 class EngineFamily(Family):
-    """A family whose phrases live in its own section: title, question, forecast, verify, answer,
-    trap, mcq_stem, and ``ask_<name>`` for the level-3 step a problem's ``ask`` parameter adds.
-
-    Subclasses fill `solved.data["steps"]` (engine steps) and `solved.data["ctx"]` (template values).
+    """A family solved by the engine's warp, latency and divergence functions: its problem is
+    `solved.data["steps"]` (engine steps) and `solved.data["ctx"]` (numbers for its cell's
+    phrases), which its writer (``render/writers/warps.py``) puts into words.
     """
 
     topic = "warps"
-    #: whether the steps read the warp cells' own why-lines, which name each step's numbers
-    #: (`own_whys`); the warp families set it, other families built on this class keep theirs
-    numbered_whys: ClassVar[bool] = False
 
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
         return {"params": params, "gpu": gpu.to_dict(), "cap": gpu.max_warps_per_sm,
                 "ask": "", **params, **solved.answers, **solved.data.get("ctx", {})}
-
-    def render(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
-        ctx["gpu_name"] = gpu_label(gpu, lang)
-        ctx["gpu_name_start"] = at_sentence_start(ctx["gpu_name"])
-        solved.data["rendered_ctx"] = ctx          # the multiple-choice stem reuses it
-        sec = self.cell
-        steps = self.rendered_steps(params, gpu, solved, lang, salt)
-        question = phrase(lang, sec, "question", ctx, salt=salt)
-        answer = phrase(lang, sec, "answer", ctx, salt=salt)
-        ask = params.get("ask")
-        if ask:
-            question += " " + phrase(lang, sec, f"ask_{ask}", ctx, salt=salt)
-            answer += " " + phrase(lang, sec, f"answer_{ask}", ctx, salt=salt)
-        trap = (phrase(lang, sec, "trap", ctx, salt=salt)
-                if self.trap_applies(params, gpu, solved) else "")
-        solution = Solution(
-            forecast=phrase(lang, sec, "forecast", ctx, salt=salt), steps=steps,
-            verify=phrase_list(lang, sec, "verify", ctx, salt=salt),
-            answer=answer, trap=trap)
-        return phrase(lang, sec, "title", ctx, salt=salt), question, solution
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        if not has(lang, self.cell, "mcq_stem"):
-            return ""
-        ctx = solved.data.get("rendered_ctx")
-        if ctx is None or ctx["gpu_name"] != gpu_label(gpu, lang):
-            ctx = self.context(params, gpu, solved)
-            ctx["gpu_name"] = gpu_label(gpu, lang)
-            ctx["gpu_name_start"] = at_sentence_start(ctx["gpu_name"])
-        return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
-
-    def rendered_steps(self, params, gpu, solved, lang, salt):
-        steps = solved.data["steps"]
-        return solution_steps(own_whys(steps, lang) if self.numbered_whys else steps, lang,
-                              salt=salt, gpu=gpu.to_dict())
 
     def enough_options(self, params, gpu, solved) -> bool:
         """At least three distinct, plausible, applicable wrong options besides the right one,
@@ -220,7 +136,6 @@ def z_fastest(block: list[int], i: int) -> list[int]:
 class CleanBlock(EngineFamily):
     """W-A: a 1D block whose size is a multiple of 32 (seed 001 Ex 1); which warp holds thread i."""
 
-    numbered_whys = True
     cell = "W-A"
     main_answer = "warp_id"
     answer_specs = {**BLOCK_SPECS, "warp_id": sp.count("", "linear_index"),
@@ -263,7 +178,7 @@ class CleanBlock(EngineFamily):
             answers["min_block_threads"] = size
             steps += more
         return Solved(answers, {"steps": steps, "ctx": {
-            "T": bw.threads, "block_text": shape_text(block), "i": loc.linear_index,
+            "T": bw.threads, "i": loc.linear_index,
             "first": WARP * loc.warp_id, "last": WARP * loc.warp_id + WARP - 1}})
 
     def in_cell(self, params, gpu, solved):
@@ -294,7 +209,6 @@ class CleanBlock(EngineFamily):
 class TailWarp(EngineFamily):
     """W-B: the block is not a multiple of 32: a partial tail warp and its wasted lanes (Ex 2)."""
 
-    numbered_whys = True
     cell = "W-B"
     main_answer = "warps"
     answer_specs = {**BLOCK_SPECS, "full_warps": sp.count("warps", "threads_per_block"),
@@ -339,7 +253,7 @@ class TailWarp(EngineFamily):
             answers["padded_threads"], more = warp_engine.padded_block(params["block"], explain=explain)
             steps += more
         return Solved(answers, {"steps": steps, "ctx": {
-            "P": bw.threads, "block_text": shape_text(params["block"]), "top": bw.top_warp_id,
+            "P": bw.threads, "top": bw.top_warp_id,
             "q": bw.full_warps, "t": bw.tail_active, "w": bw.warps,
             "tail_share": bw.tail_waste_fraction, "first_tail": WARP * bw.full_warps}})
 
@@ -370,7 +284,6 @@ class TailWarp(EngineFamily):
 class RowStraddle(EngineFamily):
     """W-C: a 2D block whose rows are not a multiple of 32 wide; the asked warp cuts across rows (Ex 3)."""
 
-    numbered_whys = True
     cell = "W-C"
     main_answer = "last_coords"
     answer_specs = {**BLOCK_SPECS, "first_coords": sp.coords("block", "warp_id"),
@@ -430,9 +343,7 @@ class RowStraddle(EngineFamily):
         pieces = [{"y": s.y, "x0": s.x_start, "x1": s.x_end, "n": s.count} for s in segs]
         return Solved(answers, {"steps": steps, "ctx": {
             "P": bw.threads, "Dx": dx, "Dy": block[1], "k": k, "i0": first, "i1": last,
-            "x0": x0, "y0": y0, "x1": x1, "y1": y1, "pieces": pieces, "n_total": last - first + 1,
-            "block_text": shape_text(block), "first_text": coords_text([x0, y0, 0]),
-            "last_text": coords_text([x1, y1, 0])}})
+            "x0": x0, "y0": y0, "x1": x1, "y1": y1, "pieces": pieces, "n_total": last - first + 1}})
 
     def in_cell(self, params, gpu, solved):
         b = params["block"]
@@ -465,7 +376,6 @@ class RowStraddle(EngineFamily):
 class DepthTerm(EngineFamily):
     """W-C2: a true 3D block; a linear index back to (x, y, z) with the z term in play (Ex 3b)."""
 
-    numbered_whys = True
     cell = "W-C2"
     main_answer = "coords"
     answer_specs = {"coords": sp.coords("block", "linear_index"),
@@ -509,7 +419,6 @@ class DepthTerm(EngineFamily):
         return Solved(answers, {"steps": steps, "ctx": {
             "P": bw.threads, "Dx": block[0], "Dy": block[1], "Dz": block[2], "A": loc.slice_size,
             "i": loc.linear_index, "tx": tx, "ty": ty, "tz": tz, "o": loc.offset_in_slice,
-            "block_text": shape_text(block), "coords_text": coords_text(loc.coords),
             "k": loc.warp_id, "slices_aligned": bw.slices_aligned}})
 
     def in_cell(self, params, gpu, solved):
@@ -541,7 +450,6 @@ class DepthTerm(EngineFamily):
 class TinyBlock(EngineFamily):
     """W-D: a block smaller than a warp: one warp, most lanes idle; where a thread sits in it."""
 
-    numbered_whys = True
     cell = "W-D"
     main_answer = "wasted_lanes"
     answer_specs = {**BLOCK_SPECS, "linear_index": sp.count("", "block", "thread"),
@@ -594,8 +502,7 @@ class TinyBlock(EngineFamily):
                 block, gpu.max_blocks_per_sm, gpu.max_warps_per_sm, explain=explain)
             steps += more
         return Solved(answers, {"steps": steps, "ctx": {
-            "P": bw.threads, "block_text": shape_text(block), "thread_text": coords_text(params["thread"]),
-            "i": loc.linear_index, "share": bw.waste_fraction, "Dx": block[0],
+            "P": bw.threads, "i": loc.linear_index, "share": bw.waste_fraction, "Dx": block[0],
             "B_max": gpu.max_blocks_per_sm, "slots": WARP * gpu.max_warps_per_sm}})
 
     def in_cell(self, params, gpu, solved):
@@ -627,7 +534,6 @@ def warp_cap_gpus(level: int) -> tuple[str, ...]:
 
 
 class HidingFamily(EngineFamily):
-    numbered_whys = True
     topic = "latency-hiding"
     answer_specs = {
         "warps_per_scheduler": sp.count("warps", "latency", "work_per_warp"),
@@ -762,7 +668,6 @@ class SchedulerDemand(EngineFamily):
     """W-J: every scheduler needs ⌈L/(T_issue·I_warp)⌉ warps of its own; × N_sched they exceed
     the SM's cap, and ILP closes the gap (seed 001 Ex 10)."""
 
-    numbered_whys = True
     cell = "W-J"
     topic = "latency-hiding"
     main_answer = "warps_needed"
@@ -872,7 +777,6 @@ def splits(parts: int, step: int) -> list[tuple[int, ...]]:
 
 
 class DivergenceFamily(EngineFamily):
-    numbered_whys = True
     topic = "divergence"
     main_answer = "slowdown"
     answer_specs = {
@@ -899,9 +803,7 @@ class DivergenceFamily(EngineFamily):
             "taken": [b.to_dict() for b in taken], "empty": [b.to_dict() for b in empty],
             "n_taken": len(taken), "T_div": res.serialised, "T_conv": res.baseline,
             "U": res.useful_lane_cycles, "sum_all": sum(b.cost for b in res.branches),
-            "cost": taken[0].cost, "lanes_text": " / ".join(str(b.lanes) for b in res.branches),
-            "costs_text": " + ".join(str(b.cost) for b in taken),
-            "path": params.get("path", 1),
+            "cost": taken[0].cost, "path": params.get("path", 1),
             "path_cost": res.branches[params.get("path", 1) - 1].cost}})
 
     def figure(self, params, gpu, solved):
@@ -1049,7 +951,6 @@ IMAGES = {1: ((1920, 1080), (1280, 720), (3840, 2160), (1024, 768), (640, 480), 
 class ChooseBlock(EngineFamily):
     """W-I: a square-looking block against a warp-aligned one for an image kernel (Ex 9)."""
 
-    numbered_whys = True
     cell = "W-I"
     main_answer = "square_wasted_lanes"
     answer_specs = {
@@ -1097,11 +998,8 @@ class ChooseBlock(EngineFamily):
         W, H = params["image"]
         ctx = {
             "W": W, "H": H, "sq": list(sq.block), "al": list(al.block),
-            "sq_text": shape_text(sq.block), "al_text": shape_text(al.block),
-            "a_text": shape_text(a), "b_text": shape_text(b),
             "sq_P": sq.threads, "al_P": al.threads, "sq_q": sq.full_warps, "sq_t": sq.tail_active,
             "sq_share": sq.waste_fraction, "al_q": al.full_warps,
-            "better_text": shape_text(better) if better else "",
             "sq_grid": -(-W // sq.block[0]) * -(-H // sq.block[1]),
             "al_grid": -(-W // al.block[0]) * -(-H // al.block[1]),
         }
@@ -1119,20 +1017,6 @@ class ChooseBlock(EngineFamily):
         return (a["square_wasted_lanes"] > 0 and a["aligned_wasted_lanes"] == 0
                 and better is not None and better[0] % WARP == 0 and cmp.better != "tie"
                 and self.enough_options(params, gpu, solved))
-
-    def rendered_steps(self, params, gpu, solved, lang, salt):
-        cmp = solved.data["cmp"]
-        keys = ("threads_per_block", "warps", "tail_active", "wasted_lanes")
-        out = []
-        for bw in (cmp.first, cmp.second):
-            label = shape_text(bw.block[:2])
-            for step in solution_steps(own_whys(pick_steps(bw.steps, keys), lang), lang,
-                                       salt=salt + label, gpu=gpu.to_dict()):
-                step.title = f"[{label}] {step.title}"
-                out.append(step)
-        out += solution_steps(own_whys(cmp.steps + solved.data.get("more", []), lang), lang,
-                              salt=salt, gpu=gpu.to_dict())
-        return out
 
     def misconceptions(self, params, gpu, solved):
         ctx = solved.data["ctx"]
