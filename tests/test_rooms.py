@@ -5,7 +5,6 @@ context of numbers) and its writer in `quizgen.render.writers` says it in words,
 from __future__ import annotations
 
 import ast
-import inspect
 import pathlib
 
 import pytest
@@ -15,8 +14,6 @@ from quizgen.problems import families
 from quizgen.problems.base import Family
 
 PROBLEMS = pathlib.Path(quizgen.problems.__file__).parent
-#: Modules that still write words of their own (their writers are not yet split off).
-STILL_WRITING = {"warp_families", "latency_families", "real_gpu", "real_gpu_inverse"}
 #: What a family no longer has: the words are its writer's.
 WORD_METHODS = ("render", "mcq_stem", "choices", "real_note", "real_change_note")
 
@@ -40,8 +37,7 @@ def test_the_import_scan_sees_render_imports(tmp_path):
     assert {"quizgen.render", "quizgen.render.phrases"} <= imported(src)
 
 
-@pytest.mark.parametrize("path", sorted(p for p in PROBLEMS.glob("*.py") if p.stem not in STILL_WRITING),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(PROBLEMS.glob("*.py")), ids=lambda p: p.stem)
 def test_problems_import_nothing_from_render(path):
     assert sorted(m for m in imported(path) if m == "quizgen.render" or m.startswith("quizgen.render.")) == []
 
@@ -49,8 +45,6 @@ def test_problems_import_nothing_from_render(path):
 def test_families_write_no_words():
     wordy = []
     for cell, fam in families().items():
-        if inspect.getmodule(type(fam)).__name__.rpartition(".")[2] in STILL_WRITING:
-            continue
         for cls in type(fam).__mro__:
             if cls is Family or not issubclass(cls, Family):
                 continue

@@ -1,4 +1,4 @@
-"""Level-3 design questions of L-1 and L-2, and the latency cells' own whys.
+"""Level-3 design questions of L-1 and L-2.
 
 L-1 asks the most registers per thread that make room for one more block; L-2 the largest
 shared-memory tile that does. Both are the notes' (textbook) lids turned around, solved by
@@ -8,28 +8,9 @@ steps a student writes are shown.
 
 from __future__ import annotations
 
-from functools import cache
-
 from quizgen.engine import inverse
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import LaunchConfig, launch_config
-
-
-@cache
-def _why_keys() -> frozenset[str]:
-    from quizgen.render.phrases import book
-    return frozenset(book("en").get("why", {}))
-
-
-def own_whys(steps: list[Step], prefix: str = "lat_") -> list[Step]:
-    """Give each step the why written for these cells (``[why] <prefix><formula>``), which names
-    the step's own numbers, where one exists; other steps keep the engine's why."""
-    keys = _why_keys()
-    for st in steps:
-        key = prefix + st.formula
-        if key in keys:
-            st.why = key
-    return steps
 
 
 def _closed_form(steps: list[Step], keys: tuple[str, ...]) -> list[Step]:

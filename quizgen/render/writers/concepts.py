@@ -13,9 +13,9 @@ import hashlib
 
 from quizgen.problems.concepts import ConceptCards, example_values, get_card, load_cards, worked_number
 from quizgen.problems.model import Choice, Solution, SolutionStep
-from quizgen.problems.real_gpu_inverse import own_whys
 from quizgen.render.phrases import phrase
 from quizgen.render.solution import solution_steps
+from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.base import Writer
 

@@ -18,10 +18,11 @@ from quizgen.problems import real_gpu
 from quizgen.problems.latency_families import (EfficiencyPlateau, EqualOccupancyDivergence,
                                                GridWaves, LatencyFamily)
 from quizgen.problems.model import Solution
-from quizgen.problems.real_gpu_inverse import own_whys as lat_whys
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
+from quizgen.render.whys import own_whys as lat_whys
 from quizgen.render.writers import writes
+from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
 from quizgen.render.writers.warps import EngineWriter, gpu_label
 
 
@@ -48,7 +49,7 @@ class GridWavesWriter(EngineWriter):
     def write(self, params, gpu, solved, lang, salt):
         title, question, solution = super().write(params, gpu, solved, lang, salt)
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+            question = f"{question} {question_note(gpu, lang, salt)}"
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
         return title, question, solution
 
@@ -57,7 +58,7 @@ class GridWavesWriter(EngineWriter):
         ctx["gpu_name"] = gpu_label(gpu, lang)
         stem = phrase(lang, self.cell, "stem", ctx, salt=salt)
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
+            stem = f"{stem} {question_note(gpu, lang, salt)}"
         return stem
 
     def real_note(self, params, gpu, solved, lang, salt) -> str:
@@ -69,19 +70,19 @@ class GridWavesWriter(EngineWriter):
 
         def text(blocks, slots, n):
             if not blocks:
-                return phrase(lang, real_gpu.SECTION, "exact_none", {})
-            return phrase(lang, real_gpu.SECTION, "exact_waves", {"B": blocks, "C": slots, "n": n})
+                return phrase(lang, SECTION, "exact_none", {})
+            return phrase(lang, SECTION, "exact_waves", {"B": blocks, "C": slots, "n": n})
         if B:
             wv = grid_engine.waves(params["grid_blocks"], params["num_sms"], B)
             exact = text(B, wv.slots, wv.waves)
         else:
             exact = text(0, 0, 0)
-        note = real_gpu.answer_note(gpu, lang, salt, exact=exact,
+        note = answer_note(gpu, lang, salt, exact=exact,
                                     book=text(a["blocks_per_sm"], a["slots"], a["waves"]),
                                     same=B == a["blocks_per_sm"])
         if "full_wave_grid" in a and B and B != a["blocks_per_sm"]:
             grid = whatif.wave_grid(params["grid_blocks"], wv.slots)
-            note += " " + phrase(lang, real_gpu.SECTION, "exact_full_waves", {"G": grid})
+            note += " " + phrase(lang, SECTION, "exact_full_waves", {"G": grid})
         return note
 
 
@@ -100,15 +101,15 @@ class EqualOccupancyDivergenceWriter(EngineWriter):
         title, question, solution = super().write(params, gpu, solved, lang, salt)
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
             cfg = launch_config(params["threads_per_block"], params["regs_per_thread"])
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+            question = f"{question} {question_note(gpu, lang, salt)}"
             solution.answer = (f"{solution.answer} "
-                               f"{real_gpu.occupancy_note(gpu, cfg, solved.data['occ'], lang, salt)}")
+                               f"{occupancy_note(gpu, cfg, solved.data['occ'], lang, salt)}")
         return title, question, solution
 
     def mcq_stem(self, params, gpu, solved, lang, salt):
         stem = phrase(lang, self.cell, "stem", self.context(params, gpu, solved), salt=salt)
         if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
+            stem = f"{stem} {question_note(gpu, lang, salt)}"
         return stem
 
 

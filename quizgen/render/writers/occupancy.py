@@ -13,17 +13,18 @@ from typing import Any
 
 from quizgen.engine import inverse
 from quizgen.engine.occupancy import launch_config
-from quizgen.problems import real_gpu
-from quizgen.problems import real_gpu_inverse
 from quizgen.problems.model import Solution
 from quizgen.problems.occupancy_families import (CannotFit, OccupancyFamily, RealGpuRegisters,
                                                  RealGpuSharedMemory)
+from quizgen.problems.real_gpu import exact_occupancy, largest_exact_block, names_real_gpu
 from quizgen.render import numbers
 from quizgen.render.occupancy import occupancy_solution
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
+from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.base import Writer
+from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
 
 
 def block_text(params: dict[str, Any]) -> str:
@@ -53,8 +54,8 @@ class OccupancyWriter(Writer):
         if ctx["asked"]:
             question = f"{question} {phrase(lang, self.cell, 'ask3', ctx, salt=salt)}"
             solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
+        if names_real_gpu(gpu, self.model_for(gpu)):
+            question = f"{question} {question_note(gpu, lang, salt)}"
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
             solution.answer += self.real_change_note(gpu, solved, lang, salt)
         return title, question, solution
@@ -65,19 +66,19 @@ class OccupancyWriter(Writer):
         change = solved.data.get("change")
         if change is None or change.after is None:
             return ""
-        note = real_gpu.occupancy_note(gpu, change.after.config, change.after, lang, salt)
-        return " " + phrase(lang, real_gpu.SECTION, "with_change", {"note": note}, salt=salt)
+        note = occupancy_note(gpu, change.after.config, change.after, lang, salt)
+        return " " + phrase(lang, SECTION, "with_change", {"note": note}, salt=salt)
 
     def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
         ctx = self.context(params, gpu, solved)
         stem = phrase(lang, self.cell if has(lang, self.cell, "stem") else "occ", "stem", ctx, salt=salt)
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            stem = f"{stem} {real_gpu.question_note(gpu, lang, salt)}"
+        if names_real_gpu(gpu, self.model_for(gpu)):
+            stem = f"{stem} {question_note(gpu, lang, salt)}"
         return stem
 
     def real_note(self, params, gpu, solved, lang, salt) -> str:
         """The exact model's answer beside the textbook one (the question names a real GPU)."""
-        return real_gpu.occupancy_note(gpu, self.config(params), solved.data["result"], lang, salt)
+        return occupancy_note(gpu, self.config(params), solved.data["result"], lang, salt)
 
 
 @writes(CannotFit)
@@ -90,22 +91,21 @@ class CannotFitWriter(OccupancyWriter):
         solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
         if ctx["asked"]:
             solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
+        if names_real_gpu(gpu, self.model_for(gpu)):
             solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
             if ctx["asked"]:       # the exact model's own inverse: registers at which T fits
                 exact = inverse.max_regs_for_blocks(gpu, self.config(params), 1, model="exact").answer
-                solution.answer += " " + phrase(lang, real_gpu.SECTION, "exact_regs_to_fit",
+                solution.answer += " " + phrase(lang, SECTION, "exact_regs_to_fit",
                                                 {"T": params["threads_per_block"], "r": exact or 0},
                                                 salt=salt)
         return title, question, solution
 
     def real_note(self, params, gpu, solved, lang, salt) -> str:
         r = params["regs_per_thread"]
-        exact = real_gpu.largest_exact_block(gpu, lambda T: launch_config(T, r))
+        exact = largest_exact_block(gpu, lambda T: launch_config(T, r))
         book = solved.answers["largest_block"]
-        text = lambda T: phrase(lang, real_gpu.SECTION, "exact_largest", {"T": T})
-        return real_gpu.answer_note(gpu, lang, salt, exact=text(exact), book=text(book),
-                                    same=exact == book)
+        text = lambda T: phrase(lang, SECTION, "exact_largest", {"T": T})
+        return answer_note(gpu, lang, salt, exact=text(exact), book=text(book), same=exact == book)
 
 
 @writes(RealGpuRegisters)
@@ -122,7 +122,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
                "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
                "T": params.get("threads_per_block", 32)}
         if "inverse" in solved.data:        # the design step's whys name its own numbers
-            real_gpu_inverse.own_whys(solved.data["inverse"].steps)
+            own_whys(solved.data["inverse"].steps)
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
         verify = phrase_list(lang, self.cell, "verify", {**ctx, "need": 32 * ctx["r"]}, salt=salt)
         sol = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
@@ -139,11 +139,11 @@ class RealGpuRegistersWriter(OccupancyWriter):
             sol.answer = f"{sol.answer} {phrase(lang, 'L-1-design', 'answer', more, salt=salt)}"
         if not self.trap_applies(params, gpu, solved):
             sol.trap = ""
-        if real_gpu.names_real_gpu(gpu, self.model_for(gpu)):
-            question = f"{question} {real_gpu.question_note(gpu, lang, salt)}"
-            exact = real_gpu.exact_occupancy(gpu, launch_config(ctx["T"], ctx["r"]))
-            warps = lambda A, occ: phrase(lang, real_gpu.SECTION, "exact_warps", {"A": A, "occ": occ})
-            sol.answer = (f"{sol.answer} " + real_gpu.answer_note(
+        if names_real_gpu(gpu, self.model_for(gpu)):
+            question = f"{question} {question_note(gpu, lang, salt)}"
+            exact = exact_occupancy(gpu, launch_config(ctx["T"], ctx["r"]))
+            warps = lambda A, occ: phrase(lang, SECTION, "exact_warps", {"A": A, "occ": occ})
+            sol.answer = (f"{sol.answer} " + answer_note(
                 gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
                 book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"]))
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
@@ -154,7 +154,7 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
     """L-2: the occupancy solution in seed 004's words, and the level-3 design step."""
 
     def write(self, params, gpu, solved, lang, salt):
-        real_gpu_inverse.own_whys(solved.data["result"].steps, "l2_")
+        own_whys(solved.data["result"].steps, "l2_")
         title, question, solution = super().write(params, gpu, solved, lang, salt)
         inv = solved.data.get("inverse")
         if inv is not None and inv.answer is not None:
@@ -164,7 +164,7 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
                    "w": solved.answers["warps"],
                    "A2": params["target_blocks"] * solved.answers["warps"]}
             question = f"{question} {phrase(lang, 'L-2-design', 'ask', ctx, salt=salt)}"
-            solution.steps += solution_steps(real_gpu_inverse.own_whys(inv.steps), lang, salt=salt,
+            solution.steps += solution_steps(own_whys(inv.steps), lang, salt=salt,
                                              gpu=gpu.to_dict())
             solution.verify.extend(phrase_list(lang, "L-2-design", "verify", ctx, salt=salt))
             solution.answer = f"{solution.answer} {phrase(lang, 'L-2-design', 'answer', ctx, salt=salt)}"

@@ -1,0 +1,46 @@
+"""The two sentences of a question that names a real GPU but keeps the notes' model.
+
+Cells built on the notes' formulas (OCC-1…9, L-1, L-2) keep the textbook model on a real GPU
+(`quizgen.problems.real_gpu`); the question then says so in its own text, and the Answer gives
+the exact model's answer (NVIDIA's allocation rules) beside the textbook one, so that a textbook
+number is never presented as a real chip's behaviour.
+"""
+
+from __future__ import annotations
+
+from quizgen.engine.occupancy import LaunchConfig, OccupancyResult
+from quizgen.gpus import GPU
+from quizgen.problems.real_gpu import exact_occupancy
+from quizgen.render.phrases import phrase
+
+#: The phrasebook section of these sentences.
+SECTION = "real-gpu"
+
+
+def question_note(gpu: GPU, lang: str, salt: str) -> str:
+    """The sentence a question adds: it uses the textbook model; the exact answer is given too."""
+    return phrase(lang, SECTION, "question", {"name": gpu.spoken_name}, salt=salt)
+
+
+def occupancy_text(res: OccupancyResult, lang: str) -> str:
+    if res.blocks_per_sm == 0:
+        return phrase(lang, SECTION, "exact_none", {})
+    return phrase(lang, SECTION, "exact_occ", {"B": res.blocks_per_sm, "A": res.active_warps,
+                                               "occ": res.occupancy})
+
+
+def answer_note(gpu: GPU, lang: str, salt: str, *, exact: str, book: str, same: bool,
+                reserve: bool = False) -> str:
+    """The sentence the Answer adds: the exact model's answer, the same or beside the textbook one."""
+    ctx = {"name": gpu.spoken_name, "exact": exact, "book": book, "reserve": reserve}
+    return phrase(lang, SECTION, "answer_same" if same else "answer_differs", ctx, salt=salt)
+
+
+def occupancy_note(gpu: GPU, config: LaunchConfig, book: OccupancyResult, lang: str,
+                   salt: str) -> str:
+    """Answer note for an occupancy question: blocks, warps and occupancy under both models."""
+    exact = exact_occupancy(gpu, config)
+    same = (exact.blocks_per_sm, exact.active_warps) == (book.blocks_per_sm, book.active_warps)
+    reserve = bool(gpu.reserved_smem_per_block) and bool(config.smem_per_block + config.dyn_smem)
+    return answer_note(gpu, lang, salt, exact=occupancy_text(exact, lang),
+                       book=occupancy_text(book, lang), same=same, reserve=reserve)
