@@ -1225,7 +1225,7 @@ def _box_width(value: Any) -> float:
     return 18.0
 
 
-def _given(problem: Problem) -> list[list[str]]:
+def _given(problem: Problem, labels) -> list[list[str]]:
     """The Given line: the GPU as a person says it, then each named quantity (a parameter the
     phrasebook does not name, such as which variant is asked, is not the student's to read)."""
     from quizgen.gpus import gpu_from_dict
@@ -1237,7 +1237,7 @@ def _given(problem: Problem) -> list[list[str]]:
             spoken = gpu_from_dict(problem.gpu).spoken_name
         except Exception:              # an older manifest's GPU record: its name is still true
             spoken = str(problem.gpu["name"])
-        items.append(["GPU", spoken])
+        items.append([labels["gpu"], spoken])
     for key, value in problem.params.items():
         name = param_name(key, problem.lang)
         if name is not None and not isinstance(value, dict):
@@ -1250,7 +1250,7 @@ def _question_common(number: int, spec: ExamQuestion, problem: Problem, labels) 
     return {"number": number, "points": _points_text(total),
             "points_label": labels["point"] if total == 1 else labels["points"],
             "cell": problem.cell, "level": problem.level, "title": problem.title,
-            "question": problem.question, "given": _given(problem)}
+            "question": problem.question, "given": _given(problem, labels)}
 
 
 def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
