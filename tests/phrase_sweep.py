@@ -8,6 +8,7 @@ LMS banks) and prints the templated variants never reached, one a line (none: al
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -121,6 +122,98 @@ def grade_a_class(tmp: Path) -> None:
                     invalid="flag", force=True)
 
 
+def grade_remarks(tmp: Path) -> None:
+    """The grader's remarks ([grade_note], [grade_read], [grade_sheet]) as the code makes them:
+    answers of every shape compared and read, odd answer sheets matched, overrides applied; each
+    remark written in every language."""
+    import csv
+    import io
+    from fractions import Fraction
+
+    from quizgen.grade.compare import compare
+    from quizgen.grade.grader import check_answer
+    from quizgen.grade.match import Matcher, manifest_entries, read_columns
+    from quizgen.grade.notes import note_text
+    from quizgen.grade.overrides import Override, apply_overrides
+    from quizgen.grade.parse import parse_answer, parse_with_work
+    from quizgen.grade.parse import _why
+    from quizgen.grade.sheet import SheetRow, _records, read_answer_sheet
+
+    remarks = []
+    for text, expected, kind, unit in [
+            ("25", 0.25, "fraction", None), ("0.25", 25, "percent", None),
+            ("48", 49152, "bytes", None), ("8.5", 8, "count", None), ("1.5", 0.5, "fraction", None),
+            ("8 blocks", 8, "count", "warps"), ("8 KB", 8, "count", None),
+            ("3 cycles", 0.5, "fraction", None), ("3 cycles", 25, "percent", None),
+            ("200%", 2, "ratio", None), ("8 warps", 8, "bytes", None), ("2x", 8, "cycles", None),
+            ("2x", 8, "real", None), ("8 abc", 8, "count", None)]:
+        remarks.append(compare(parse_answer(text), expected, kind=kind, unit=unit).note)
+    for text in ["", "8 abc", "8 %%", "0x10", "8,", ")", "1,5", "1e999", "((((" * 6 + "1",
+                 "min(1", "floor(1,2)", "floor 2", "⌈1)", "min(1,2", "8 blocks/xyz", "8 blocks/",
+                 "1/0", "0^-1", "2^0.5", "2^999", "10^40", "1" + "0" * 40, "x" * 300, 8]:
+        remarks.append(parse_with_work(text)[0].error)
+    remarks.append(_why("safety_net", error="RecursionError"))   # the reader's safety net
+    problems = {}
+    for cell in CELLS:
+        for level in (1, 2, 3):
+            try:
+                data = generate_one(cell, level=level, seed=1).to_dict()
+            except QuizgenError:
+                continue
+            for key, value in data["answers"].items():
+                kind = data["answer_specs"][key]["kind"]
+                problems.setdefault(kind, (data, key))
+    for lang in phrases.LANGS:
+        for data, key in problems.values():
+            for text in ("(1, 2)", "maybe", "registers", "warps, registers, blocks", "nothing"):
+                check_answer(data, key, text, lang=lang)
+    manifest = json.loads((tmp / "manifest.json").read_text(encoding="utf-8"))
+    entries = manifest_entries(manifest)
+    answers = [f"Q{q.number}.{k}" for q in entries[0].questions for k in q.asked]
+    issues = []
+    for invalid in ("flag", "zero"):
+        read_columns(["name", "roll", "comments", answers[0], answers[0]], entries, invalid, issues)
+    header = ["name", "roll", "version", *answers]
+    matcher = Matcher(entries, read_columns(header, entries, "flag", issues), len(header))
+    first, second = entries[0], entries[1]
+    for line, cells in enumerate([(first.name, first.roll, first.version, "1"),
+                                  (first.name, first.roll, first.version, *["1"] * len(answers), "x"),
+                                  ("Nobody", "0", second.version, *["1"] * len(answers)),
+                                  ("", "", "", *["1"] * len(answers))], start=2):
+        matcher.match(SheetRow(line, tuple(cells)), issues)
+    no_version = Matcher([first, first], read_columns(["name", *answers], entries, "flag", issues),
+                         1 + len(answers))
+    no_version.match(SheetRow(9, (first.name, *["1"] * len(answers))), issues)
+    (tmp / "sep.csv").write_text("sep=;\nname;roll\nA;1\n", encoding="utf-8")
+    issues += read_answer_sheet(tmp / "sep.csv").issues
+    too_long = "x" * (csv.field_size_limit() + 1)      # a field the CSV reader refuses
+    _records(io.StringIO(f"name\n{too_long}\n"), ",", 0, issues)
+    for lang in phrases.LANGS:
+        graded = grade_class_results(tmp)
+        student = graded[0]
+        wrong = next(b for s in graded for b in s.boxes if b.check.status == "wrong")
+        owner = next(s for s in graded if wrong in s.boxes)
+        issues += apply_overrides(graded, manifest, [
+            Override(2, "nobody", "Q1.nothing", Fraction(1), None, "why"),
+            Override(3, student.roll, student.boxes[0].column, Fraction(99), None, ""),
+            Override(4, student.roll, student.boxes[0].column, Fraction(0), None, "a reason"),
+            Override(5, owner.roll, wrong.column, None, wrong.check.answer, "a reason")],
+            lang=lang)
+    remarks += [issue.message for issue in issues]
+    for lang in phrases.LANGS:
+        for remark in remarks:
+            note_text(remark, lang)
+
+
+def grade_class_results(tmp: Path):
+    """The students of the last graded class, as the grader returns them."""
+    from quizgen.grade.grader import grade_rows
+    from quizgen.grade.sheet import read_answer_sheet
+
+    manifest = json.loads((tmp / "manifest.json").read_text(encoding="utf-8"))
+    return grade_rows(manifest, read_answer_sheet(tmp / "answers.csv"), invalid="flag")[0]
+
+
 def library_only() -> None:
     """Phrases that only a library call (no command or family) renders, by their call sites."""
     from quizgen import get_gpu, launch_config
@@ -229,6 +322,7 @@ def main(seeds: int) -> None:
         run(args)
     with tempfile.TemporaryDirectory() as tmp:
         grade_a_class(Path(tmp))
+        grade_remarks(Path(tmp))
         for lang in phrases.LANGS:
             out = Path(tmp) / f"bank-{lang}.xml"
             run_once(["export", "occupancy-basics", "--format", "moodle", "--variants", "1",
