@@ -14,6 +14,10 @@ from quizgen.problems import families
 from quizgen.problems.base import Family
 
 PROBLEMS = pathlib.Path(quizgen.problems.__file__).parent
+ENGINE = PROBLEMS.parent / "engine"
+#: What the engine's pure arithmetic never imports: the problems built on it, or any words.
+ABOVE_ENGINE = ("quizgen.problems", "quizgen.render", "quizgen.export", "quizgen.grade",
+                "quizgen.cli", "quizgen.generator")
 #: What a family no longer has: the words are its writer's.
 WORD_METHODS = ("render", "mcq_stem", "choices", "real_note", "real_change_note")
 
@@ -46,7 +50,13 @@ def test_families_write_no_words():
     wordy = []
     for cell, fam in families().items():
         for cls in type(fam).__mro__:
-            if cls is Family or not issubclass(cls, Family):
+            if not issubclass(cls, Family):
                 continue
             wordy += [f"{cell}: {cls.__name__}.{name}" for name in WORD_METHODS if name in vars(cls)]
     assert wordy == []
+
+
+@pytest.mark.parametrize("path", sorted(ENGINE.glob("*.py")), ids=lambda p: p.stem)
+def test_the_engine_imports_nothing_built_on_it(path):
+    assert sorted(m for m in imported(path)
+                  if any(m == top or m.startswith(top + ".") for top in ABOVE_ENGINE)) == []

@@ -13,10 +13,10 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 from functools import cache
-from typing import Any, Iterable
+from typing import Any
 
 from quizgen.errors import QuizgenError
-from quizgen.problems.base import LEVELS, problem_id, rng_for
+from quizgen.problems.base import LEVELS, rng_for
 from quizgen.problems.registry import FAMILIES, registered_cells
 
 #: Modules of this package that hold the machinery, not families; every other module defines

@@ -2,9 +2,11 @@
 
 A family lists the candidate parameters of each level (`space`), solves them with the engine
 (pure arithmetic plus the derivation), *checks* that a candidate really lands in its cell (the
-cell's limiter binds, its trap is present) so that only those are used, then writes the question
-and the worked solution in the asked language. It also models the wrong methods students use
-(`misconceptions`), which give multiple-choice distractors and the grader's diagnosis.
+cell's limiter binds, its trap is present) so that only those are used, and declares what its
+answers mean (`answer_specs`) and when its remarks apply (`misconception_when`, `trap_when`).
+It also models the wrong methods students use (`misconceptions`), which give multiple-choice
+distractors and the grader's diagnosis. A family writes no words: its writer
+(`quizgen.render.writers`) says the solved problem in a language, from the phrasebook.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from typing import Any, ClassVar, Iterable
 
 from quizgen.gpus import GPU
 from quizgen.problems.applicability import Facts, Predicate, applies
-from quizgen.problems.model import Choice, Solution
 from quizgen.problems.specs import AnswerSpec
 
 LEVELS = (1, 2, 3)
@@ -97,10 +98,11 @@ class Family:
         """The cell's defining property; a draw that fails it is redrawn."""
         return True
 
-    def render(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
-               salt: str) -> tuple[str, str, Solution]:
-        """(title, question, solution) in `lang`."""
-        raise NotImplementedError
+    def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
+        """The numbers the cell's phrases may name: the parameters, the answers, the solver's
+        ``solved.data["ctx"]``, the GPU (``gpu``) and the level-3 ask (``ask``, empty if none)."""
+        return {"params": params, "gpu": gpu.to_dict(), "ask": "", **params, **solved.answers,
+                **solved.data.get("ctx", {})}
 
     def misconceptions(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> list[Misconception]:
         return []
@@ -126,18 +128,6 @@ class Family:
 
     def figure(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any] | None:
         return None
-
-    def choices(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
-                salt: str) -> list[Choice] | None:
-        """Options for families without a numeric main answer (concept cards)."""
-        return None
-
-    def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
-                 salt: str) -> str:
-        """The multiple-choice stem in `lang`: the question's setup and one ask, the quantity
-        that the options give (`main_answer`). Empty: the family has not written one yet, and a
-        multiple-choice card falls back to the whole question."""
-        return ""
 
     def model_for(self, gpu: GPU) -> str | None:
         return gpu.default_model if self.uses_model else None

@@ -22,7 +22,6 @@ from typing import Any
 from quizgen import kernels as shipped
 from quizgen.engine.occupancy import occupancy
 from quizgen.gpus import GPU, get_gpu
-from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.exact_families import ExactFamily, _model_miscs
@@ -163,7 +162,7 @@ class RealKernel(ExactFamily):
         return solved
 
     def lands(self, params, gpu, solved):
-        res, book = solved.data["result"], solved.data["textbook"]
+        res = solved.data["result"]
         if res.blocks_per_sm < 1:
             return False
         if "change" in params:

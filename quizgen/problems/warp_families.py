@@ -97,14 +97,18 @@ def uneven_split(facts: Facts, m: Any) -> bool:
 class EngineFamily(Family):
     """A family solved by the engine's warp, latency and divergence functions: its problem is
     `solved.data["steps"]` (engine steps) and `solved.data["ctx"]` (numbers for its cell's
-    phrases), which its writer (``render/writers/warps.py``) puts into words.
+    phrases), which its writer (``render/writers/warps.py``, on every family's writer) puts into
+    words.
     """
 
     topic = "warps"
 
     def context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
-        return {"params": params, "gpu": gpu.to_dict(), "cap": gpu.max_warps_per_sm,
-                "ask": "", **params, **solved.answers, **solved.data.get("ctx", {})}
+        """Every family's context, with the SM's warp ceiling (``cap``) unless the solver named
+        its own."""
+        ctx = super().context(params, gpu, solved)
+        ctx.setdefault("cap", gpu.max_warps_per_sm)
+        return ctx
 
     def enough_options(self, params, gpu, solved) -> bool:
         """At least three distinct, plausible, applicable wrong options besides the right one,

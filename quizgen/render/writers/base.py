@@ -27,15 +27,16 @@ class Writer:
     def write(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
               salt: str) -> tuple[str, str, Solution]:
         """(title, question, solution) in `lang`."""
-        return self.fam.render(params, gpu, solved, lang, salt)
+        raise NotImplementedError
 
     def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
                  salt: str) -> str:
         """The multiple-choice stem in `lang`: the question's setup and one ask, the quantity
         the options give (the main answer). Empty: a card falls back to the whole question."""
-        return self.fam.mcq_stem(params, gpu, solved, lang, salt)
+        return ""
 
     def choices(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
                 salt: str) -> list[Choice] | None:
-        """Options of a family without a numeric main answer (concept cards)."""
-        return self.fam.choices(params, gpu, solved, lang, salt)
+        """Options of a family without a numeric main answer (concept cards); None: the
+        options come from the main answer and the family's misconceptions."""
+        return None

@@ -23,11 +23,11 @@ from quizgen.render.solution import solution_steps
 from quizgen.render.whys import own_whys as lat_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
-from quizgen.render.writers.warps import EngineWriter, gpu_label
+from quizgen.render.writers.family import FamilyWriter, gpu_label
 
 
 @writes(EfficiencyPlateau)
-class EfficiencyPlateauWriter(EngineWriter):
+class EfficiencyPlateauWriter(FamilyWriter):
     """OCC-6: η(N) = min(N, L)/L, its steps said with the cell's own numbers."""
 
     whys = {"plateau_warps": "occ6_plateau", "latency_efficiency": "occ6_efficiency",
@@ -38,7 +38,7 @@ class EfficiencyPlateauWriter(EngineWriter):
 
 
 @writes(GridWaves)
-class GridWavesWriter(EngineWriter):
+class GridWavesWriter(FamilyWriter):
     """OCC-7: waves of a grid; on a real GPU, blocks per SM and waves under the exact model too."""
 
     whys = {"grid_slots": "occ7_slots", "sms_with_blocks": "occ7_sms_used", "idle_sms": "occ7_idle",
@@ -87,7 +87,7 @@ class GridWavesWriter(EngineWriter):
 
 
 @writes(EqualOccupancyDivergence)
-class EqualOccupancyDivergenceWriter(EngineWriter):
+class EqualOccupancyDivergenceWriter(FamilyWriter):
     """OCC-8: the divergent kernel's lanes per path; on a real GPU, the exact occupancy too."""
 
     whys = {"branch_pass": "occ8_pass", "lane_work": "occ8_lane_work",
@@ -114,7 +114,7 @@ class EqualOccupancyDivergenceWriter(EngineWriter):
 
 
 @writes(LatencyFamily)
-class LatencyWriter(EngineWriter):
+class LatencyWriter(FamilyWriter):
     """L-3…L-5: the latency cells' own whys, a one-quantity stem, a trap only where its
     predicates hold."""
 

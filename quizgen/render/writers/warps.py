@@ -1,26 +1,22 @@
-"""The words of the warp problems (W-A…W-J) and of every family built on `EngineFamily`.
+"""The words of the warp problems (W-A…W-J).
 
-One writer lays out these problems from the cell's own phrasebook section: title, question,
-forecast, the engine's steps, verify lines, answer and, where its predicates hold, the trap; a
-level-3 problem's ``ask_<name>`` and ``answer_<name>`` follow the question and the answer. The
-warp cells explain each step with their own why-lines, which name the step's numbers; the cells
-that quote a block's shape or a thread's coordinates write them here, from the family's numbers.
+They are laid out as every family's (`quizgen.render.writers.family`): the cell's section, the
+engine's steps, the trap where its predicates hold. The warp cells explain each step with their
+own why-lines, which name the step's numbers; the cells that quote a block's shape or a thread's
+coordinates write them here, from the family's numbers.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Iterable
+from typing import Iterable
 
-from quizgen.engine.derivation import Step
-from quizgen.gpus import GPU
-from quizgen.problems.model import Solution
 from quizgen.problems.warp_families import (ChooseBlock, CleanBlock, DepthTerm, DivergenceFamily,
-                                            EngineFamily, HidingFamily, RowStraddle,
-                                            SchedulerDemand, TailWarp, TinyBlock, pick_steps)
-from quizgen.render.phrases import book, has, phrase, phrase_list
+                                            HidingFamily, RowStraddle, SchedulerDemand, TailWarp,
+                                            TinyBlock, pick_steps)
 from quizgen.render.solution import solution_steps
+from quizgen.render.whys import numbered_whys
 from quizgen.render.writers import writes
-from quizgen.render.writers.base import Writer
+from quizgen.render.writers.family import FamilyWriter
 
 
 def tuple_text(values: Iterable[int]) -> str:
@@ -29,111 +25,9 @@ def tuple_text(values: Iterable[int]) -> str:
     return "(" + ", ".join(str(int(v)) for v in values) + ")"
 
 
-def at_sentence_start(text: str) -> str:
-    """A name opening a sentence: its first letter upper-case, the rest as written ("GPU" stays)."""
-    return text[:1].upper() + text[1:]
-
-
-def gpu_label(gpu: GPU, lang: str) -> str:
-    """How a question names the GPU: as a person says it ("A100"), or the notes' SM in words."""
-    if gpu.is_textbook:
-        return phrase(lang, "gpu_label", "textbook")
-    return gpu.spoken_name
-
-
-#: lang → engine why key → the warp cells' own key for it (``w_<key>``, where one exists).
-_NUMBERED: dict[str, dict[str, str]] = {}
-
-
-def numbered_whys(steps: list[Step], lang: str) -> list[Step]:
-    """The steps with the warp cells' own why-lines: an engine why key ``k`` becomes ``w_k`` when
-    the phrasebook has one (those name the step's own numbers; the calculators keep the engine's
-    general sentences). The steps are this problem's own (a fresh solve), so they are renamed
-    in place."""
-    own = _NUMBERED.get(lang)
-    if own is None:
-        whys = book(lang).get("why", {})
-        own = _NUMBERED[lang] = {k[2:]: k for k in whys if k.startswith("w_")}
-    for s in steps:
-        key = own.get(s.why)
-        if key is not None:
-            s.why = key
-    return steps
-
-
-def formula_whys(steps: list[Step], whys: dict[str, str]) -> list[Step]:
-    """A cell's own why for each engine step it names (by formula): a why that speaks of this
-    problem's numbers in this cell's terms."""
-    for step in steps:
-        step.why = whys.get(step.formula, step.why)
-    return steps
-
-
-@writes(EngineFamily)
-class EngineWriter(Writer):
-    """Writes a problem from its cell's section: title, question, forecast, verify, answer, trap,
-    mcq_stem, and ``ask_<name>``/``answer_<name>`` for the step a problem's ``ask`` adds."""
-
-    #: whether the steps read the warp cells' own why-lines (`numbered_whys`)
-    numbered: ClassVar[bool] = False
-    #: this cell's own why keys, by the engine step's formula (`formula_whys`)
-    whys: ClassVar[dict[str, str]] = {}
-
-    def texts(self, params: dict[str, Any], solved) -> dict[str, str]:
-        """Values the phrases quote as written (a block's shape, a thread's coordinates)."""
-        return {}
-
-    def context(self, params, gpu, solved) -> dict[str, Any]:
-        """The family's numbers and the texts its phrases quote."""
-        return {**self.fam.context(params, gpu, solved), **self.texts(params, solved)}
-
-    def named_context(self, params, gpu, solved, lang) -> dict[str, Any]:
-        """The context with the GPU as the question names it, alone and opening a sentence."""
-        ctx = self.context(params, gpu, solved)
-        ctx["gpu_name"] = gpu_label(gpu, lang)
-        ctx["gpu_name_start"] = at_sentence_start(ctx["gpu_name"])
-        return ctx
-
-    def write(self, params, gpu, solved, lang, salt):
-        ctx = self.named_context(params, gpu, solved, lang)
-        solved.data["rendered_ctx"] = ctx          # the multiple-choice stem reuses it
-        sec = self.cell
-        steps = self.steps(params, gpu, solved, lang, salt)
-        question = phrase(lang, sec, "question", ctx, salt=salt)
-        answer = phrase(lang, sec, "answer", ctx, salt=salt)
-        ask = params.get("ask")
-        if ask:
-            question += " " + phrase(lang, sec, f"ask_{ask}", ctx, salt=salt)
-            answer += " " + phrase(lang, sec, f"answer_{ask}", ctx, salt=salt)
-        trap = (phrase(lang, sec, "trap", ctx, salt=salt)
-                if self.trap_applies(params, gpu, solved) else "")
-        solution = Solution(
-            forecast=phrase(lang, sec, "forecast", ctx, salt=salt), steps=steps,
-            verify=phrase_list(lang, sec, "verify", ctx, salt=salt),
-            answer=answer, trap=trap)
-        return phrase(lang, sec, "title", ctx, salt=salt), question, solution
-
-    def mcq_stem(self, params, gpu, solved, lang, salt):
-        if not has(lang, self.cell, "mcq_stem"):
-            return ""
-        ctx = solved.data.get("rendered_ctx")
-        if ctx is None or ctx["gpu_name"] != gpu_label(gpu, lang):
-            ctx = self.named_context(params, gpu, solved, lang)
-        return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
-
-    def steps(self, params, gpu, solved, lang, salt):
-        """The engine's steps in words, each with the why-line this cell explains it with."""
-        steps = solved.data["steps"]
-        if self.numbered:
-            numbered_whys(steps, lang)
-        if self.whys:
-            formula_whys(steps, self.whys)
-        return solution_steps(steps, lang, salt=salt, gpu=gpu.to_dict())
-
-
 @writes(HidingFamily)
 @writes(SchedulerDemand)
-class WarpWriter(EngineWriter):
+class WarpWriter(FamilyWriter):
     """The warp cells: every step's why names its own numbers."""
 
     numbered = True
