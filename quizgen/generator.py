@@ -17,7 +17,7 @@ from quizgen.problems import (LEVELS, _FAMILIES, _pool, check_level, families, f
 from quizgen.problems.base import problem_id
 from quizgen.problems.model import Problem
 from quizgen.render.choices import build_choices
-from quizgen.render.phrases import LANGS, book
+from quizgen.render.phrases import DEFAULT_LANG, LANGS, book
 from quizgen.render.writers import writer_for
 
 __all__ = ["CELLS", "LANGS", "LEVELS", "families", "family", "generate", "generate_one",
@@ -30,7 +30,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hinglish",
+def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,
                  gpu: str | None = None) -> Problem:
     """One problem of `cell`: the same arguments always give the same problem.
 
@@ -74,7 +74,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = "hingl
 
 
 def generate(cells: Iterable[str] | None = None, count: int = 1, seed: int = 0,
-             level: int | Iterable[int] = 1, lang: str = "hinglish",
+             level: int | Iterable[int] = 1, lang: str = DEFAULT_LANG,
              gpu: str | None = None) -> list[Problem]:
     """`count` problems per cell and level, seeds seed, seed+1, …; cells default to all."""
     chosen = list(cells) if cells else list(families())

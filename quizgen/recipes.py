@@ -18,7 +18,7 @@ from typing import Any
 import quizgen
 from quizgen.errors import QuizgenError, require_int
 
-from quizgen.render.phrases import LANGS  # noqa: E402  (the phrasebook's languages)
+from quizgen.render.phrases import DEFAULT_LANG, LANGS  # noqa: E402  (the phrasebook's languages)
 #: Card kinds made from single problems (a recipe without ``kinds`` gets these).
 PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")
 #: Every kind; ``skill``: one note per cell and level holding `variants` solved variants.
@@ -192,7 +192,7 @@ def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
             raise QuizgenError(f"got {level}; expected levels from {LEVELS[0]} to {LEVELS[-1]}",
                                field="levels")
     gpus = _gpus(data.get("gpu", "default"))
-    langs = _langs(data.get("lang", "hinglish"))
+    langs = _langs(data.get("lang", DEFAULT_LANG))
     seed = require_int("seed", data.get("seed", 0), minimum=0, maximum=MAX_SEED)
     if "kind" in data and "kinds" in data:
         raise QuizgenError("give either 'kind' or 'kinds', not both", field="kind")

@@ -116,7 +116,8 @@ def _parse_card(raw: dict[str, Any], path_name: str, index: int) -> ConceptCard:
 
 @cache
 def load_cards(lang: str) -> CardDeck:
-    """The cards of `lang` ("hinglish" or "en"), read once and checked against the English file."""
+    """The cards of `lang` (one of the phrasebook's languages), read once and checked against the
+    English file."""
     from quizgen.languages import LANGS
     from quizgen.resources import data_dir
 
