@@ -235,3 +235,46 @@ def test_grader_notes_sheet_values_and_calculators_speak_the_new_language(templa
     # The CLI offers the phrasebook's languages and takes the new one by name.
     helped = " ".join(_run(templates, "generate", "--help", cwd=tmp_path).stdout.split())
     assert f"en or {LANG}" in helped
+
+
+def test_scan_report_and_reasons_speak_the_new_language(templates, tmp_path):
+    """A paper exam in the new language, scanned in part (the first page of the first paper,
+    nothing of the second) with a page that is no exam page: the report's words, its sentences
+    and every box's and page's reason are the new language's, and so are review.csv's reasons."""
+    import re
+    from html import escape
+
+    import cv2
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    sheet = tmp_path / "paper"
+    _run(templates, "sheet", "--lang", LANG, "--versions", "2", "--bubbles", "--out", str(sheet),
+         cwd=tmp_path)
+    manifest = json.loads((sheet / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["students"][0]["sheet"]["pages"] >= 2      # so that a page goes missing
+    page = pdfium.PdfDocument(str(sheet / "exam.pdf"))[0]
+    image = page.render(scale=150 / 72, grayscale=True).to_numpy()
+    cv2.imwrite(str(tmp_path / "page-1.png"), image[..., 0] if image.ndim == 3 else image)
+    cv2.imwrite(str(tmp_path / "white.png"), np.full((1754, 1240), 250, np.uint8))
+    scanned = tmp_path / "scanned"
+    done = _run(templates, "scan", "page-1.png", "white.png", "--manifest",
+                str(sheet / "manifest.json"), "--out", str(scanned), cwd=tmp_path)
+    assert "no QR code" in done.stderr       # the command's own warnings stay in English
+
+    report = (scanned / "scan-report.html").read_text(encoding="utf-8")
+    assert '<html lang="x-xx">' in report
+
+    def texts(tag: str) -> list[str]:
+        return re.findall(rf"<{tag}[^>]*>(.*?)</{tag}>", report, flags=re.S)
+
+    assert len(texts("li")) == 4 and len(texts("h2")) >= 3   # with a missing page, a paper
+    shown = texts("title") + texts("h1") + texts("li") + texts("h2") + texts("th")
+    assert all(MARK in text for text in shown), [t for t in shown if MARK not in t]
+    reasons = [row[5] for row in csv.reader(io.StringIO(
+        (scanned / "review.csv").read_text(encoding="utf-8-sig")))][1:]
+    assert len(set(reasons)) >= 3           # a box of the page, a page missing, a paper missing
+    assert all(MARK in r for r in reasons), reasons
+    assert any(escape(r, quote=False) in report for r in reasons if "scan" not in r)
+    unreadable = re.search(r"<td>white\.png</td><td>(.*?)</td>", report)
+    assert unreadable and MARK in unreadable.group(1)

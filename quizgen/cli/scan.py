@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli import app
+from quizgen.cli.options import LANG_CHOICES
 
 
 @app.command("scan")
@@ -17,6 +18,7 @@ def scan_command(
     fix: Annotated[Optional[Path], typer.Option("--fix", help="Apply your readings of the doubtful boxes (review.csv with its answer column filled; 'blank' for an empty box) to --out's answers.csv, instead of scanning.")] = None,
     dpi: Annotated[int, typer.Option("--dpi", help="Resolution at which PDF pages are read (100–600).")] = 200,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write scan-report.html (crops of every answer).")] = True,
+    lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of scan-report.html and of review.csv's reasons: {LANG_CHOICES} (default: the exam's).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Scan into a folder that holds files quizgen did not write: only quizgen's own files are replaced (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Read filled answer grids from scanned papers and write answers.csv for `quizgen grade`.
@@ -53,7 +55,7 @@ def scan_command(
         from quizgen.scan import scan_class
 
         result = scan_class([str(s) for s in scans], manifest, out, dpi=dpi, report=report,
-                            force=force)
+                            force=force, lang=lang)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"{result.pages} pages, {result.recognised} recognised; {result.boxes} boxes: "

@@ -14,6 +14,10 @@ under each answer box (``quizgen sheet --bubbles``), and writes into ``scanned/`
   those readings into answers.csv;
 * ``scan-report.html``: every page with each answer's crop and what was read, the doubtful
   boxes first.
+
+The report and the reasons in review.csv are written in the exam's language (the manifest's, or
+the one asked for), from the phrasebook's ``[scan-label]``, ``[scan]`` and ``[scan_reason]``; the
+command's own summary and warnings are quizgen's interface messages, in English.
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.notes import Note
 
-__all__ = ["ScanResult", "scan_class", "apply_fixes", "ANSWERS", "REVIEW", "REPORT"]
+__all__ = ["ScanResult", "scan_class", "apply_fixes", "reason", "ANSWERS", "REVIEW", "REPORT"]
 
 ANSWERS = "answers.csv"
 REVIEW = "review.csv"
@@ -35,9 +40,23 @@ REPORT = "scan-report.html"
 REVIEW_HEADER = ["version", "name", "roll", "box", "page", "reason", "answer"]
 
 
+def reason(key: str, **values: Any) -> Note:
+    """Why a box is left for review or a page is not used: phrase ``[scan_reason].key`` with its
+    values, written in a language when shown (``str()`` gives the interface's English)."""
+    return Note(key, tuple(values.items()), "scan_reason")
+
+
+def _scan_note(key: str, **values: Any) -> Note:
+    return Note(key, tuple(values.items()), "scan")
+
+
 @dataclass(slots=True)
 class ScanResult:
-    """What a scan found: counts for the command's summary line, and the paths written."""
+    """What a scan found: counts for the command's summary line, and the paths written.
+
+    `unreadable`, `missing_pages` and `absent` are the command's warning lines (English); the
+    report writes the same in the exam's language. `lang` is the language of the report and of
+    review.csv's reasons."""
 
     pages: int = 0
     recognised: int = 0
@@ -50,6 +69,7 @@ class ScanResult:
     kept: list[str] = field(default_factory=list)          # a user's files moved out of the way
     out_dir: Path = Path(".")
     answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
+    lang: str = ""
 
 
 def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
@@ -62,21 +82,27 @@ def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
 
 def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.PathLike[str],
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
-               force: bool = False,
+               force: bool = False, lang: str | None = None,
                progress: Callable[[int], None] | None = None) -> ScanResult:
     """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html.
+
+    The report and review.csv's reasons are in `lang` (default: the exam's language, as the
+    manifest records it; else the phrasebook's default).
 
     As `quizgen sheet` and `grade` do, only quizgen's own files in `out_dir` are replaced: a folder
     holding anything else (the sheet's folder, a hand-edited answers.csv) is refused unless
     `force`, and then such a file in the way is kept as NAME.kept."""
     from quizgen.export.bubbles import NEEDS_REVIEW
     from quizgen.export.sheet import answer_columns, load_manifest
+    from quizgen.grade.match import sheet_lang
+    from quizgen.grade.notes import note_text
     from quizgen.scan.pages import RENDER_DPI, Page, load_scans, locate
     from quizgen.scan.read import read_page
     from quizgen.scan.report import crop, page_entry, write_report
 
     manifest = load_manifest(manifest_path)
     layout = _scan_layout(manifest, str(manifest_path))
+    lang = sheet_lang(manifest, lang)
     if not scans:
         raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
     students = {s["version"]: s for s in manifest["students"]}
@@ -90,7 +116,9 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                            f"); scan into a folder of its own, such as {out / 'scanned'}",
                            field="out")
     check_folder(out, force=force)
-    result = ScanResult(out_dir=out)
+    result = ScanResult(out_dir=out, lang=lang)
+    missing_notes: list[Note] = []
+    absent_notes: list[Note] = []
     seen: dict[tuple[str, int], list[Any]] = {}      # (version, page) → readings of its boxes
     pages_html: list[dict[str, Any]] = []
     unreadable_html: list[dict[str, Any]] = []
@@ -100,11 +128,11 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
             progress(result.pages)
         found = locate(scan, layout)
         if not isinstance(found, Page) or found.version not in students:
-            reason = (found.reason if not isinstance(found, Page)
-                      else f"version {found.version} is not in this manifest")
-            result.unreadable.append(f"{scan.source}: {reason}")
+            why = (found.reason if not isinstance(found, Page)
+                   else reason("unknown_version", version=found.version))
+            result.unreadable.append(f"{scan.source}: {why}")
             if report:
-                unreadable_html.append({"source": scan.source, "reason": reason,
+                unreadable_html.append({"source": scan.source, "reason": why,
                                         "thumb": crop(found.image, None, width=300)})
             continue
         result.recognised += 1
@@ -117,7 +145,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
             for old, new in zip(earlier, readings):
                 if old.text != new.text:
                     old.text, old.status = NEEDS_REVIEW, "review"
-                    old.reason = "scanned twice, read differently"
+                    old.reason = reason("scanned_twice")
             result.unreadable.append(f"{scan.source}: version {found.version} page {found.page} "
                                      "scanned again (the first scan is used)")
             continue
@@ -130,20 +158,21 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         row = {column: "" for column in columns}
         pages_found = {p for (v, p) in seen if v == version}
         if not pages_found:
-            result.absent.append(_who(student))
+            absent_notes.append(_who(student))
         for page in range(1, student["sheet"]["pages"] + 1):
             if page in pages_found:
                 continue
             boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
             if boxes and pages_found:
-                result.missing_pages.append(f"{_who(student)}: page {page}")
+                missing_notes.append(_scan_note("who_page", who=_who(student), page=page))
             for box in boxes:
                 row[box["column"]] = NEEDS_REVIEW
                 result.boxes += 1
                 result.review += 1
+                why = (reason("page_not_scanned", page=page) if pages_found
+                       else reason("paper_not_scanned"))
                 review_rows.append([version, student["name"], student["roll"], box["column"],
-                                    str(page), f"page {page} was not scanned" if pages_found
-                                    else "no page of this paper was scanned", ""])
+                                    str(page), why.text(lang), ""])
         for (v, page), readings in sorted(seen.items()):
             if v != version:
                 continue
@@ -153,11 +182,14 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                 if reading.status == "review":
                     result.review += 1
                     review_rows.append([version, student["name"], student["roll"],
-                                        reading.column, str(page), reading.reason, ""])
+                                        reading.column, str(page),
+                                        note_text(reading.reason, lang) or "", ""])
                 else:
                     result.read += 1
         answers[version] = row
     result.answers = answers
+    result.missing_pages = [str(n) for n in missing_notes]
+    result.absent = [str(n) for n in absent_notes]
     import shutil
     import tempfile
 
@@ -169,7 +201,8 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         _write_answers(staged / ANSWERS, manifest, columns, answers)
         write_csv(staged / REVIEW, [REVIEW_HEADER, *review_rows])
         if report:
-            write_report(staged / REPORT, manifest, result, pages_html, unreadable_html)
+            write_report(staged / REPORT, manifest, result, pages_html, unreadable_html, lang,
+                         missing=missing_notes, absent=absent_notes)
         result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
@@ -177,9 +210,10 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     return result
 
 
-def _who(student: dict[str, Any]) -> str:
-    parts = [p for p in (student.get("name"), student.get("roll")) if p]
-    return " · ".join(parts + [f"version {student['version']}"])
+def _who(student: dict[str, Any]) -> Note:
+    """A student as the warnings and the report name them: name · roll · version."""
+    return _scan_note("who", name=str(student.get("name") or ""),
+                      roll=str(student.get("roll") or ""), version=str(student["version"]))
 
 
 def _write_answers(path: Path, manifest: dict[str, Any], columns: list[str],

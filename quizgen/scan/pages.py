@@ -15,6 +15,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.notes import Note
+from quizgen.scan import reason
 
 #: The straightened page's resolution: 6 px/mm ≈ 152 dpi, enough for 3.4 mm bubbles.
 PX_PER_MM = 6.0
@@ -45,10 +47,11 @@ class Page:
 
 @dataclass(slots=True)
 class Unreadable:
-    """A page that could not be recognised, and why (shown in the report with a thumbnail)."""
+    """A page that could not be recognised, and why (a phrase of ``[scan_reason]``, shown in the
+    report with a thumbnail)."""
 
     source: str
-    reason: str
+    reason: Note
     image: np.ndarray
 
 
@@ -120,18 +123,18 @@ def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
     gray = scan.image
     code = _find_code(gray)
     if code is None:
-        return Unreadable(scan.source, "no QR code of a quizgen page found", _thumb(gray))
+        return Unreadable(scan.source, reason("no_code"), _thumb(gray))
     (exam, version, page), corners = code
     if exam != layout["exam"]:
-        return Unreadable(scan.source, f"a page of another exam (code {exam}, this manifest's is "
-                                       f"{layout['exam']})", _thumb(gray))
+        return Unreadable(scan.source, reason("other_exam", code=exam, exam=layout["exam"]),
+                          _thumb(gray))
     # The QR code's corners in the page (mm) and in the scan (px): a first, rough alignment.
     qx, qy = layout["qr"]
     size = layout["qr_size"]
     qr_mm = np.float32([[qx, qy], [qx + size, qy], [qx + size, qy + size], [qx, qy + size]])
     rough, _ = cv2.estimateAffinePartial2D(qr_mm, corners)
     if rough is None:
-        return Unreadable(scan.source, "the QR code's position could not be read", _thumb(gray))
+        return Unreadable(scan.source, reason("code_position"), _thumb(gray))
     scale = float(np.hypot(rough[0, 0], rough[1, 0]))     # px per mm in the scan
     found_mm, found_px = [], []
     for mark in layout["marks"]:
@@ -141,8 +144,7 @@ def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
             found_mm.append(mark)
             found_px.append(centre)
     if len(found_mm) < 3:
-        return Unreadable(scan.source, f"only {len(found_mm)} of the 4 corner marks found "
-                                       "(page cut off or folded?)", _thumb(gray))
+        return Unreadable(scan.source, reason("few_marks", found=len(found_mm)), _thumb(gray))
     src = np.float32(found_mm) * PX_PER_MM
     dst = np.float32(found_px)
     if len(found_mm) == 4:

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from quizgen.grade.notes import Note
+from quizgen.scan import reason
 from quizgen.scan.pages import PX_PER_MM, Page
 
 #: Share of the bubble's radius whose disc is measured (the printed ring stays outside).
@@ -34,12 +36,13 @@ MIN_FILL_GAP = 0.35
 @dataclass(slots=True)
 class BoxReading:
     """What one answer box says: `text` for answers.csv (the answer, or NEEDS_REVIEW when
-    doubtful), the reason when doubtful, and each bubble's state for the report."""
+    doubtful), the reason when doubtful (a phrase of ``[scan_reason]``, written in the report's
+    language), and each bubble's state for the report."""
 
     column: str
     text: str
     status: str                       # "read" or "review"
-    reason: str = ""
+    reason: Note | None = None
     states: list[str] = field(default_factory=list)    # per bubble: "empty", "filled", "faint"
     scores: list[float] = field(default_factory=list)
 
@@ -101,11 +104,11 @@ def read_box(box: dict[str, Any], scores: np.ndarray) -> BoxReading:
 
     column = box["column"]
     if box["kind"] == "written" or not box["bubbles"]:
-        return BoxReading(column, NEEDS_REVIEW, "review", "no bubble grid: read the written box")
+        return BoxReading(column, NEEDS_REVIEW, "review", reason("no_grid"))
     states = ["filled" if s >= FILLED else "faint" if s > EMPTY else "empty" for s in scores]
     reading = BoxReading(column, "", "read", states=states, scores=[round(float(s), 2) for s in scores])
     if "faint" in states:
-        return _doubt(reading, "a faint or erased mark")
+        return _doubt(reading, reason("faint"))
     rows: dict[str, list[str]] = {}
     for (_, _, row, value), state in zip(box["bubbles"], states):
         rows.setdefault(row, [])
@@ -113,11 +116,11 @@ def read_box(box: dict[str, Any], scores: np.ndarray) -> BoxReading:
             rows[row].append(value)
     if not any(rows.values()):
         # nothing filled: perhaps no answer, perhaps one written in the box and never bubbled
-        return _doubt(reading, "no bubble filled: is an answer written in the box?")
+        return _doubt(reading, reason("nothing_filled"))
     kind = box["kind"]
     if kind == "yes_no":
         if len(rows["opt"]) > 1:
-            return _doubt(reading, "both yes and no are filled")
+            return _doubt(reading, reason("yes_and_no"))
         return _read(reading, rows["opt"][0])
     if kind == "limits":
         return _read(reading, ", ".join(rows["opt"]))
@@ -132,11 +135,11 @@ def _read_number(reading: BoxReading, box: dict[str, Any], rows: dict[str, list[
         marked = rows.get(f"p{power}", [])
         if len(marked) > 1:
             label = f"×{10 ** power}" if power >= 0 else f"×{10.0 ** power:.{-power}f}"
-            return _doubt(reading, f"two bubbles in the {label} row")
+            return _doubt(reading, reason("two_in_row", row=label))
         digits.append(marked[0] if marked else None)
     filled = [i for i, d in enumerate(digits) if d is not None]
     if not filled:
-        return _doubt(reading, "no digit filled")
+        return _doubt(reading, reason("no_digit"))
     # Empty rows count as 0 only before the first digit (leading places) or, after the decimal
     # point, after the last one (trailing places); an empty row between digits is a gap.
     first, last = filled[0], filled[-1]
@@ -144,9 +147,9 @@ def _read_number(reading: BoxReading, box: dict[str, Any], rows: dict[str, list[
         if digits[i] is None:
             power = powers[i]
             label = f"×{10 ** power}" if power >= 0 else f"×{10.0 ** power:.{-power}f}"
-            return _doubt(reading, f"the {label} row is empty between filled rows")
+            return _doubt(reading, reason("row_gap", row=label))
     if last < places - 1:
-        return _doubt(reading, "the ×1 row is empty")
+        return _doubt(reading, reason("no_units"))
     whole = "".join(d or "0" for d in digits[:places])
     fraction = "".join(d or "0" for d in digits[places:])
     value = Decimal(whole + ("." + fraction if fraction else ""))
@@ -156,8 +159,8 @@ def _read_number(reading: BoxReading, box: dict[str, Any], rows: dict[str, list[
     if box.get("selector"):
         chosen = rows.get("as", [])
         if len(chosen) != 1:
-            return _doubt(reading, "percent or fraction: fill exactly one" if chosen
-                          else "percent or fraction is not filled")
+            return _doubt(reading, reason("share_twice") if chosen
+                          else reason("share_none"))
         if chosen[0] == "%":
             text += "%"
     return _read(reading, text)
@@ -173,10 +176,10 @@ def _read(reading: BoxReading, text: str) -> BoxReading:
     return reading
 
 
-def _doubt(reading: BoxReading, reason: str) -> BoxReading:
+def _doubt(reading: BoxReading, why: Note) -> BoxReading:
     from quizgen.export.bubbles import NEEDS_REVIEW
 
-    reading.text, reading.status, reading.reason = NEEDS_REVIEW, "review", reason
+    reading.text, reading.status, reading.reason = NEEDS_REVIEW, "review", why
     return reading
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 import base64
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
+from markupsafe import Markup, escape
 
+from quizgen.grade.notes import Note, note_text
+from quizgen.render.phrases import phrase
 from quizgen.scan.pages import PX_PER_MM, Page
 
 
@@ -54,12 +57,64 @@ def _template():
 
 
 def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
-                 unreadable: list[dict[str, Any]]) -> None:
+                 unreadable: list[dict[str, Any]], lang: str, *, missing: Sequence[Note] = (),
+                 absent: Sequence[Note] = ()) -> None:
+    """The report in `lang`: the template's fixed words are ``[scan-label]``, its sentences
+    ``[scan]``, the boxes' and pages' reasons ``[scan_reason]``."""
     from quizgen.files import atomic_write
+    from quizgen.languages import html_lang
+    from quizgen.render.phrases import labels
 
-    pages = sorted(pages, key=lambda p: (p["version"], p["page"]))
-    doubtful = [dict(box, page=p["page"], version=p["version"], name=p["name"], roll=p["roll"])
+    pages = [dict(p, heading=_say(lang, "heading", name=str(p["name"]), roll=str(p["roll"]),
+                                  version=p["version"], page=p["page"]),
+                  detail=_say(lang, "page_detail", version=p["version"], source=p["source"],
+                              marks=p["marks"]),
+                  boxes=[dict(b, reason=note_text(b["reason"], lang) or "") for b in p["boxes"]])
+             for p in sorted(pages, key=lambda p: (p["version"], p["page"]))]
+    doubtful = [dict(box, page=p["page"], version=p["version"], name=p["name"], roll=p["roll"],
+                     where=_say(lang, "where", version=p["version"], page=p["page"]))
                 for p in pages for box in p["boxes"] if box["status"] == "review"]
+    unreadable = [dict(u, reason=note_text(u["reason"], lang)) for u in unreadable]
+    summary = {
+        "pages": _html(lang, "pages", pages=result.pages, recognised=result.recognised),
+        "boxes": _html(lang, "boxes", boxes=result.boxes, read=result.read,
+                       to_review=Markup("<strong>%s</strong>") % _say(lang, "to_review",
+                                                                      n=result.review),
+                       needs_review=_code("needs_review"), answers="answers.csv",
+                       answer=_code("answer"), review="review.csv",
+                       fix=_code("quizgen scan --fix review.csv --out …")),
+        "missing": _html(lang, "missing", pages="; ".join(n.text(lang) for n in missing))
+                   if missing else "",
+        "absent": _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
+                        review="review.csv", blank=_code("blank")) if absent else ""}
     atomic_write(path, _template().render(
-        title=manifest.get("recipe", {}).get("title", ""), result=result, pages=pages,
-        doubtful=doubtful, unreadable=unreadable))
+        title=manifest.get("recipe", {}).get("title", ""), html_lang=html_lang(lang),
+        labels=labels(lang, "scan-label"), summary=summary, pages=pages, doubtful=doubtful,
+        unreadable=unreadable))
+
+
+def _say(lang: str, key: str, **values: Any) -> str:
+    """Phrase ``[scan].key`` as text (the template escapes it)."""
+    return phrase(lang, "scan", key, values)
+
+
+def _code(text: str) -> Markup:
+    return Markup("<code>%s</code>") % text
+
+
+def _html(lang: str, key: str, **values: Any) -> Markup:
+    """Phrase ``[scan].key`` as HTML: the sentence and the values written into it are escaped,
+    except the values that are markup already (``<code>…</code>``, ``<strong>…</strong>``)."""
+    marked: dict[str, Markup] = {}
+    context = {}
+    for name, value in values.items():
+        if isinstance(value, Markup):
+            token = f"\x00{len(marked)}\x00"
+            marked[token] = value
+            context[name] = token
+        else:
+            context[name] = value
+    text = str(escape(phrase(lang, "scan", key, context)))
+    for token, value in marked.items():
+        text = text.replace(token, str(value))
+    return Markup(text)
