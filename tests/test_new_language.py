@@ -278,3 +278,10 @@ def test_scan_report_and_reasons_speak_the_new_language(templates, tmp_path):
     assert any(escape(r, quote=False) in report for r in reasons if "scan" not in r)
     unreadable = re.search(r"<td>white\.png</td><td>(.*?)</td>", report)
     assert unreadable and MARK in unreadable.group(1)
+
+    # --lang asks for another of the phrasebook's languages than the exam's.
+    _run(templates, "scan", "page-1.png", "white.png", "--manifest", str(sheet / "manifest.json"),
+         "--out", str(tmp_path / "in-en"), "--lang", "en", cwd=tmp_path)
+    english = (tmp_path / "in-en" / "scan-report.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in english and "To review" in english
+    assert MARK not in english
