@@ -91,3 +91,23 @@ def test_every_answer_key_has_a_name_in_every_language(lang):
     names = book(lang).get("answer_name", {})
     missing = sorted({key for cell in CELLS for key in family(cell).answer_specs if key not in names})
     assert not missing, missing
+
+
+def test_a_printed_unit_is_a_word_of_every_language_and_never_doubles_a_format():
+    # Cards, sheets and LMS banks print `printed_unit` after a value: it must be a unit the
+    # phrasebook can say, and empty where the written value already says what it is (37.5%, 2×).
+    from quizgen.languages import LANGS
+    from quizgen.render.phrases import book
+    from quizgen.problems.specs import SELF_DESCRIBING_FORMATS
+
+    seen = set()
+    for fam in families().values():
+        for key, spec in fam.answer_specs.items():
+            unit = spec.printed_unit
+            if spec.format in SELF_DESCRIBING_FORMATS:
+                assert unit == "", (fam.cell, key)
+            elif unit:
+                seen.add(unit)
+                for lang in LANGS:
+                    assert unit in book(lang)["unit"], (fam.cell, key, unit, lang)
+    assert {"blocks", "warps", "B"} <= seen

@@ -217,10 +217,6 @@ def answer_value(problem: Problem) -> str | None:
     return typed.text if typed is not None else None
 
 
-#: Spec formats whose value is written without a unit after it (37.5%, 2×, (1, 0, 2), a name).
-_NO_UNIT_FORMATS = frozenset({"percent", "times", "tuple", "text", "yes_no", "limits"})
-
-
 def answer_format(problem: Problem, lang: str) -> str:
     """A one-line hint from the answer's spec: which quantity to type, in which form, with how
     many places, in which unit."""
@@ -249,9 +245,8 @@ def answer_format(problem: Problem, lang: str) -> str:
     else:
         hint = words["type_exact"]
     text = f"{words['type']}: {answer_name(key, lang)} ({hint}"
-    unit = answer_spec(problem, key).unit if key in problem.answers else ""
-    if typed is None or typed.format in _NO_UNIT_FORMATS or unit in ("", "fraction", "ratio",
-                                                                      "limiter"):
+    unit = answer_spec(problem, key).printed_unit if key in problem.answers else ""
+    if typed is None or typed.format == "percent" or not unit:
         return text + ")"
     return text + f"; {words['in_unit']}: {unit})"
 

@@ -266,11 +266,8 @@ def _misconception_feedback(lang: str, key: str, salt: str) -> str:
     return phrase(lang, "lms", "unnamed_trap", {"name": key.replace("_", " ")}, salt=salt)
 
 
-_NOT_UNITS = frozenset({"", "fraction", "text", "limiter", "ratio"})
-
-
 def _hint(problem: Problem, key: str, kind: str) -> str:
-    from quizgen.export.cards import labels
+    from quizgen.export.cards import answer_spec as spec_of, labels
     from quizgen.render.solution import unit_text
 
     words = labels(problem.lang)
@@ -287,9 +284,10 @@ def _hint(problem: Problem, key: str, kind: str) -> str:
         hint = words["type_int"]
     else:
         hint = words["type_float"]
-    if unit in _NOT_UNITS:
+    printed = spec_of(problem, key).printed_unit
+    if not printed:
         return hint
-    return f"{hint}; {words['in_unit']}: {unit_text(unit, 2, problem.lang)}"
+    return f"{hint}; {words['in_unit']}: {unit_text(printed, 2, problem.lang)}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1178,14 +1178,12 @@ def _points_text(points: float) -> str:
     return number(points, 6)
 
 
-# Problem.units names a kind of answer for the grader; these kinds are not units to print.
-_NOT_UNITS = frozenset({"", "fraction", "text", "limiter", "list", "bool", "coords", "ratio",
-                        "percent", "choice"})
-
-
 def _unit(problem: Problem, key: str) -> str:
-    unit = str(problem.units.get(key, ""))
-    return "" if unit in _NOT_UNITS else unit
+    """The unit printed after an answer box: the answer spec's (cards and LMS banks print the
+    same)."""
+    from quizgen.export.cards import answer_spec
+
+    return answer_spec(problem, key).printed_unit
 
 
 from quizgen.render.answers import answer_name, answer_text  # noqa: E402

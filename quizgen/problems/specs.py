@@ -31,6 +31,13 @@ DEFAULT_FORMAT = {"count": "number", "fraction": "percent", "ratio": "times", "b
                   "cycles": "number", "real": "number", "coords": "tuple", "choice": "text",
                   "yes_no": "yes_no", "limits": "limits"}
 
+#: Formats whose written value says what it is, with no unit after it (37.5%, 2×, (1, 0, 2), yes,
+#: a limit's name, a named option).
+SELF_DESCRIBING_FORMATS = frozenset({"percent", "times", "tuple", "yes_no", "limits", "text"})
+
+#: Units that name a kind of answer, not something counted: never printed after a value.
+KIND_UNITS = frozenset({"fraction", "ratio", "limiter"})
+
 #: Tolerances by kind when a spec gives none (absolute, in the answer's own units).
 DEFAULT_TOLERANCE = {"fraction": 0.0005, "ratio": 0.0005, "real": 0.0005}
 
@@ -59,6 +66,15 @@ class AnswerSpec:
         if not self.tolerance and self.kind in DEFAULT_TOLERANCE:
             object.__setattr__(self, "tolerance", DEFAULT_TOLERANCE[self.kind])
         object.__setattr__(self, "depends_on", tuple(self.depends_on))
+
+    @property
+    def printed_unit(self) -> str:
+        """The unit a person reads after the value ("blocks", "B"); empty where the written form
+        says what it is (37.5%, 2×, a limit's name) or the unit only names the kind. Cards,
+        sheets and LMS banks print this, so they agree."""
+        if self.format in SELF_DESCRIBING_FORMATS or self.unit in KIND_UNITS:
+            return ""
+        return self.unit
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "unit": self.unit, "format": self.format,
