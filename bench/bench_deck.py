@@ -11,7 +11,10 @@ Figures printed (a small table, then the phases):
 * floor: genanki alone building and writing the very same notes (fields, tags, GUIDs, media
   files already on disk), i.e. the least any genanki-based exporter can take; measured here,
   in the same run, the best of three;
-* phases: generating the problems (a cold process), turning them into notes, writing the .apkg.
+* phases: generating the problems (a cold process), turning them into notes, writing the .apkg;
+* the default deck: ``quizgen deck`` as a user runs it (the packaged default recipe, its lock
+  file, a fresh process, imports included), the median of three runs (five in
+  ``bench/run.py``, one with ``--smoke``); target under 2 s.
 
 The recipe uses every cell whose problem family works, with levels 1–3. ``bench/run.py deck``
 prints the same figures in the suite's table.
@@ -22,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,6 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 STAMP = 1_800_000_000
 RATIO_TARGET = 3.0
 MEMORY_TARGET_MB = 300
+DEFAULT_DECK_TARGET_S = 2.0
 
 
 def clock(fn, *args, **kwargs):
@@ -83,6 +89,20 @@ def end_to_end(recipe: dict, out: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def default_deck(runs: int = 3) -> float:
+    """Seconds `quizgen deck -q` takes in a fresh process (wall clock), the median of `runs`;
+    each run rebuilds the default deck in the same folder, with the lock file the last left."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "quizgen", "deck", "-q"], cwd=tmp, env=env,
+                           check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def floor_write(package, out: Path) -> float:
     """genanki alone: new Note/Deck/Package objects from the same fields, then write_to_file."""
     import genanki
@@ -109,7 +129,7 @@ def floor_write(package, out: Path) -> float:
     return time.perf_counter() - start
 
 
-def run(notes: int, out: Path | None = None) -> dict:
+def run(notes: int, out: Path | None = None, deck_runs: int = 3) -> dict:
     """Every figure of the deck benchmark, measured in one run."""
     from quizgen.export import anki as A
     from quizgen.recipes import recipe_from_dict
@@ -129,7 +149,8 @@ def run(notes: int, out: Path | None = None) -> dict:
         _, t_write = clock(A.write_package, package, folder / "again.apkg", STAMP)
         t_floor = min(floor_write(package, folder / f"floor{i}.apkg") for i in range(3))
     return {"cells": data["cells"], "per_cell": data["per_cell"], **built,
-            "generate": t_generate, "notes_html": t_notes, "write": t_write, "floor": t_floor}
+            "generate": t_generate, "notes_html": t_notes, "write": t_write, "floor": t_floor,
+            "default_deck": default_deck(deck_runs)}
 
 
 def rows(result: dict) -> list:
@@ -146,6 +167,8 @@ def rows(result: dict) -> list:
             "", True),
         Row("deck build peak memory (fresh process)", result["peak_mb"], "MB", "", 0.0,
             f"≤ {MEMORY_TARGET_MB} MB", result["peak_mb"] <= MEMORY_TARGET_MB),
+        Row("default deck: `quizgen deck` (fresh process)", result["default_deck"], "s", "", 0.0,
+            f"< {DEFAULT_DECK_TARGET_S:g} s", result["default_deck"] < DEFAULT_DECK_TARGET_S),
     ]
 
 
@@ -153,7 +176,7 @@ def measure(size: str = "full") -> list:
     """Rows for bench/run.py."""
     from common import pick
 
-    return rows(run(pick(size, 10_000, 2_000, 200)))
+    return rows(run(pick(size, 10_000, 2_000, 200), deck_runs=pick(size, 5, 3, 1)))
 
 
 def report(result: dict) -> None:
@@ -168,6 +191,8 @@ def report(result: dict) -> None:
     print(f"{'export only (notes + write)':34s} {export:8.2f}s {floor:8.2f}s {export / floor:6.2f}x")
     print(f"{'peak memory (fresh process)':34s} {result['peak_mb']:7.0f}MB {'':>9s} {'':>7s}  "
           f"≤ {MEMORY_TARGET_MB} MB")
+    print(f"{'default deck (quizgen deck)':34s} {result['default_deck']:8.2f}s {'':>9s} {'':>7s}  "
+          f"< {DEFAULT_DECK_TARGET_S:g} s")
     print()
     print("phases (this process):")
     print(f"  generate problems (cold):   {result['generate']:7.2f} s")

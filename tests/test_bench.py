@@ -16,7 +16,8 @@ def test_every_benchmark_runs_and_fills_its_rows():
     table = done.stdout
     for figure in ("machine:", "CLI start: quizgen --help", "CLI: one quizgen occupancy",
                    "generate + solve + worked solution (hinglish)", "occupancy --batch",
-                   "deck end to end", "deck build peak memory", "exam: 3 students",
+                   "deck end to end", "deck build peak memory", "default deck: `quizgen deck`",
+                   "exam: 3 students",
                    "grading 3,015 answers"):
         line = next((row for row in table.splitlines() if row.startswith(figure)), None)
         assert line is not None, f"no row for {figure!r} in:\n{table}"
