@@ -179,6 +179,16 @@ def test_generate_deck_sheet_and_grade_in_a_toml_only_language(templates, tmp_pa
     assert feedback and all(MARK in p.read_text(encoding="utf-8") for p in feedback)
     assert MARK in (graded / "report.md").read_text(encoding="utf-8")
 
+    # HTML says which language it is in: the language's own tag from its [language] table.
+    html = _run(templates, "generate", "--cell", "OCC-1", "--lang", LANG, "--format", "html",
+                cwd=tmp_path).stdout
+    assert 'lang="x-xx"' in html and 'lang="en"' not in html
+    graded_html = tmp_path / "graded-html"
+    _run(templates, "grade", str(sheet / "manifest.json"), str(answers), "--out",
+         str(graded_html), "--format", "html", cwd=tmp_path)
+    pages = sorted((graded_html / "feedback").glob("*.html"))
+    assert pages and all('<html lang="x-xx">' in p.read_text(encoding="utf-8") for p in pages)
+
 
 def _written(value) -> str:
     if isinstance(value, list):

@@ -22,6 +22,7 @@ import re
 from functools import cache
 from typing import Any
 
+from quizgen.languages import html_lang
 from quizgen.render import numbers
 from quizgen.render.typst import typst_string
 
@@ -46,7 +47,8 @@ def md_escape(text: Any) -> str:
 
 #: The project's filters, by name (the environment's and the compiled phrases').
 FILTERS = {"num": numbers.number, "pct": numbers.percent, "kb": numbers.kb, "size": numbers.size,
-           "typst_string": typst_string, "typst_array": typst_array, "md": md_escape}
+           "typst_string": typst_string, "typst_array": typst_array, "md": md_escape,
+           "html_lang": html_lang}
 
 
 @cache
