@@ -778,10 +778,12 @@ def _write_collection(package: DeckPackage, db_path: str, timestamp: int,
             genanki.Package(package.decks).write_to_db(cursor, timestamp,
                                                        itertools.count(int(timestamp * 1000)))
         if stamps is not None:
-            rows = [(mod, guid) for guid, mod in stamps.notes.items() if mod != timestamp]
-            cursor.executemany("UPDATE notes SET mod = ? WHERE guid = ?", rows)
-            cursor.executemany("UPDATE cards SET mod = ? WHERE nid = (SELECT id FROM notes "
-                               "WHERE guid = ?)", rows)
+            # by note id (the key; cards are indexed by it), not by guid, which has no index
+            ids = dict(cursor.execute("SELECT guid, id FROM notes"))
+            rows = [(mod, ids[guid]) for guid, mod in stamps.notes.items()
+                    if mod != timestamp and guid in ids]
+            cursor.executemany("UPDATE notes SET mod = ? WHERE id = ?", rows)
+            cursor.executemany("UPDATE cards SET mod = ? WHERE nid = ?", rows)
             (models_json,) = cursor.execute("SELECT models FROM col").fetchone()
             models = json.loads(models_json)
             for model_id, mod in stamps.models.items():
