@@ -31,10 +31,13 @@ def __getattr__(name: str) -> Any:
 
 
 def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,
-                 gpu: str | None = None) -> Problem:
+                 gpu: str | None = None, mcq: bool = True) -> Problem:
     """One problem of `cell`: the same arguments always give the same problem.
 
     Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
+    ``mcq=False`` leaves out the multiple-choice options and stem (and the misconceptions they
+    are drawn from), for a card that never asks the problem as a choice (a skill's variant);
+    everything else is the same problem.
     """
     fam = _FAMILIES.get(cell) or family(cell)
     if level.__class__ is not int or level not in LEVELS:
@@ -56,9 +59,13 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
     pid = problem_id(fam.cell, params, the_gpu, seed, level)
     writer = writer_for(fam)
     title, question, solution = writer.write(params, the_gpu, solved, lang, pid)
-    miscs = fam.applicable_misconceptions(params, the_gpu, solved)
-    choices = (build_choices(fam, solved, miscs, lang, pid) if fam.main_answer
-                             else (writer.choices(params, the_gpu, solved, lang, pid) or []))
+    if not mcq:
+        choices = []
+    elif fam.main_answer:
+        miscs = fam.applicable_misconceptions(params, the_gpu, solved)
+        choices = build_choices(fam, solved, miscs, lang, pid)
+    else:
+        choices = writer.choices(params, the_gpu, solved, lang, pid) or []
     return Problem(
         pid, fam.cell, level, lang, seed, the_gpu.to_dict(), params, answers, question, solution,
         title, fam.model_for(the_gpu) if fam.uses_model else None,
@@ -71,6 +78,12 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         writer.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
     )
 
+
+
+def generate_worked(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,
+                    gpu: str | None = None) -> Problem:
+    """`generate_one` without the multiple-choice parts: the problem as a worked solution."""
+    return generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu, mcq=False)
 
 
 def generate(cells: Iterable[str] | None = None, count: int = 1, seed: int = 0,

@@ -493,6 +493,29 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
                     assert cheap(slot, seed) == A._same_problem_key(problem), (cell, level, seed, gpu)
 
 
+def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts():
+    """Skill notes take their variants from `generate_worked`: the very problem `generate_one`
+    gives (same numbers, words, figure and specs), minus the options and stem no skill card
+    shows, so the deck's repeat check treats both sources alike."""
+    import dataclasses
+
+    from quizgen.generator import CELLS, generate_one, generate_worked
+    from quizgen.recipes import Slot
+
+    assert A._cheap_key(generate_worked) is not None
+    with_choices = 0
+    for cell in CELLS:
+        for level in (1, 2, 3):
+            full = generate_one(cell, level=level, seed=3, lang="hinglish")
+            worked = generate_worked(cell, level=level, seed=3, lang="hinglish")
+            assert worked.choices == [] and worked.mcq_stem == ""
+            with_choices += bool(full.choices)
+            assert dataclasses.replace(full, choices=[], mcq_stem="") == worked, (cell, level)
+            slot = Slot(cell, level, 0, "hinglish", None, 3)
+            assert A._cheap_key(generate_worked)(slot, 3) == A._same_problem_key(worked)
+    assert with_choices > len(CELLS)      # the full problems did have options to leave out
+
+
 def test_new_cards_come_by_cell_then_level(tmp_path):
     recipe = small_recipe(cells=["OCC-3", "OCC-1", "L-6"], levels=[1, 2, 3])
     out = tmp_path / "order.apkg"

@@ -377,7 +377,7 @@ def _cheap_key(source: ProblemSource):
     """For the real generator: the repeat check's key without generating (same key, same deck)."""
     from quizgen import generator, problems
 
-    if source is not generator.generate_one:
+    if source is not generator.generate_one and source is not generator.generate_worked:
         return None
 
     def key(slot: Slot, seed: int) -> tuple[str, ...]:

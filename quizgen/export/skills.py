@@ -205,7 +205,9 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: C.FigureMedia
     """
     from quizgen.export import anki as A
 
-    source = problems_for or A.default_problem_source()
+    if problems_for is None:            # a variant is never asked as a multiple choice
+        from quizgen.generator import generate_worked as problems_for
+    source = problems_for
     figures = figures if figures is not None else C.FigureMedia()
     Note = A._note_class()
     model = skill_model()
