@@ -3,7 +3,7 @@
 Phrases are rendered tens of times per problem; Jinja's per-render context setup costs more than
 the text itself. Our phrase templates (our own files, never user input) use only ``{{ expr }}``
 with arithmetic, attribute access, the project's filters (`quizgen.render.jinja.FILTERS`) and
-``upper, lower, join, format, length, string``, and ``{% if/elif/else %}``, ``{% set x = … %}``
+``upper, lower, join, format, replace, length, string``, and ``{% if/elif/else %}``, ``{% set x = … %}``
 and ``{% for x in y %}`` with ``loop.last`` / ``loop.index``. This module compiles exactly that
 subset; anything else raises `Unsupported`, and `phrase_function` / `file_template` fall back to
 the one Jinja environment (`quizgen.render.jinja.environment`). Semantics follow Jinja's:
@@ -356,6 +356,7 @@ def filters() -> dict[str, Callable[..., Any]]:
         "lower": lambda v: _text(v).lower(),
         "join": lambda v, d="": d.join(_text(x) for x in v),
         "format": lambda v, *args: v % args,
+        "replace": lambda v, old, new, count=-1: _text(v).replace(old, new, count),
         "length": len,
         "string": _text,
     }
