@@ -7,9 +7,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from quizgen.grade.compare import Verdict, compare
-from quizgen.grade.grader import CheckResult, GradeSummary, check_answer, grade_class
 from quizgen.grade.parse import Parsed, parse_answer
+
+_GRADER = ("CheckResult", "GradeSummary", "check_answer", "grade_class")
+
+
+def __getattr__(name: str) -> Any:
+    # The grader is imported when first asked for: a deck reads the answer kinds of
+    # `quizgen.grade.compare` and never grades.
+    if name in _GRADER:
+        from quizgen.grade import grader
+
+        return getattr(grader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["parse_answer", "Parsed", "compare", "Verdict", "grade_class",
            "check_answer", "CheckResult", "GradeSummary"]
