@@ -36,12 +36,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import html
 import json
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from quizgen.engine import divergence as divergence_engine
 from quizgen.engine import grid as grid_engine
@@ -145,14 +145,16 @@ def _quote(value: str) -> str:
     """`quoteattr`'s result; most values need no escaping, and skip its replacement passes."""
     if _ATTR_SPECIAL.search(value) is None:
         return f'"{value}"'
+    from xml.sax.saxutils import quoteattr   # rarely needed; its import pulls in urllib
+
     return quoteattr(value)
 
 
 def _escape(text: str) -> str:
-    """`escape`'s result, without its replacement passes for text that needs none."""
+    """Text escaped for XML, without the replacement passes for text that needs none."""
     if _TEXT_SPECIAL.search(text) is None:
         return text
-    return escape(text)
+    return html.escape(text, quote=False)      # &, < and > only, as XML's escape
 
 
 _ATTR_TEXT: dict[tuple[tuple[str, Any], ...], str] = {}
@@ -232,7 +234,7 @@ class _Canvas:
         h = _num(math.ceil(height))
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="qz-fig" viewBox="0 0 {self.width} {h}" '
                 f'width="100%" role="img" color="{INK}" fill="currentColor" font-family="DejaVu Sans, Verdana, '
-                f'Arial, sans-serif" font-size="{FONT}"><title>{escape(self.title)}</title>')
+                f'Arial, sans-serif" font-size="{FONT}"><title>{_escape(self.title)}</title>')
         return head + "".join(self.parts) + "</svg>\n"
 
 
