@@ -35,6 +35,13 @@ CASES = [
     ("{{ gpu.description or gpu.name }}", {"gpu": {"description": "", "name": "t4"}}),
     ("{{ i // Dx }} {{ 7 / 2 }}", {"i": 70, "Dx": 8}),
     ("{{ regs }} registers, {{ -regs }}, {{ 999 }}", {"regs": 65536}),
+    # written without parsing: names and operators, with loop locals and Jinja's constants
+    ("{% for x in xs %}{{ x * k + 1 }}{% if x != k and not (x > 2) %},{% endif %}{% endfor %}",
+     {"xs": [1, 2, 3], "k": 2}),
+    ("{{ r is none }} {{ r is not none }} {{ true and flag }} {{ none }}", {"r": None, "flag": 0}),
+    ("{{ 'yes' if n % 32 == 0 else 'no' }} {{ 1e3 }} {{ n|num }}", {"n": 96}),
+    ("{{ device|replace('NVIDIA ', '') }} {{ lim|join(' + ')|replace('_', ' ') }}",
+     {"device": "NVIDIA A100", "lim": ["registers", "shared_memory"]}),
 ]
 
 

@@ -185,9 +185,21 @@ def _path(text: str, local: set[str]) -> str:
     return code
 
 
+_PLAIN = re.compile(r"[\w\s+\-*/%<>=!(),]*")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else"})
+
+
+def _plain_name(word: str, local: set[str]) -> str:
+    if word in _KEYWORDS or word in local or word.startswith("_f_"):
+        return word
+    return _CONSTANTS.get(word) or f"_c[{word!r}]"
+
+
 def _expr(source: str, local: set[str]) -> str:
-    # Most holes are a dotted name with argument-free filters (``t.name|num``): written directly
-    # (a quarter of the cost of the parse below, which any other expression takes).
+    # Most holes are a dotted name with argument-free filters (``t.name|num``) or plain
+    # arithmetic: written directly (a quarter of the cost of the parse below, which any other
+    # expression takes).
     value, *names = [piece.strip() for piece in source.split("|")]
     if _PATH.fullmatch(value) and all(n in filters() and n.isidentifier() for n in names):
         code = _path(value, local)
@@ -195,6 +207,10 @@ def _expr(source: str, local: set[str]) -> str:
             code = f"_f_{name}({code})"
         return code
     text = _rewrite_filters(source.strip())
+    if _PLAIN.fullmatch(text):
+        # Names, numbers and operators (``B * w``, ``result != 1``, ``_f_num(T * r)``): each
+        # name becomes a context lookup, as `_Names` would make it.
+        return _NAME.sub(lambda m: _plain_name(m.group(), local), text)
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
