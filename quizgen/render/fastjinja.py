@@ -2,9 +2,9 @@
 
 Phrases are rendered tens of times per problem; Jinja's per-render context setup costs more than
 the text itself. Our phrase templates (our own files, never user input) use only ``{{ expr }}``
-with arithmetic, attribute access, the project's filters (`quizgen.render.jinja.FILTERS`) and
-``upper, lower, join, format, replace, length, string``, and ``{% if/elif/else %}``, ``{% set x = … %}``
-and ``{% for x in y %}`` with ``loop.last`` / ``loop.index``. This module compiles exactly that
+with arithmetic, attribute access, the project's filters (`quizgen.render.jinja.FILTERS`),
+``upper, lower, join, format, replace, length, string``, and ``{% if/elif/else %}``,
+``{% set x = … %}`` and ``{% for x in y %}`` with ``loop.last`` / ``loop.index``. This module compiles exactly that
 subset; anything else raises `Unsupported`, and `phrase_function` / `file_template` fall back to
 the one Jinja environment (`quizgen.render.jinja.environment`). Semantics follow Jinja's:
 attribute lookup tries ``getattr`` then the item, an undefined name is an error (like

@@ -15,14 +15,15 @@ from quizgen.render.phrases import book
 
 
 @cache
-def _why_keys() -> frozenset[str]:
-    return frozenset(book("en").get("why", {}))
+def _why_keys(lang: str) -> frozenset[str]:
+    return frozenset(book(lang).get("why", {}))
 
 
-def own_whys(steps: list[Step], prefix: str = "lat_") -> list[Step]:
+def own_whys(steps: list[Step], lang: str, prefix: str = "lat_") -> list[Step]:
     """Give each step the why written for these cells (``[why] <prefix><formula>``), which names
-    the step's own numbers, where one exists; other steps keep the engine's why."""
-    keys = _why_keys()
+    the step's own numbers, where `lang`'s phrasebook has one; other steps keep the engine's
+    why."""
+    keys = _why_keys(lang)
     for st in steps:
         key = prefix + st.formula
         if key in keys:

@@ -36,7 +36,7 @@ class ConceptWriter(Writer):
                               unit="", why=card.reason)
         steps, numbered_from = worked_number(card.topic, card.level, card.id)
         steps = [*steps[:numbered_from],
-                 *own_whys([dataclasses.replace(st) for st in steps[numbered_from:]])]
+                 *own_whys([dataclasses.replace(st) for st in steps[numbered_from:]], lang)]
         worked = solution_steps(steps, lang, salt=salt)
         if worked:                      # say what the worked number is about, on its first step
             setup = dict(example_values(card.topic, card.id), level=card.level)

@@ -20,7 +20,7 @@ from quizgen.problems.latency_families import (EfficiencyPlateau, EqualOccupancy
 from quizgen.problems.model import Solution
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
-from quizgen.render.whys import own_whys as lat_whys
+from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
 from quizgen.render.writers.family import FamilyWriter, gpu_label
@@ -119,7 +119,8 @@ class LatencyWriter(FamilyWriter):
     predicates hold."""
 
     def steps(self, params, gpu, solved, lang, salt):
-        return solution_steps(lat_whys(solved.data["steps"]), lang, salt=salt, gpu=gpu.to_dict())
+        return solution_steps(own_whys(solved.data["steps"], lang), lang, salt=salt,
+                              gpu=gpu.to_dict())
 
     def words(self, params, gpu, solved, lang) -> dict[str, Any]:
         """The phrases' values, built once per problem and language (write and stem share it)."""

@@ -122,7 +122,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
                "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
                "T": params.get("threads_per_block", 32)}
         if "inverse" in solved.data:        # the design step's whys name its own numbers
-            own_whys(solved.data["inverse"].steps)
+            own_whys(solved.data["inverse"].steps, lang)
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
         verify = phrase_list(lang, self.cell, "verify", {**ctx, "need": 32 * ctx["r"]}, salt=salt)
         sol = Solution(forecast=phrase(lang, self.cell, "forecast", ctx, salt=salt), steps=steps,
@@ -154,7 +154,7 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
     """L-2: the occupancy solution in seed 004's words, and the level-3 design step."""
 
     def write(self, params, gpu, solved, lang, salt):
-        own_whys(solved.data["result"].steps, "l2_")
+        own_whys(solved.data["result"].steps, lang, "l2_")
         title, question, solution = super().write(params, gpu, solved, lang, salt)
         inv = solved.data.get("inverse")
         if inv is not None and inv.answer is not None:
@@ -164,7 +164,7 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
                    "w": solved.answers["warps"],
                    "A2": params["target_blocks"] * solved.answers["warps"]}
             question = f"{question} {phrase(lang, 'L-2-design', 'ask', ctx, salt=salt)}"
-            solution.steps += solution_steps(own_whys(inv.steps), lang, salt=salt,
+            solution.steps += solution_steps(own_whys(inv.steps, lang), lang, salt=salt,
                                              gpu=gpu.to_dict())
             solution.verify.extend(phrase_list(lang, "L-2-design", "verify", ctx, salt=salt))
             solution.answer = f"{solution.answer} {phrase(lang, 'L-2-design', 'answer', ctx, salt=salt)}"
