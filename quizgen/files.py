@@ -419,6 +419,22 @@ def _kept_name(path: Path) -> Path:
     return candidate
 
 
+@contextmanager
+def staged_folder(out: str | os.PathLike[str]) -> Iterator[Path]:
+    """A new hidden folder beside `out` (``.NAME.….partial``) to build a command's result in
+    before `publish_folder` moves it into place; whatever happens (an error, Ctrl-C, SIGTERM),
+    it is gone afterwards."""
+    import shutil
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        yield staged
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)    # already moved into place when published
+
+
 def publish_folder(staged: str | os.PathLike[str], folder: str | os.PathLike[str],
                    names: Sequence[str], *, own=None, field: str = "out") -> list[str]:
     """Move the files `names` (relative paths, in this order) from the folder `staged` into

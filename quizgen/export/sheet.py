@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import tomllib
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -814,9 +813,9 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     total = len(exam)
     single = total <= chunk
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    try:
+    from quizgen.files import publish_folder, staged_folder
+
+    with staged_folder(out) as tmp:
         parts = tmp / "parts"
         parts.mkdir()
         exam_parts: list[Path] = []
@@ -874,12 +873,7 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         shutil.rmtree(parts)
         # The manifest goes last: a folder holding one is a finished build.
         os.replace(tmp / "manifest.part", tmp / "manifest.json")
-        from quizgen.files import publish_folder
-
         kept = publish_folder(tmp, out, SHEET_FILES, own=_built_earlier)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     for message in kept:
         warnings.warn(message, stacklevel=2)
     return SheetResult(out_dir=out, exam_pdf=out / "exam.pdf", key_pdf=out / "key.pdf",

@@ -15,7 +15,6 @@ compile error the process prints the error and exits with code 1, having written
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -62,9 +61,8 @@ def run_jobs(jobs: list[dict[str, Any]]) -> None:
         if job.get("layout"):
             Path(job["layout"]).write_text(query_layout(source, data, job.get("font_paths") or ()),
                                            encoding="utf-8")
-        tmp = Path(job["out"] + ".tmp")
-        tmp.write_bytes(pdf)
-        os.replace(tmp, job["out"])
+        # into the sheet's staged folder, which is published only once every job has succeeded
+        Path(job["out"]).write_bytes(pdf)
 
 
 def main(argv: list[str]) -> int:

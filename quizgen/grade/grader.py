@@ -27,8 +27,6 @@ import contextlib
 import gc
 import os
 import re
-import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -36,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from quizgen.errors import QuizgenError
+from quizgen.files import staged_folder
 from quizgen.grade import report
 from quizgen.grade.carry import carry_credit
 from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
@@ -293,15 +292,11 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
         students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
         if adjust is not None:
             issues = issues + adjust(students, manifest)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-        try:
+        with staged_folder(out) as tmp:
             written = report.write_all(tmp, manifest, sheet, students, issues, unmatched,
                                        invalid=invalid, lang=the_lang, fmt=feedback_format)
             for message in report.move_into_place(tmp, out, written):
                 warnings.warn(message, stacklevel=2)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
     feedback = sorted((out / "feedback").glob(f"*.{feedback_format}"))
     return GradeSummary(out_dir=out, students=students, issues=issues, invalid=invalid,
                         results_csv=out / "results.csv", report=out / "report.md",

@@ -190,23 +190,15 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     result.answers = answers
     result.missing_pages = [str(n) for n in missing_notes]
     result.absent = [str(n) for n in absent_notes]
-    import shutil
-    import tempfile
+    from quizgen.files import publish_folder, staged_folder, write_csv
 
-    from quizgen.files import publish_folder, write_csv
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staged = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    try:
+    with staged_folder(out) as staged:
         _write_answers(staged / ANSWERS, manifest, columns, answers)
         write_csv(staged / REVIEW, [REVIEW_HEADER, *review_rows])
         if report:
             write_report(staged / REPORT, manifest, result, pages_html, unreadable_html, lang,
                          missing=missing_notes, absent=absent_notes)
         result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
-    except BaseException:
-        shutil.rmtree(staged, ignore_errors=True)
-        raise
     return result
 
 
