@@ -23,8 +23,6 @@ written (`quizgen.grade.report`). What grading remembers meanwhile is in `quizge
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import re
 import warnings
@@ -33,6 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from quizgen.collector import collector_paused
 from quizgen.errors import QuizgenError
 from quizgen.files import staged_folder
 from quizgen.grade import report
@@ -165,23 +164,6 @@ def check_answer(problem: Any, key: str | None, answer: str, *,
 # Grading a class
 
 
-@contextlib.contextmanager
-def _cyclic_gc_paused():
-    """Pause Python's cycle collector (reference counting still frees everything).
-
-    Grading a class makes a few hundred thousand small objects and no reference cycles; left
-    on, the collector would rescan every live object (the manifest too) again and again, about
-    a third of the grading time.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
                lang: str | None = None) -> tuple[list[StudentResult], list[FileIssue],
                                                   list[SheetRow]]:
@@ -190,7 +172,7 @@ def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str 
     Returns the graded students (in sheet order), the issues (with line numbers) and the rows
     that could not be graded (kept whole, for ``unmatched.csv``).
     """
-    with _cyclic_gc_paused():
+    with collector_paused():
         return _grade_rows(manifest, sheet, invalid=invalid, lang=lang)
 
 
@@ -288,7 +270,7 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     manifest = load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
     the_lang = sheet_lang(manifest, lang)
-    with _cyclic_gc_paused():             # rendering the pages makes no cycles either
+    with collector_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
         if adjust is not None:
             issues = issues + adjust(students, manifest)

@@ -10,13 +10,12 @@ claim); it writes no words. `quizgen.generator` puts a family's solution into wo
 
 from __future__ import annotations
 
-import gc
 import importlib
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from quizgen.collector import collector_paused
 from quizgen.errors import QuizgenError
 from quizgen.problems.base import LEVELS, rng_for
 from quizgen.problems.registry import FAMILIES, registered_cells
@@ -85,7 +84,7 @@ class _Pool:
                  use_cache: bool = True) -> None:
         self.family = family(cell)
         raw: list[tuple[str, dict[str, Any]]] = []
-        with _collector_paused():
+        with collector_paused():
             for name in gpu_names:
                 gpu = resolve_named_gpu(name)
                 raw.extend((name, params) for params in self.family.space(level, gpu))
@@ -157,23 +156,6 @@ class _Pool:
         while self._advance():
             pass
         return len(self.valid_at)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a pool's candidates are made.
-
-    A pool is up to thousands of small parameter dicts that live as long as the process and are
-    never garbage; made with the collector on, its passes walk them again and again (about a
-    tenth of a default deck's build). The collector is restored as it was.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 POOL_CACHE = Path(__file__).resolve().parent.parent / "data" / "pools.json"
