@@ -205,9 +205,9 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: C.FigureMedia
     """
     from quizgen.export import anki as A
 
-    if problems_for is None:            # a variant is never asked as a multiple choice
-        from quizgen.generator import generate_worked as problems_for
-    source = problems_for
+    from quizgen.generator import generate_worked
+
+    source = problems_for or generate_worked     # a variant is never asked as a multiple choice
     figures = figures if figures is not None else C.FigureMedia()
     Note = A._note_class()
     model = skill_model()

@@ -171,46 +171,32 @@ class _Names(ast.NodeTransformer):
         raise Unsupported("lambda")
 
 
-_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _CONSTANTS = {"true": "True", "false": "False", "none": "None",
               "True": "True", "False": "False", "None": "None"}
+#: an expression of names (dotted or not), numbers, operators and calls of filters only
+_PLAIN = re.compile(r"[\w\s.+\-*/%<>=!(),]*")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else"})
 
 
 def _path(text: str, local: set[str]) -> str:
-    """A dotted name (``a.b.c``) as the code `_Names` would make of it, without parsing."""
+    """A name or dotted name (``a.b.c``) as the code `_Names` would make of it."""
     head, *attrs = text.split(".")
-    code = head if head in local else _CONSTANTS.get(head) or f"_c[{head!r}]"
+    if head in _KEYWORDS or head in local or head.startswith("_f_"):
+        code = head
+    else:
+        code = _CONSTANTS.get(head) or f"_c[{head!r}]"
     for attr in attrs:
         code = f"_get({code}, {attr!r})"
     return code
 
 
-_PLAIN = re.compile(r"[\w\s+\-*/%<>=!(),]*")
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
-_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "if", "else"})
-
-
-def _plain_name(word: str, local: set[str]) -> str:
-    if word in _KEYWORDS or word in local or word.startswith("_f_"):
-        return word
-    return _CONSTANTS.get(word) or f"_c[{word!r}]"
-
-
 def _expr(source: str, local: set[str]) -> str:
-    # Most holes are a dotted name with argument-free filters (``t.name|num``) or plain
-    # arithmetic: written directly (a quarter of the cost of the parse below, which any other
-    # expression takes).
-    value, *names = [piece.strip() for piece in source.split("|")]
-    if _PATH.fullmatch(value) and all(n in filters() and n.isidentifier() for n in names):
-        code = _path(value, local)
-        for name in names:
-            code = f"_f_{name}({code})"
-        return code
     text = _rewrite_filters(source.strip())
     if _PLAIN.fullmatch(text):
-        # Names, numbers and operators (``B * w``, ``result != 1``, ``_f_num(T * r)``): each
-        # name becomes a context lookup, as `_Names` would make it.
-        return _NAME.sub(lambda m: _plain_name(m.group(), local), text)
+        # Most holes (``t.name|num``, ``B * w``, ``result != 1``, ``not loop.last``) are written
+        # directly, each name a context lookup: a quarter of the cost of the parse below.
+        return _NAME.sub(lambda m: _path(m.group(), local), text)
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
