@@ -161,6 +161,35 @@ def test_every_real_gpu_question_is_exact_or_says_textbook_and_shows_exact():
     assert checked > 200
 
 
+def test_l1_says_why_the_exact_answer_differs_from_the_notes_per_warp_count():
+    """L-1 counts warps one at a time (the notes' per-warp model). Where the real GPU's answer
+    differs, the Answer names what the notes leave out, and only that: the whole-block rule when
+    whole blocks of the stated size change the count, the allocation granularity when NVIDIA's
+    allocation changes it further."""
+    from quizgen.engine.occupancy import launch_config, occupancy
+
+    seen = set()
+    for gpu in ("a100", "t4", "h100"):
+        for level in (1, 2, 3):
+            for seed in range(12):
+                p = generate_one("L-1", level=level, seed=seed, lang="en", gpu=gpu)
+                cfg = launch_config(p.params["threads_per_block"], p.params["regs_per_thread"])
+                the_gpu = resolve_named_gpu(gpu)
+                blocks = occupancy(the_gpu, cfg, model="textbook")
+                exact = occupancy(the_gpu, cfg, model="exact").active_warps
+                per_warp = p.answers["active_warps"]
+                if exact == per_warp:
+                    assert "leave out" not in p.solution.answer, p.id
+                    continue
+                whole = blocks.active_warps != per_warp
+                granularity = exact != blocks.active_warps
+                assert ("only in whole blocks of %d" % blocks.warps_per_block
+                        in p.solution.answer) == whole, (p.id, p.solution.answer)
+                assert ("allocation granularity" in p.solution.answer) == granularity, p.id
+                seen.add((whole, granularity))
+    assert (True, False) in seen and (False, True) in seen      # both causes are met
+
+
 def test_occ5_largest_block_on_an_a100():
     """The issue's case: at 176 registers the textbook model allows 352 threads; the A100's exact
     rules allow 256, and the answer says both."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizgen.engine import inverse
-from quizgen.engine.occupancy import launch_config
+from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.problems.model import Solution
 from quizgen.problems.occupancy_families import (CannotFit, OccupancyFamily, RealGpuRegisters,
                                                  RealGpuSharedMemory)
@@ -141,11 +141,18 @@ class RealGpuRegistersWriter(OccupancyWriter):
             sol.trap = ""
         if names_real_gpu(gpu, self.model_for(gpu)):
             question = f"{question} {question_note(gpu, lang, salt)}"
-            exact = exact_occupancy(gpu, launch_config(ctx["T"], ctx["r"]))
+            config = launch_config(ctx["T"], ctx["r"])
+            exact = exact_occupancy(gpu, config)
+            # the notes count warps one at a time; the textbook lids with whole blocks say
+            # how much of the difference is the blocks and how much the allocation
+            textbook = occupancy(gpu, config, model="textbook")
+            blocks = textbook.active_warps
             warps = lambda A, occ: phrase(lang, SECTION, "exact_warps", {"A": A, "occ": occ})
             sol.answer = (f"{sol.answer} " + answer_note(
                 gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
-                book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"]))
+                book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"],
+                whole_blocks=textbook.warps_per_block if blocks != ctx["A"] else 0,
+                granularity=exact.active_warps != blocks))
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
 

@@ -30,9 +30,13 @@ def occupancy_text(res: OccupancyResult, lang: str) -> str:
 
 
 def answer_note(gpu: GPU, lang: str, salt: str, *, exact: str, book: str, same: bool,
-                reserve: bool = False) -> str:
-    """The sentence the Answer adds: the exact model's answer, the same or beside the textbook one."""
-    ctx = {"name": gpu.spoken_name, "exact": exact, "book": book, "reserve": reserve}
+                reserve: bool = False, whole_blocks: int = 0, granularity: bool = True) -> str:
+    """The sentence the Answer adds: the exact model's answer, the same or beside the textbook one,
+    with what the textbook leaves out: `whole_blocks` (the warps per block, where the textbook
+    answer counted warps one at a time and whole blocks change it), `granularity` (the exact
+    allocation changes it), `reserve` (the 1 KB reserved per block is part of that)."""
+    ctx = {"name": gpu.spoken_name, "exact": exact, "book": book, "reserve": reserve,
+           "whole_blocks": whole_blocks, "granularity": granularity}
     return phrase(lang, SECTION, "answer_same" if same else "answer_differs", ctx, salt=salt)
 
 
