@@ -55,9 +55,9 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "threads_at_block_cap": ("Min(B_max, floor(W_max/w))*P", {
         "B_max": "max resident blocks per SM", "W_max": "max resident warps per SM",
         "w": "warps in the block", "P": "threads in the block"}),
-    "grid_idle_lanes": ("ceiling(X/D_x)*ceiling(Y/D_y)*w_idle", {
+    "grid_idle_lanes": ("32*w*ceiling(X/D_x)*ceiling(Y/D_y) - X*Y", {
         "X": "image width (pixels)", "Y": "image height (pixels)", "D_x": "block width",
-        "D_y": "block height", "w_idle": "idle lanes in one block"}),
+        "D_y": "block height", "w": "warps in one block"}),
     "waste_min": ("Min(f_a, f_b)", {
         "f_a": "idle-lane fraction of the first block", "f_b": "idle-lane fraction of the second block"}),
 }
@@ -480,13 +480,16 @@ def threads_at_block_cap(block: Any, max_blocks: Any, max_warps: Any, *,
 
 
 def grid_idle_lanes(image: Any, block: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
-    """Idle lanes of the partial warps over a whole image launch: blocks × idle lanes per block."""
+    """Lanes an image launch leaves without a pixel: every lane of every block launched minus
+    the pixels. Both kinds count: the block's partial-warp padding, in every block, and the edge
+    blocks' threads that fall outside the image (they are launched, and their lanes idle)."""
     width = require_int("image width", image[0], minimum=1)
     height = require_int("image height", image[1], minimum=1)
     bw = block_warps(block)
     dx, dy = bw.block[0], bw.block[1]
-    total = -(-width // dx) * -(-height // dy) * bw.wasted_lanes
+    blocks = -(-width // dx) * -(-height // dy)
+    total = blocks * bw.warps * WARP_SIZE - width * height
     steps = [Step("square_grid_idle_lanes", "grid_idle_lanes",
-                  {"X": width, "Y": height, "D_x": dx, "D_y": dy, "w_idle": bw.wasted_lanes},
+                  {"X": width, "Y": height, "D_x": dx, "D_y": dy, "w": bw.warps},
                   total, "lanes", "grid_idle_lanes")] if explain else []
     return total, steps

@@ -494,6 +494,11 @@ class MemoryBoundKernel(LatencyFamily):
         ]
 
 
+#: Where a compute-bound kernel's operands come from once they are not staged in shared memory,
+#: and about how long a read waits there (cycles; an L2 hit ≈ 200, a DRAM access ≈ 500).
+READ_SOURCES = (("l2", 200), ("dram", 500))
+
+
 @register
 class ComputeBoundKernel(LatencyFamily):
     """L-4: a compute-bound kernel: the ALUs decide, and a few warps hide the short latency.
@@ -535,8 +540,10 @@ class ComputeBoundKernel(LatencyFamily):
                              "latency": L, "flop_latency": 4, "work_per_warp": W,
                              "schedulers": gpu.schedulers_per_sm}
                         if level == 3:
-                            for new in (2 * L, 3 * L, 200):     # L2 at about 200 cycles
-                                yield {**p, "new_latency": new}
+                            # the tile no longer staged in shared memory (which never misses):
+                            # its reads hit in L2 or go to DRAM
+                            for source, new in READ_SOURCES:
+                                yield {**p, "new_latency": new, "new_source": source}
                         else:
                             yield p
 
@@ -570,11 +577,16 @@ class ComputeBoundKernel(LatencyFamily):
                                    "N_sched": after.schedulers}, after.warps_needed, "warps",
                                   "lat_hiding_after"))
                 steps.append(step)
+            short = max(0, after.warps_needed - cap)
+            if explain and short:       # a need past the cap is a shortfall, not an occupancy
+                steps.append(Step("deficit", "warp_deficit", {"N_w": after.warps_needed, "W_max": cap},
+                                  short, "warps", "compare_cap", "cap_binds"))
             answers.update({"warps_after": after.warps_needed,
                             "extra_warps": after.warps_needed - n})
             ctx.update({"L2": after.latency, "n2": after.warps_needed, "n2_s": after.warps_per_scheduler,
-                        "extra": after.warps_needed - n, "fits2": after.deficit == 0,
-                        "occ2": after.warps_needed / cap})
+                        "extra": after.warps_needed - n, "fits2": short == 0, "short2": short,
+                        "from_l2": params.get("new_source") == "l2",
+                        "occ2": min(after.warps_needed, cap) / cap})
         return Solved(answers, {"steps": steps, "res": hide, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
@@ -663,12 +675,14 @@ class LittlesLaw(LatencyFamily):
         return ("h200",) if level == 3 else (self.default_gpu,)
 
     def space(self, level, gpu):
+        # the SM's own schedulers: a question never gives the chip another count of them
+        scheds = (gpu.schedulers_per_sm,)
         if level == 1:
-            lats, xs, ilps, scheds = range(100, 801, 10), (1,), (2, 4, 8), (4,)
+            lats, xs, ilps = range(100, 801, 10), (1,), (2, 4, 8)
         elif level == 2:
-            lats, xs, ilps, scheds = range(200, 801, 25), (1, 0.5), (2, 3, 4, 6), (2, 4)
+            lats, xs, ilps = range(200, 801, 25), (1, 0.5), (2, 3, 4, 6)
         else:
-            lats, xs, ilps, scheds = range(100, 420, 8), (0.25, 0.5, 0.75), (2, 3, 4), (4,)
+            lats, xs, ilps = range(100, 420, 8), (0.25, 0.5, 0.75), (2, 3, 4)
             peak = measured.H200_PEAK_BANDWIDTH / 1e9
             bw = measured.bandwidth_curves()
             one_warp = bw[1][0][1]          # one warp per SM at ILP 1: the unloaded latency

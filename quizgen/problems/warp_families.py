@@ -940,10 +940,9 @@ class AllAgree(DivergenceFamily):
 
 
 def grid_idle_from(v: dict[str, Any]) -> int:
-    """Idle lanes over the image from the square block's own idle lanes (carried credit)."""
-    width, height = v["image"]
+    """Idle lanes over the image launch: every lane of the square block's launch minus the pixels."""
     sq = next(b for b in v["blocks"] if b[0] % WARP)
-    return -(-width // sq[0]) * -(-height // sq[1]) * v["square_wasted_lanes"]
+    return warp_engine.grid_idle_lanes(v["image"], sq)[0]
 
 
 IMAGES = {1: ((1920, 1080), (1280, 720), (3840, 2160), (1024, 768), (640, 480), (2048, 2048)),
@@ -965,8 +964,8 @@ class ChooseBlock(EngineFamily):
         "aligned_wasted_lanes": sp.count("lanes", "aligned_warps", "blocks",
                                          compute=rel.wasted_lanes_of("aligned")),
         "better_block": sp.coords("blocks"),
-        # over the whole image: blocks launched × the square block's idle lanes
-        "square_grid_idle_lanes": sp.count("lanes", "image", "blocks", "square_wasted_lanes",
+        # over the whole image: every lane the square block's launch has, minus the pixels
+        "square_grid_idle_lanes": sp.count("lanes", "image", "blocks",
                                            compute=lambda v, gpu: grid_idle_from(v)),
     }
     misconception_when = {key: (lanes_in_one_warp,) for key in (
@@ -1012,6 +1011,10 @@ class ChooseBlock(EngineFamily):
             answers["square_grid_idle_lanes"], more = warp_engine.grid_idle_lanes(
                 params["image"], sq.block, explain=explain)
         ctx["grid_idle"] = answers.get("square_grid_idle_lanes", 0)
+        # the launch's idle lanes in their two kinds: padding in every block, threads past the edge
+        ctx.update({"launched": ctx["sq_grid"] * sq.warps * WARP, "pixels": W * H,
+                    "padding": ctx["sq_grid"] * sq.wasted_lanes,
+                    "edge": ctx["sq_grid"] * sq.threads - W * H})
         return Solved(answers, {"cmp": cmp, "ctx": ctx, "more": more})
 
     def in_cell(self, params, gpu, solved):
@@ -1034,6 +1037,8 @@ class ChooseBlock(EngineFamily):
             Misconception("half_warp", {"square_wasted_lanes": 16 * -(-P // 16) - P}),
             Misconception("wavefront_64", {"square_wasted_lanes": 64 * -(-P // 64) - P}),
             Misconception("square_is_balanced", {"square_wasted_lanes": 0, "better_block": ctx["sq"]}),
+            # over the image: the warp padding alone, as if the edge blocks had no threads outside
+            Misconception("padding_only", {"square_grid_idle_lanes": ctx["padding"]}),
         ]
 
     def figure(self, params, gpu, solved):

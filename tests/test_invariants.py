@@ -1,0 +1,209 @@
+"""Physics that holds for every generated problem, whatever its cell: each invariant is written
+once, as a predicate over the problem record (its params, answers, steps and GPU), so a new cell
+is checked by all of them without a line here.
+
+Over every cell × level × both languages × the textbook SM and every real preset (and each cell's
+own choice of GPU) × many seeds, more than 20,000 problems: no occupancy above 100% and no
+resident warps above the cap; resident warps come in whole blocks; a what-if's new latency has a
+real source (L1, L2, DRAM, a dependent FMA chain; shared memory never "misses"); a need above the
+cap is stated as a shortfall against it; an SM has one scheduler model; idle lanes count every
+launched thread outside the data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Callable, Iterator
+
+import pytest
+
+from quizgen.errors import QuizgenError
+from quizgen.generator import CELLS, LEVELS, generate_one
+from quizgen.gpus import get_gpu, preset_names
+from quizgen.problems.model import Problem
+
+SEEDS = 6              # 32 cells × 3 levels × 2 languages × 10 GPU choices × 6 seeds, less refusals
+LANGS = ("en", "hinglish")
+GPUS = (None,) + tuple(preset_names())      # None: the cell's own choice for the level
+WARP = 32
+
+#: Where a slower read really comes from (the what-if of a latency change names one of them).
+LATENCY_SOURCES = {"l1", "l2", "dram", "fma_chain"}
+#: The formulas of the one latency-hiding model: a record using one must carry the SM's schedulers.
+HIDING_FORMULAS = {"warps_to_hide", "sm_warps", "hiding_per_scheduler", "hiding_after",
+                   "littles_per_scheduler", "latency_efficiency", "plateau_warps",
+                   "efficiency_at_cap", "warps_for_efficiency"}
+#: A need that can exceed the SM's cap → the answer that states the shortfall against it.
+SHORTFALL_OF = {"warps_needed": "deficit", "warps_after": "deficit_after"}
+#: The formulas whose result is an occupancy (a share of the SM's warp slots).
+OCCUPANCY_FORMULAS = {"occupancy", "whatif_occupancy", "useful_occupancy"}
+#: Formulas of an SM-wide latency-hiding figure: their steps must say how many schedulers share it.
+SM_WIDE_FORMULAS = {"latency_efficiency", "plateau_warps", "efficiency_at_cap"}
+#: A percentage said to be an occupancy, in either language ("191.667% occupancy", "occupancy 25%").
+OCC_PERCENT = re.compile(r"([\d.,]+)% occupancy|occupancy (?:of |= )?([\d.,]+)%")
+
+Check = Callable[[Problem], "str | None"]
+INVARIANTS: list[Check] = []
+
+
+def invariant(fn: Check) -> Check:
+    INVARIANTS.append(fn)
+    return fn
+
+
+def suffixed(answers: dict, stem: str) -> Iterator[tuple[str, str, object]]:
+    """(key, suffix, value) for `stem` and its per-GPU forms (`occupancy_a100`)."""
+    for key, value in answers.items():
+        if key == stem:
+            yield key, "", value
+        elif key.startswith(stem + "_") and key[len(stem) + 1:] in preset_names():
+            yield key, key[len(stem) + 1:], value
+
+
+def cap_of(p: Problem, suffix: str) -> int:
+    return get_gpu(suffix).max_warps_per_sm if suffix else p.gpu["max_warps_per_sm"]
+
+
+@invariant
+def occupancy_at_most_one(p: Problem) -> str | None:
+    for key, value in p.answers.items():
+        if "occupancy" in key and isinstance(value, (int, float)) and not 0 <= value <= 1:
+            return f"answer {key} = {value}"
+    for step in p.solution.steps:
+        if step.formula in OCCUPANCY_FORMULAS and isinstance(step.result, (int, float)):
+            if not 0 <= step.result <= 1:
+                return f"step {step.title!r} = {step.result}"
+    for text in [p.solution.answer, *p.solution.verify, p.solution.trap]:
+        for a, b in OCC_PERCENT.findall(text):
+            if float((a or b).replace(",", "")) > 100:
+                return f"says {text!r}"
+    return None
+
+
+@invariant
+def resident_warps_within_cap(p: Problem) -> str | None:
+    for key, suffix, value in suffixed(p.answers, "active_warps"):
+        if not 0 <= value <= cap_of(p, suffix):
+            return f"{key} = {value} above the cap {cap_of(p, suffix)}"
+    if not any(suffix for _, suffix, _ in suffixed(p.answers, "active_warps")):
+        for step in p.solution.steps:       # (a comparison's steps are each on its own GPU)
+            if step.formula == "active_warps" and step.result > p.gpu["max_warps_per_sm"]:
+                return f"step {step.title!r} = {step.result}"
+    return None
+
+
+@invariant
+def resident_warps_are_whole_blocks(p: Problem) -> str | None:
+    T = p.params.get("threads_per_block")
+    if not T:
+        return None
+    per_block = math.ceil(T / WARP)
+    for key, suffix, value in suffixed(p.answers, "active_warps"):
+        if value % per_block:
+            return f"{key} = {value} warps is not whole blocks of {per_block} warps ({T} threads)"
+        blocks = p.answers.get("blocks_per_sm" + (f"_{suffix}" if suffix else ""))
+        if blocks is not None and blocks * per_block != value:
+            return f"{key} = {value} ≠ {blocks} blocks × {per_block} warps"
+    return None
+
+
+@invariant
+def a_slower_read_has_a_real_source(p: Problem) -> str | None:
+    if "new_latency" not in p.params:
+        return None
+    source = p.params.get("new_source")
+    if source not in LATENCY_SOURCES:
+        return f"new latency {p.params['new_latency']} from {source!r}"
+    if source == p.params.get("source"):
+        return f"the what-if reads from the same {source!r}"
+    return None
+
+
+@invariant
+def a_need_above_the_cap_is_a_shortfall(p: Problem) -> str | None:
+    cap = p.gpu["max_warps_per_sm"]
+    for need, short in SHORTFALL_OF.items():
+        value = p.answers.get(need)
+        if isinstance(value, int) and value > cap:
+            said = {p.answers.get(short)} | {s.result for s in p.solution.steps
+                                             if s.formula == "warp_deficit"}
+            if value - cap not in said:
+                return f"{need} = {value} > cap {cap}, but no shortfall of {value - cap} is stated"
+    return None
+
+
+@invariant
+def one_scheduler_model_per_sm(p: Problem) -> str | None:
+    n = p.gpu["schedulers_per_sm"]
+    if p.params.get("schedulers", n) != n:
+        return f"params say {p.params['schedulers']} schedulers, the SM has {n}"
+    for step in p.solution.steps:
+        if step.formula not in HIDING_FORMULAS:
+            continue
+        if step.formula in SM_WIDE_FORMULAS and "N_sched" not in step.values:
+            return f"step {step.title!r} is an SM-wide figure without the SM's schedulers"
+        for sym in ("N_sched", "N"):
+            if sym in step.values and step.values[sym] != n:
+                return f"step {step.title!r} uses {sym} = {step.values[sym]}"
+    return None
+
+
+@invariant
+def idle_lanes_count_every_launched_thread(p: Problem) -> str | None:
+    if "image" not in p.params:
+        return None
+    width, height = p.params["image"]
+    for key, value in p.answers.items():
+        if not key.endswith("grid_idle_lanes"):
+            continue
+        which = key[: -len("_grid_idle_lanes")]
+        bx, by, bz = next(b for b in p.params["blocks"]
+                          if (b[0] % WARP != 0) == (which == "square"))
+        launched = math.ceil(width / bx) * math.ceil(height / by) * math.ceil(bx * by * bz / WARP) * WARP
+        if value != launched - width * height:
+            return f"{key} = {value}, but {launched:,} lanes launched for {width * height:,} pixels"
+    return None
+
+
+def problems(cell: str) -> Iterator[Problem]:
+    for lang in LANGS:
+        for level in LEVELS:
+            for gpu in GPUS:
+                for seed in range(SEEDS):
+                    try:
+                        yield generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+                    except QuizgenError as exc:
+                        if f"no {cell} problem exists" not in str(exc):
+                            raise
+                        break                           # this GPU has no such problem: refused
+
+
+COUNTS: dict[str, int] = {}
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_every_problem_keeps_the_physics(cell):
+    start = time.perf_counter()
+    failures = []
+    count = 0
+    for p in problems(cell):
+        count += 1
+        for check in INVARIANTS:
+            why = check(p)
+            if why:
+                failures.append(f"{check.__name__}: {p.cell} L{p.level} {p.gpu['name']} "
+                                f"seed {p.seed} {p.lang}: {why}")
+    COUNTS[cell] = count
+    assert count > 0
+    assert not failures, f"{len(failures)} of {count}:\n" + "\n".join(failures[:12])
+    print(f"{cell}: {count} problems in {time.perf_counter() - start:.1f} s")
+
+
+def test_the_sweep_covers_twenty_thousand_problems():
+    """Runs after the cells' sweeps (in file order): together they checked ≥ 20,000 problems."""
+    for cell in CELLS:
+        if cell not in COUNTS:              # a run of some cells only: count the others here
+            COUNTS[cell] = sum(1 for _ in problems(cell))
+    assert sum(COUNTS.values()) >= 20_000, COUNTS
