@@ -24,7 +24,7 @@ from quizgen.generator import CELLS, LEVELS, generate_one
 from quizgen.gpus import get_gpu, preset_names
 from quizgen.problems.model import Problem
 
-SEEDS = 6              # 32 cells × 3 levels × 2 languages × 10 GPU choices × 6 seeds, less refusals
+SEEDS = 11             # 32 cells × 3 levels × 2 languages × 10 GPU choices × 11 seeds, less refusals
 LANGS = ("en", "hinglish")
 GPUS = (None,) + tuple(preset_names())      # None: the cell's own choice for the level
 WARP = 32
