@@ -401,8 +401,8 @@ class WarpCeiling(OccupancyFamily):
                                        compute=lambda v, gpu: _book_occupancy(
                                            v, gpu, threads=v["block_for_ceiling"])),
     }
-    #: "Free registers do not mean a full SM": said only where the SM is not full.
-    trap_when = (when.below_full,)
+    # The trap (the warp or block cap binds with registers to spare) is in every OCC-4 problem;
+    # its words say whether the SM still fills (the spare registers buy nothing) or not.
 
     def level_three(self, params, gpu, res):
         change = whatif.block_for_ceiling(gpu, self.config(params))
