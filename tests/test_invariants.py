@@ -207,3 +207,120 @@ def test_the_sweep_covers_twenty_thousand_problems():
         if cell not in COUNTS:              # a run of some cells only: count the others here
             COUNTS[cell] = sum(1 for _ in problems(cell))
     assert sum(COUNTS.values()) >= 20_000, COUNTS
+
+
+# The examples that found these invariants, each a case (cell, level, seed, GPU, language) -----
+
+def one(cell, level, seed, gpu=None, lang="en"):
+    return generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+
+
+def md(p: Problem) -> str:
+    from quizgen.render.text import render_solution
+
+    return render_solution(p.solution, p.lang, "md", question=p.question)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_l4_slower_read_comes_from_l2_or_dram_never_a_shared_memory_miss(lang):
+    for seed, gpu in ((100, "a10"), (200, "rtx4090")):
+        p = one("L-4", 3, seed, gpu, lang)
+        assert p.params["new_source"] in ("l2", "dram"), p.params
+        assert "shared memory miss" not in p.question and "misses shared memory" not in p.question
+        assert ("L2" if p.params["new_source"] == "l2" else "DRAM") in p.question
+
+
+def test_l4_need_past_the_cap_is_a_shortfall_not_an_occupancy():
+    p = one("L-4", 3, 200, "rtx4090")               # was "92 warps (191.667% occupancy)"
+    need, cap = p.answers["warps_after"], p.gpu["max_warps_per_sm"]
+    assert need > cap
+    assert [s.result for s in p.solution.steps if s.formula == "warp_deficit"] == [need - cap]
+    assert f"{need - cap} more than the SM's cap of {cap}" in p.solution.answer
+    assert "% occupancy" not in p.solution.answer.split("At ")[-1]
+
+
+def test_occ6_shares_the_warps_among_the_sms_schedulers():
+    p = one("OCC-6", 2, 100)                        # was one scheduler on the 4-scheduler SM
+    L, N, S = p.params["latency"], p.params["resident_warps"], p.gpu["schedulers_per_sm"]
+    assert S == 4 and p.params["schedulers"] == S
+    assert p.answers["plateau_warps"] == S * L
+    assert p.answers["efficiency"] == pytest.approx(min(N, S * L) / (S * L))
+    assert p.answers["efficiency_at_cap"] == pytest.approx(min(64 // S, L) / L)
+    assert "One warp scheduler" not in p.question
+
+
+def test_occ8_says_why_a_lane_never_takes_another_lanes_work():
+    p = one("OCC-8", 1, 0)
+    lanes_cost = sum(b["lanes"] * b["cost"] for b in p.params["branches"])
+    assert p.answers["time_x"] == pytest.approx(lanes_cost / WARP)
+    assert "by path" in p.question
+    step = next(s for s in p.solution.steps if s.formula == "convergent_time")
+    assert "never does another lane's work" in step.why or "Grouped by path" in step.why
+
+
+def test_wi_idle_lanes_count_the_edge_blocks_threads_outside_the_image():
+    from quizgen.grade import check_answer
+
+    p = one("W-I", 3, 100)                          # 27 × 27 blocks on a 4,000 × 3,000 image
+    assert p.answers["square_grid_idle_lanes"] == 16_688 * 736 - 12_000_000 == 282_368
+    assert "165,552 threads past the image's edge" in p.solution.answer
+    r = check_answer(p, "square_grid_idle_lanes", "116816")    # the padding alone
+    assert r.status == "wrong" and r.misconceptions[0] == "padding_only"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_wi_square_is_balanced_gives_its_value(lang):
+    from quizgen.render.phrases import phrase
+
+    assert "0 wasted lanes" in phrase(lang, "misconception", "square_is_balanced")
+
+
+@pytest.mark.parametrize("n, noun, one_form, many_form, words", [
+    (1, "block", "fits", "fit", "1 block fits"), (2, "block", "fits", "fit", "2 blocks fit"),
+    (0, "block", "fits", "fit", "0 blocks fit"), (1200, "lane", "is", "are", "1,200 lanes are"),
+    (1, "lane", "leti hai", "leti hain", "1 lane leti hai"),
+    (13, "lane", "leti hai", "leti hain", "13 lanes leti hain"),
+    (2, "child|children", "runs", "run", "2 children run")])
+def test_one_plural_and_agreement_rule(n, noun, one_form, many_form, words):
+    from quizgen.render.numbers import agree, counted
+
+    assert f"{counted(n, noun)} {agree(n, one_form, many_form)}" == words
+
+
+@pytest.mark.parametrize("cell, level, seed, gpu, lang, said, not_said", [
+    ("X-3", 1, 1, None, "en", "1 block uses 144,384 B", "1 block use "),
+    ("OCC-5", 3, 2, None, "en", "Check: 1 block now fits", "1 block now fit,"),
+    ("OCC-8", 3, 1, "t4", "hinglish", "1 lane yeh path leti hai,", "1 lane yeh path lete"),
+    ("OCC-5", 1, 0, "v100", "en", "? 0: one block alone needs 110,592", "registers are left over"),
+    ("X-1", 3, 0, None, "en", "the other lids allow", "with 0 registers"),
+    ("OCC-3", 3, 82, None, "en", "0.78125 = 78.125", "= 0.7812$"),
+    ("W-G", 1, 0, None, "hinglish", "", "bat-ta"),
+    ("W-C", 1, 0, None, "hinglish", "", "kaat-te"),
+    ("W-J", 1, 0, None, "hinglish", "", "Sawaal chahta hai"),
+    ("W-J", 1, 0, None, "en", "", "hopes you say yes"),
+    ("L-6", 3, 100, None, "hinglish", "", "ghat-te"),
+    ("L-6", 3, 100, None, "hinglish", "", "chahiye warps"),
+])
+def test_named_text_slips_are_fixed_at_their_source(cell, level, seed, gpu, lang, said, not_said):
+    text = md(one(cell, level, seed, gpu, lang))
+    assert said in text and not_said not in text
+
+
+def test_no_hyphenated_hinglish_verb_anywhere():
+    """'kaat-te', 'bat-ta', 'ghat-te': a verb is one word in the notes' Hinglish (kaatte)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "templates"
+    for path in [*root.glob("phrases/*.hinglish.toml"), *root.glob("concepts/*.hinglish.toml")]:
+        found = re.findall(r"\b[a-z]+-t(?:a|e|i)\b", path.read_text(encoding="utf-8"))
+        assert not found, (path.name, found)
+
+
+def test_occ4_names_its_trap_at_every_level():
+    for level in (1, 2, 3):
+        for seed in range(12):
+            for lang in LANGS:
+                p = one("OCC-4", level, seed, None, lang)
+                assert p.solution.trap, (level, seed, lang)
+                if p.answers["occupancy"] == 1:
+                    assert "Free registers do not mean a full SM" not in p.solution.trap

@@ -21,6 +21,9 @@ from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, occupancy
 from quizgen.gpus import GPU
 
 #: Formulas of this module: name → (sympy source, {symbol: meaning}).
+#: The what-ifs whose result is an occupancy: written with its percentage (0.78125 = 78.125%).
+SHARES = frozenset({"whatif_occupancy", "useful_occupancy"})
+
 FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "whatif_regs_lid": ("floor(R_SM/(T*(r + d)))", {
         "R_SM": "registers per SM", "T": "threads per block", "r": "registers per thread",
