@@ -324,3 +324,14 @@ def test_occ4_names_its_trap_at_every_level():
                 assert p.solution.trap, (level, seed, lang)
                 if p.answers["occupancy"] == 1:
                     assert "Free registers do not mean a full SM" not in p.solution.trap
+
+
+@pytest.mark.parametrize("cell, slip", [("OCC-5", "half_block"), ("L-1", "warps_over_threads")])
+def test_no_distractor_from_a_slip_no_student_makes(cell, slip):
+    """'Halved the block by guesswork' and warps ÷ threads (0.651%): offered nowhere, and the
+    options left are still at least four, or the card is a type-in."""
+    for level in LEVELS:
+        for seed in range(24):
+            p = one(cell, level, seed)
+            assert slip not in {c.misconception for c in p.choices}, (level, seed)
+            assert not p.choices or len(p.choices) >= 4
