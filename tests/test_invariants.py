@@ -335,3 +335,20 @@ def test_no_distractor_from_a_slip_no_student_makes(cell, slip):
             p = one(cell, level, seed)
             assert slip not in {c.misconception for c in p.choices}, (level, seed)
             assert not p.choices or len(p.choices) >= 4
+
+
+def test_wa_wb_level_three_ask_what_level_one_cannot():
+    """W-A level 3 finds a thread of a later block from its global index (block first, then
+    warp: ⌊g/32⌋ is the slip); W-B level 3 counts a whole launch's idle lanes, padding and the
+    last block's overhang (level 1 is one block's padding)."""
+    for seed in range(24):
+        a = one("W-A", 3, seed)
+        g, T = a.params["global_index"], a.params["threads_per_block"]
+        assert g >= 2 * T and (a.answers["global_block"], a.answers["global_warp"]) == (g // T, g % T // WARP)
+        assert a.answers["global_warp"] != g // WARP
+        b = one("W-B", 3, seed)
+        n, T, w = b.params["elements"], b.params["threads_per_block"], b.answers["warps"]
+        blocks = -(-n // T)
+        assert b.answers["launch_blocks"] == blocks
+        assert b.answers["launch_idle_lanes"] == blocks * w * WARP - n
+        assert b.answers["launch_idle_lanes"] > blocks * b.answers["wasted_lanes"]
