@@ -1474,15 +1474,7 @@ def _font_families(dirs: tuple[str, ...]) -> frozenset[str]:
 
 
 def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a manifest written by `build_exam` (the grader's entry point)."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="manifest") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        raise QuizgenError(f"{path} is not an exam manifest written by quizgen sheet",
-                           field="manifest")
-    return data
+    """Read a manifest written by `build_exam` (see `quizgen.manifest.load_manifest`)."""
+    from quizgen.manifest import load_manifest as load
+
+    return load(path)
