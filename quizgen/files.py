@@ -301,6 +301,56 @@ def plain_cell(text: str) -> str:
     return text
 
 
+#: Characters that show nothing and that a spreadsheet or a copy from a web page leaves in a
+#: cell: byte-order marks (two exports pasted into one file), zero-width space, word joiner,
+#: Mongolian vowel separator, and the direction marks and embeddings.
+_INVISIBLE = re.compile("[\ufeff\u200b\u2060\u180e\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+                        # zero-width (non-)joiners join letters of Devanagari and other scripts:
+                        # kept between two such letters, dropped beside ASCII, a space or an edge
+                        "|(?<![^\x00-\x7f\\s])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\\s])")
+
+
+def clean_cell(text: str) -> str:
+    """A cell as read from any CSV a teacher gives: without byte-order marks and zero-width
+    characters, which no one typed on purpose and which make a roll or a box unmatchable."""
+    return _INVISIBLE.sub("", text) if not text.isascii() else text
+
+
+class CsvRows:
+    """`csv.reader` over `source` whose every cell is `clean_cell`ed; `line_num` as csv's."""
+
+    def __init__(self, source: Iterable[str], delimiter: str = ",", *, strict: bool = False) -> None:
+        self._reader = csv.reader(source, delimiter=delimiter, strict=strict)
+
+    @property
+    def line_num(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self) -> "CsvRows":
+        return self
+
+    def __next__(self) -> list[str]:
+        return [clean_cell(cell) for cell in next(self._reader)]
+
+
+def csv_rows(source: Iterable[str], delimiter: str = ",", *, strict: bool = False) -> CsvRows:
+    """The one reader of every CSV quizgen reads (rosters, answer sheets, overrides, a scan's
+    review fixes): rows of cells cleaned of invisible characters (see `clean_cell`)."""
+    return CsvRows(source, delimiter, strict=strict)
+
+
+def visible(text: str) -> str:
+    """`text` with every character that prints as nothing (control and format characters,
+    such as a byte-order mark) written as its code, ``<U+FEFF>``: for warnings that quote a
+    teacher's text."""
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    return "".join(ch if ch.isprintable() or ch == " " else f"<U+{ord(ch):04X}>"
+                   if unicodedata.category(ch)[0] in "CZ" else ch for ch in text)
+
+
 def sniff_delimiter(first_line: str) -> str:
     """The separator that splits a CSV header into the most fields: comma, semicolon (Excel in
     many locales) or tab; a comma on a tie. Rosters and answer sheets are read alike."""

@@ -316,10 +316,13 @@ def _question(number: int, item: Any) -> ExamQuestion:
 
 
 def _points(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    from quizgen.errors import finite_number
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise QuizgenError(f"got {value!r}; expected a number ≥ 0", field=where)
-    if value < 0 or value == float("inf"):
-        raise QuizgenError(f"got {value!r}; points cannot be negative or infinite", field=where)
+    finite_number(value, where)            # inf, nan and 1e309 (TOML reads it as inf) alike
+    if value < 0:
+        raise QuizgenError(f"got {value!r}; points cannot be negative", field=where)
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
@@ -383,7 +386,7 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     ``sep=`` first line). A roll number given twice is a `RosterWarning` (both students keep
     their versions, told apart by their order).
     """
-    from quizgen.files import sniff_delimiter
+    from quizgen.files import csv_rows, sniff_delimiter
 
     text = text.removeprefix("\ufeff")
     lines = text.splitlines()
@@ -398,7 +401,7 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     body = io.StringIO(text)
     for _ in range(skip):
         body.readline()
-    reader = csv.reader(body, delimiter=delimiter, strict=True)
+    reader = csv_rows(body, delimiter, strict=True)
     rows = []
     try:
         for row in reader:

@@ -285,7 +285,7 @@ def apply_fixes(fixes_path: str | os.PathLike[str], out_dir: str | os.PathLike[s
 
 
 def _read_csv(data: bytes, where: str) -> list[list[str]]:
-    from quizgen.files import sniff_delimiter
+    from quizgen.files import csv_rows, sniff_delimiter
 
     try:
         text = data.decode("utf-8-sig")
@@ -293,7 +293,7 @@ def _read_csv(data: bytes, where: str) -> list[list[str]]:
         raise QuizgenError(f"{where} is not UTF-8 text", field="fix") from None
     first = text.split("\n", 1)[0]
     try:
-        return [row for row in csv.reader(io.StringIO(text), delimiter=sniff_delimiter(first))
+        return [row for row in csv_rows(io.StringIO(text), delimiter=sniff_delimiter(first))
                 if any(c.strip() for c in row)]
     except csv.Error as exc:
         raise QuizgenError(f"{where} is not readable CSV ({exc})", field="fix") from None

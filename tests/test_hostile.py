@@ -1,0 +1,176 @@
+"""Hostile input a classroom produces, through the command a teacher runs (`python -m quizgen`):
+each is one `error:` line and exit code 2 (no traceback), and nothing is written outside the
+output folder, or it is applied with what quizgen decided said."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.generator import generate_one
+
+RECIPE = {"title": "Hostile quiz", "lang": "en", "seed": 4,
+          "questions": [{"cell": "OCC-3", "level": 1,
+                         "points": {"blocks_per_sm": 2, "occupancy": 2, "limiter": 1}}]}
+ROSTER = [Student("Asha", "R01"), Student("Ravi", "CON"), Student("Chitra", "aux.")]
+
+
+def quizgen(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "quizgen", *map(str, args)],
+                          capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          cwd=cwd, timeout=timeout)
+
+
+def one_error(result: subprocess.CompletedProcess, *pieces: str) -> str:
+    """The run failed as bad input: exit 2, one `error:` line (after any warnings), no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    errors = [line for line in lines if not line.startswith("warning: ")]
+    assert len(errors) == 1 and errors[0] == lines[-1] and errors[0].startswith("error: "), \
+        result.stderr
+    for piece in pieces:
+        assert piece in errors[0], errors[0]
+    return errors[0]
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def exam(tmp_path_factory):
+    """A manifest, a filled answer sheet and its graded folder (graded once, copied per test)."""
+    root = tmp_path_factory.mktemp("exam")
+    plan = plan_exam(parse_exam_recipe(RECIPE), ROSTER, None, generate=generate_one)
+    (root / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
+    header = rows[0]
+    for row, student in zip(rows[1:], plan.manifest["students"]):
+        answers = student["questions"][0]["answers"]
+        row[header.index("Q1.blocks_per_sm")] = str(answers["blocks_per_sm"])
+        row[header.index("Q1.occupancy")] = f"{answers['occupancy'] * 100:g}%"
+        row[header.index("Q1.limiter")] = "registers"
+    with (root / "answers.csv").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    result = quizgen("grade", root / "manifest.json", root / "answers.csv", "--out",
+                     root / "graded")
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture()
+def work(exam, tmp_path):
+    shutil.copytree(exam, tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
+def regrade(work: Path, overrides: str | bytes) -> subprocess.CompletedProcess:
+    path = work / "overrides.csv"
+    path.write_bytes(overrides.encode("utf-8") if isinstance(overrides, str) else overrides)
+    return quizgen("regrade", work / "manifest.json", work / "answers.csv", "--out",
+                   work / "graded", "--overrides", path)
+
+
+# ---------------------------------------------------------------------------------------------
+# A teacher's decisions that cannot be applied
+
+
+@pytest.mark.parametrize("rows, pieces", [
+    ("R01,Q1.occupancy,0,,a\nR01,Q1.occupancy,1,,b\n", ("lines 2 and 3", "Q1.occupancy", "R01")),
+    ("R01,Q1.limiter,1,,a\nR01,Q1.limiter,,warps,b\n", ("lines 2 and 3", "accept 'warps'")),
+    ("*,Q1.occupancy,0,,a\n*,q1.occupancy,2,,b\n", ("lines 2 and 3", "every student")),
+    ("R01,Q1.occupancy,,banana,\n", ("line 2", "'banana'", "cannot be read", "unexpected")),
+    ("*,Q1.limiter,,banana,\n", ("line 2", "'banana'", "could not read 'banana' as a limit")),
+    ("R01,Q1.occupancy,1e309,,\n", ("line 2", "'1e309' is not a finite number")),
+    ("R01,Q1.occupancy,inf,,\n", ("line 2", "'inf' is not a finite number")),
+    ("R01,Q1.occupancy,nan,,\n", ("line 2", "'nan' is not a finite number")),
+])
+def test_a_decision_that_cannot_be_applied_stops_the_regrade(work, rows, pieces):
+    before = tree(work / "graded")
+    result = regrade(work, "roll,box,points,accept,reason\n" + rows)
+    one_error(result, "overrides.csv", *pieces)
+    assert tree(work / "graded") == before          # no history, no changes.csv: nothing moved
+
+
+def test_rows_that_agree_and_a_row_for_one_student_over_everyone(work):
+    result = regrade(work, "roll,box,points,accept,reason\n"
+                           "R01,Q1.occupancy,1,,half\n"
+                           "R01,Q1.occupancy,1,,pasted twice\n"
+                           "*,Q1.occupancy,0,,nobody\n")
+    assert result.returncode == 0, result.stderr
+    with (work / "graded" / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
+        rows = {r["roll"]: r for r in csv.DictReader(fh)}
+    # the row for R01 decides for R01 although the row for everyone comes after it
+    assert rows["R01"]["Q1.occupancy"] == "1"
+    assert rows["CON"]["Q1.occupancy"] == "0"
+
+
+def test_two_excel_exports_pasted_into_one_overrides_file(work):
+    """A byte-order mark and a header in the middle, zero-width characters in cells: the roll
+    still matches, and a warning never prints an invisible character."""
+    first = "\ufeffroll,box,points,accept,reason\nR01,Q1.occupancy,1,,first export\n"
+    second = ("\ufeffroll,box,points,accept,reason\n"
+              "\u200bCON\u200b,Q1.occupancy\u2060,1,,second export\n"
+              "\ufeffZ\u200b9\u200e,Q1.occupancy,1,,nobody\n"
+              "Z\x07X,Q1.occupancy,1,,a bell\n")
+    result = regrade(work, first + second)
+    assert result.returncode == 0, result.stderr
+    assert "2 boxes changed" in result.stdout
+    warnings = result.stderr.strip().splitlines()
+    assert any("line 5" in w and "Z9 Q1.occupancy matches no graded box" in w for w in warnings)
+    assert any("Z<U+0007>X" in w for w in warnings), warnings
+    assert all(w.isprintable() for w in warnings), warnings
+    with (work / "graded" / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
+        rows = {r["roll"]: r for r in csv.DictReader(fh)}
+    assert rows["R01"]["Q1.occupancy"] == "1" and rows["CON"]["Q1.occupancy"] == "1"
+
+
+def test_invisible_characters_are_dropped_from_every_csv_read(work):
+    """A roster and an answer sheet with zero-width characters and a pasted BOM."""
+    from quizgen.export.sheet import parse_roster
+    from quizgen.grade.sheet import read_answer_sheet
+
+    students = parse_roster("name,roll\nAsha\u200b,\ufeffR01\n\ufeffRavi,R\u200d02\n"
+                            "क्\u200dष,R03\n")
+    assert [(s.name, s.roll) for s in students] == [("Asha", "R01"), ("Ravi", "R02"),
+                                                     ("क्\u200dष", "R03")]   # a joiner kept in Devanagari
+    path = work / "answers.csv"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("R01", "\u200bR01\ufeff"), encoding="utf-8")
+    sheet = read_answer_sheet(path)
+    assert any(row.cells[sheet.header.index("roll")] == "R01" for row in sheet.rows)
+
+
+def test_an_unknown_misconception_in_the_lms_table_lists_the_valid_keys(tmp_path):
+    recipe = tmp_path / "quiz.toml"
+    recipe.write_text('title = "T"\n[lms]\npartial = { no_such_trap = 50 }\n'
+                      '[[questions]]\ncell = "OCC-3"\n', encoding="utf-8")
+    result = quizgen("export", recipe, "--out", tmp_path / "out" / "bank.xml")
+    line = one_error(result, "no_such_trap", "lms.partial", "one_block_only")
+    assert line.count(",") > 20                     # the valid keys are listed
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", ["1e309", "inf", "nan", "-inf"])
+def test_a_non_finite_number_in_a_recipe_is_refused_alike(tmp_path, value):
+    recipe = tmp_path / "quiz.toml"
+    recipe.write_text(f'title = "T"\n[[questions]]\ncell = "OCC-3"\npoints = {value}\n',
+                      encoding="utf-8")
+    line = one_error(quizgen("sheet", recipe, "--out", tmp_path / "exam"), "points")
+    assert "infinite" in line or "finite" in line
+    assert len(line) < 200 and not (tmp_path / "exam").exists()
