@@ -174,3 +174,35 @@ def test_a_non_finite_number_in_a_recipe_is_refused_alike(tmp_path, value):
     line = one_error(quizgen("sheet", recipe, "--out", tmp_path / "exam"), "points")
     assert "infinite" in line or "finite" in line
     assert len(line) < 200 and not (tmp_path / "exam").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# File names made from rolls and names
+
+
+@pytest.mark.parametrize("name, stem", [
+    ("CON", "_CON"), ("con.txt", "_con.txt"), ("aux.", "_aux"), ("NUL ", "_NUL"),
+    ("COM1", "_COM1"), ("lpt9.md", "_lpt9.md"), ("COM¹", "_COM¹"), ("CONSOLE", "CONSOLE"),
+    ("R 07.", "R_07"), ("a<b>c:d\"e/f\\g|h?i*j", "a_b_c_d_e_f_g_h_i_j"), ("...", "student"),
+    ("tab\there\x00", "tab_here"), ("e\u0301", "é"),
+])
+def test_a_file_stem_is_safe_on_every_system(name, stem):
+    from quizgen.files import file_stems
+
+    assert file_stems([name], fallback="student") == [stem]
+
+
+def test_file_stems_stay_distinct_as_windows_and_macos_compare_them():
+    from quizgen.files import STEM_BYTES, STEM_CHARS, file_stems
+
+    names = ["CON", "con", "R01", "r01", "é", "e\u0301", "x" * 300, "x" * 301, "ठ" * 200]
+    stems = file_stems(names, alternates=[f"V{i}" for i in range(len(names))])
+    folded = {s.casefold() for s in stems}
+    assert len(folded) == len(names), stems
+    assert stems[:4] == ["_CON", "_con-V1", "R01", "r01-V3"]
+    assert all(len(s) <= STEM_CHARS and len(s.encode()) <= STEM_BYTES for s in stems), stems
+
+
+def test_feedback_of_a_roll_named_con_is_not_a_device_on_windows(exam):
+    names = sorted(p.name for p in (exam / "graded" / "feedback").iterdir())
+    assert names == ["R01.md", "_CON.md", "_aux.md"]
