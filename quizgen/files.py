@@ -214,12 +214,14 @@ LIMITS = {
     "gpu-file": 1 << 20,     # a TOML file of GPUs
     "recipe": 1 << 20,       # a deck or exam recipe
     "batch line": 1 << 20,   # one line of an occupancy batch
+    "ptxas": 64 << 20,       # a ptxas log, or what nvcc or a demangler prints (KB per kernel)
+    "cu": 64 << 20,
 }
 
 
 NOUNS = {"problem": "problem", "manifest": "exam manifest", "answers": "answer sheet",
          "roster": "class roster", "gpu-file": "GPU file", "recipe": "recipe",
-         "batch line": "launch"}
+         "batch line": "launch", "ptxas": "ptxas log", "cu": "compiler output"}
 
 
 def size_text(n: int) -> str:
@@ -265,6 +267,63 @@ def read_stream_limited(stream: IO[Any] | None, field: str, limit: int | None = 
         raise QuizgenError(f"{name} holds more than {size_text(limit)}, far more than any "
                            f"{NOUNS.get(field, field)}; pipe the right file", field=field)
     return data
+
+
+def run_limited(argv: Sequence[str], field: str, *, input: str | None = None,
+                timeout: float = 600, limit: int | None = None) -> tuple[int, str, str]:
+    """Run `argv` (no shell) and return (exit code, stdout, stderr) as text, reading at most
+    `limit` bytes of its output in all: a program that prints more is stopped and refused in
+    one line, instead of holding everything it printed in memory."""
+    import subprocess
+    import threading
+
+    limit = LIMITS[field] if limit is None else limit
+    proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE if input is not None else
+                            subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    chunks: dict[int, list[bytes]] = {1: [], 2: []}
+    total = [0]
+    over = threading.Event()
+    lock = threading.Lock()
+
+    def drain(stream: IO[bytes], key: int) -> None:
+        while True:
+            chunk = stream.read1(1 << 16)       # type: ignore[attr-defined]
+            if not chunk:
+                return
+            with lock:
+                total[0] += len(chunk)
+                if total[0] > limit:
+                    over.set()
+                    proc.kill()
+                    return
+                chunks[key].append(chunk)
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, 1), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, 2), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        if input is not None:
+            try:
+                proc.stdin.write(input.encode("utf-8"))       # type: ignore[union-attr]
+                proc.stdin.close()                            # type: ignore[union-attr]
+            except (BrokenPipeError, OSError):
+                pass
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        for reader in readers:
+            reader.join(timeout=5)
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()                                    # type: ignore[union-attr]
+    if over.is_set():
+        raise QuizgenError(f"{Path(argv[0]).name} printed more than {size_text(limit)}, far more "
+                           f"than any {NOUNS.get(field, field)}; stopped it", field=field)
+    return (code, b"".join(chunks[1]).decode("utf-8", "replace"),
+            b"".join(chunks[2]).decode("utf-8", "replace"))
 
 
 def utf8_text(data: bytes, where: object, field: str) -> str:

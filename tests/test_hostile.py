@@ -206,3 +206,143 @@ def test_file_stems_stay_distinct_as_windows_and_macos_compare_them():
 def test_feedback_of_a_roll_named_con_is_not_a_device_on_windows(exam):
     names = sorted(p.name for p in (exam / "graded" / "feedback").iterdir())
     assert names == ["R01.md", "_CON.md", "_aux.md"]
+
+
+# ---------------------------------------------------------------------------------------------
+# What nvcc prints is read with a size limit
+
+
+def test_an_nvcc_that_prints_without_end_is_stopped(tmp_path):
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\nwhile :; do echo 'ptxas info    : Used 32 registers, 380 bytes "
+                    "cmem[0] and a very long line of output'; done >&2\n", encoding="utf-8")
+    nvcc.chmod(nvcc.stat().st_mode | stat.S_IEXEC)
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k() {}\n", encoding="utf-8")
+    result = quizgen("occupancy", "--cu", source, "--arch", "sm_80", "--threads", "256",
+                     env={"NVCC": str(nvcc)}, cwd=tmp_path)
+    one_error(result, "cu:", "printed more than 64 MB", "stopped it")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu", "nvcc"]
+
+
+def test_the_bounded_reader_stops_a_program_and_keeps_its_memory(tmp_path):
+    import resource
+
+    from quizgen.errors import QuizgenError
+    from quizgen.files import run_limited
+
+    script = "import sys\nchunk = b'x' * 65536\nwhile True: sys.stdout.buffer.write(chunk)\n"
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(QuizgenError, match="printed more than 1 MB"):
+        run_limited([sys.executable, "-c", script], "cu", limit=1 << 20, timeout=60)
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kb < 64 << 10, grown_kb         # far below what an unbounded read would hold
+    code, out, err = run_limited([sys.executable, "-c", "print('ok')"], "cu", timeout=60)
+    assert (code, out.strip(), err) == (0, "ok", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Manifests: every field checked at load, one line naming it
+
+
+@pytest.fixture(scope="module")
+def scan_manifest():
+    """A manifest with answer grids, as `quizgen sheet --bubbles` writes it (its layout part
+    built by the sheet's own functions, without running Typst)."""
+    from quizgen.export import bubbles
+    from quizgen.export.sheet import _scan_layout
+
+    plan = plan_exam(parse_exam_recipe(RECIPE), ROSTER[:1], None, generate=generate_one)
+    data = json.loads(plan.manifest_text())
+    data["scan"] = _scan_layout(parse_exam_recipe(RECIPE), "a4")
+    grid = bubbles.box_grid("fraction", 0.5, {"bubble_sign": "-", "bubble_as": "as",
+                                            "bubble_percent": "%", "bubble_fraction": "f",
+                                            "bubble_choose": "choose"})
+    box = {"column": "Q1.occupancy", "kind": "number", "page": 1, "region": [20, 40, 120, 60],
+           "r": bubbles.RADIUS, "places": grid["places"], "decimals": grid["decimals"],
+           "sign": grid["sign"], "selector": grid["selector"],
+           "bubbles": [[20 + b["x"], 40 + b["y"], b["row"], b["value"]] for b in grid["bubbles"]]}
+    data["students"][0]["sheet"] = {"pages": 1, "boxes": [box]}
+    return data
+
+
+def _edit(data, path, value):
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+
+
+BAD_MANIFESTS = [
+    # (where, new value, the field the line names)
+    (("scan", "page_size"), [1e6, 1e6], "scan.page_size"),
+    (("scan", "page_size"), [210], "scan.page_size"),
+    (("scan", "page_size"), "a4", "scan.page_size"),
+    (("scan", "marks"), [[11, 11]], "scan.marks"),
+    (("scan", "marks"), [[11, 11], [199, 11], [199, 286], [5000, 11]], "scan.marks[4]"),
+    (("scan", "radius"), -1, "scan.radius"),
+    (("scan", "qr_size"), True, "scan.qr_size"),
+    (("scan", "exam"), 7, "scan.exam"),
+    (("students", 0, "sheet", "boxes"), "abc", "students[1].sheet.boxes"),
+    (("students", 0, "sheet", "pages"), 10**9, "students[1].sheet.pages"),
+    (("students", 0, "sheet"), [], "students[1].sheet"),
+    (("students", 0, "sheet", "boxes", 0, "page"), 2, "students[1].sheet.boxes[1].page"),
+    (("students", 0, "sheet", "boxes", 0, "places"), 10**9, "boxes[1].places"),
+    (("students", 0, "sheet", "boxes", 0, "kind"), "essay", "boxes[1].kind"),
+    (("students", 0, "sheet", "boxes", 0, "region"), [1, 2], "boxes[1].region"),
+    (("students", 0, "sheet", "boxes", 0, "bubbles"), [[1, 2]], "boxes[1].bubbles[1]"),
+    (("students", 0, "sheet", "boxes", 0, "bubbles"), "x" * 10**4, "boxes[1].bubbles"),
+    (("students", 0, "version"), ["v"], "students[1].version"),
+    (("students", 0, "questions", 0, "tolerances"), {"occupancy": -1}, "tolerances.occupancy"),
+    (("students", 0, "questions", 0, "asked"), "occupancy", "questions[1].asked"),
+    (("format_version", ), "two", "format_version"),
+    (("format", ), "something-else", "manifest"),
+]
+
+
+@pytest.mark.parametrize("where, value, field", BAD_MANIFESTS,
+                         ids=[".".join(map(str, w)) + f"={str(v)[:12]}" for w, v, _ in BAD_MANIFESTS])
+def test_a_malformed_manifest_is_one_line_naming_the_field(scan_manifest, where, value, field):
+    from quizgen.errors import QuizgenError
+    from quizgen.manifest import check_manifest
+
+    data = copy.deepcopy(scan_manifest)
+    _edit(data, where, value)
+    with pytest.raises(QuizgenError) as info:
+        check_manifest(data, "m.json", scan=True)
+    message = str(info.value)
+    assert field in message and "\n" not in message and len(message) < 300, message
+
+
+@pytest.mark.parametrize("command", ["scan", "grade", "check"])
+@pytest.mark.parametrize("name, text, field", [
+    ("huge_page", None, "scan.page_size"),
+    ("boxes_text", None, "students[1].sheet.boxes"),
+    ("infinite", '{"students": [{"questions": [], "version": "V"}], "x": 1e400}', "finite"),
+    ("nan", '{"students": [{"questions": [], "version": "V"}], "x": NaN}', "finite"),
+    ("points", None, "questions[1].points"),
+])
+def test_every_command_that_reads_a_manifest_refuses_it_alike(scan_manifest, tmp_path, command,
+                                                              name, text, field):
+    data = copy.deepcopy(scan_manifest)
+    if name == "huge_page":
+        data["scan"]["page_size"] = [1e6, 1e6]
+    elif name == "boxes_text":
+        data["students"][0]["sheet"]["boxes"] = "abc"
+    elif name == "points":
+        data["students"][0]["questions"][0]["points"] = -3
+    path = tmp_path / "manifest.json"
+    path.write_text(text if text is not None else json.dumps(data), encoding="utf-8")
+    (tmp_path / "page.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "answers.csv").write_text("name,roll,version\n", encoding="utf-8")
+    if command in ("grade", "check") and name in ("huge_page", "boxes_text"):
+        field = None                     # the grader does not read the answer grids' layout
+    args = {"scan": ["scan", tmp_path / "page.png", "--manifest", path, "--out", tmp_path / "out"],
+            "grade": ["grade", path, tmp_path / "answers.csv", "--out", tmp_path / "out"],
+            "check": ["check", "OCC-3-nope", "1", "--manifest", path]}[command]
+    result = quizgen(*args)
+    if field is None:
+        assert "Traceback" not in result.stderr and result.returncode in (0, 1, 2)
+        return
+    one_error(result, field)
+    assert not (tmp_path / "out").exists()
