@@ -151,6 +151,14 @@ def _check_student(student: Any, where: str, source: str) -> None:
         answers = item.get("answers")
         if answers is not None and not isinstance(answers, Mapping):
             _bad(source, f"{at}.answers", answers, "an object of answer key → answer")
+        choices = item.get("choices")
+        if choices is not None and (not isinstance(choices, list)
+                                    or not all(isinstance(c, Mapping) for c in choices)):
+            _bad(source, f"{at}.choices", choices, "a list of choices (objects)")
+        solution = item.get("solution")
+        if solution is not None and (not isinstance(solution, Mapping)
+                                     or not isinstance(solution.get("steps", []), list)):
+            _bad(source, f"{at}.solution", solution, "a worked solution (an object with steps)")
 
 
 def _check_points(points: Any, where: str, source: str) -> None:
@@ -248,8 +256,11 @@ def _check_sheet(sheet: Any, where: str, source: str, width: float, height: floa
 
 
 def _is_number(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) < 10**300         # a float can hold it (one rule: finite numbers)
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _pair(value: Any) -> bool:

@@ -153,8 +153,8 @@ class _Solutions:
 
         if not data or not isinstance(data.get("solution"), Mapping):
             return ""
-        question, solution, lang = _solution_in(data, self.lang)
         try:
+            question, solution, lang = _solution_in(data, self.lang)
             return render_solution(solution, lang, self.fmt, question=question)
         except Exception:   # a hand-written solution the templates cannot show: leave it out
             return ""
