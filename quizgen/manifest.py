@@ -122,7 +122,7 @@ _KIND_WORDS = {dict: "an object", str: "text", bool: "true or false", list: "a l
 
 def _check_student(student: Any, where: str, source: str) -> None:
     if not isinstance(student, Mapping) or not isinstance(student.get("questions"), list):
-        raise QuizgenError("expected name, roll, version and questions", field=where)
+        _fail(source, where, "expected a student: name, roll, version and questions")
     for name in ("name", "roll", "version"):
         value = student.get(name)
         if value is not None and not isinstance(value, str):
@@ -134,7 +134,7 @@ def _check_student(student: Any, where: str, source: str) -> None:
     for j, item in enumerate(questions, start=1):
         at = f"{where}.questions[{j}]"
         if not isinstance(item, Mapping):
-            raise QuizgenError("expected a problem object", field=at)
+            _fail(source, at, "expected a problem object")
         if "number" in item:
             _whole(item["number"], f"{at}.number", source, 0, MAX_NUMBER)
         _check_points(item.get("points"), f"{at}.points", source)
@@ -293,4 +293,8 @@ def _shown(value: Any, width: int = 60) -> str:
 
 
 def _bad(source: str, where: str, value: Any, expected: str) -> None:
-    raise QuizgenError(f"{source}: got {_shown(value)}; expected {expected}", field=where)
+    _fail(source, where, f"got {_shown(value)}; expected {expected}")
+
+
+def _fail(source: str, where: str, message: str) -> None:
+    raise QuizgenError(f"{source}: {where}: {message}", field="manifest")
