@@ -448,7 +448,10 @@ class CsvRows:
         return self
 
     def __next__(self) -> list[str]:
-        return [clean_cell(cell) for cell in next(self._reader)]
+        row = next(self._reader)
+        if "".join(row).isascii():          # most rows: nothing to clean
+            return row
+        return [clean_cell(cell) for cell in row]
 
 
 def csv_rows(source: Iterable[str], delimiter: str = ",", *, strict: bool = False) -> CsvRows:
