@@ -18,7 +18,8 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 
-__all__ = ["load_manifest", "check_manifest", "MANIFEST_FORMAT", "MANIFEST_VERSION"]
+__all__ = ["load_manifest", "check_manifest", "check_question", "check_problem", "load_json",
+           "MANIFEST_FORMAT", "MANIFEST_VERSION"]
 
 #: What `quizgen sheet` writes in the manifest's ``format``.
 MANIFEST_FORMAT = "quizgen-exam-manifest"
@@ -57,19 +58,28 @@ def load_manifest(path: str | os.PathLike[str], *, scan: bool = False) -> dict[s
     raw = read_limited(path, "manifest")
     try:
         text = raw.decode("utf-8-sig")
-        kwargs: dict[str, Any] = {"parse_constant": _no_constant}
-        if _BIG_EXPONENT.search(raw):
-            kwargs["parse_float"] = _finite_float
-        data = json.loads(text, **kwargs)
-    except _NotFinite as exc:
-        raise QuizgenError(f"{path} holds {exc.args[0]}, which is not a finite number; "
-                           "numbers in a manifest must be finite", field="manifest") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
-    except RecursionError:
-        raise QuizgenError(f"{path} is not an exam manifest (nested too deeply)",
-                           field="manifest") from None
+    data = load_json(text, str(path), "manifest", noun="a JSON manifest")
     return check_manifest(data, str(path), scan=scan)
+
+
+def load_json(text: str, where: str, field: str, *, noun: str = "JSON") -> Any:
+    """JSON a teacher gives (a manifest, a problem), refusing in one line what is not JSON,
+    what is nested too deeply, and any number that is not finite (``NaN``, ``Infinity``,
+    ``1e400``): one rule for every number quizgen reads."""
+    kwargs: dict[str, Any] = {"parse_constant": _no_constant}
+    if _BIG_EXPONENT.search(text.encode("utf-8", "surrogatepass")):
+        kwargs["parse_float"] = _finite_float
+    try:
+        return json.loads(text, **kwargs)
+    except _NotFinite as exc:
+        raise QuizgenError(f"{where} holds {exc.args[0]}, which is not a finite number; "
+                           "numbers quizgen reads must be finite", field=field) from None
+    except ValueError as exc:
+        raise QuizgenError(f"{where} is not {noun} ({exc})", field=field) from None
+    except RecursionError:
+        raise QuizgenError(f"{where} is not {noun} (nested too deeply)", field=field) from None
 
 
 class _NotFinite(ValueError):
@@ -132,33 +142,46 @@ def _check_student(student: Any, where: str, source: str) -> None:
         _bad(source, f"{where}.questions", len(questions),
              f"at most {MAX_QUESTIONS:,} questions")
     for j, item in enumerate(questions, start=1):
-        at = f"{where}.questions[{j}]"
-        if not isinstance(item, Mapping):
-            _fail(source, at, "expected a problem object")
-        if "number" in item:
-            _whole(item["number"], f"{at}.number", source, 0, MAX_NUMBER)
-        _check_points(item.get("points"), f"{at}.points", source)
-        asked = item.get("asked")
-        if asked is not None and (not isinstance(asked, list)
-                                  or not all(isinstance(k, str) for k in asked)):
-            _bad(source, f"{at}.asked", asked, "a list of answer keys")
-        tolerances = item.get("tolerances")
-        if tolerances is not None:
-            if not isinstance(tolerances, Mapping):
-                _bad(source, f"{at}.tolerances", tolerances, "an object of answer key → tolerance")
-            for key, value in tolerances.items():
-                _number(value, f"{at}.tolerances.{key}", source, 0, 1e9)
-        answers = item.get("answers")
-        if answers is not None and not isinstance(answers, Mapping):
-            _bad(source, f"{at}.answers", answers, "an object of answer key → answer")
-        choices = item.get("choices")
-        if choices is not None and (not isinstance(choices, list)
-                                    or not all(isinstance(c, Mapping) for c in choices)):
-            _bad(source, f"{at}.choices", choices, "a list of choices (objects)")
-        solution = item.get("solution")
-        if solution is not None and (not isinstance(solution, Mapping)
-                                     or not isinstance(solution.get("steps", []), list)):
-            _bad(source, f"{at}.solution", solution, "a worked solution (an object with steps)")
+        check_question(item, f"{where}.questions[{j}]", source)
+
+
+def check_question(item: Any, at: str, source: str) -> None:
+    """One saved problem (a manifest's question, or a problem JSON for `quizgen check`):
+    the fields the grader reads, by type and range."""
+    if not isinstance(item, Mapping):
+        _fail(source, at, "expected a problem object")
+    if "number" in item:
+        _whole(item["number"], f"{at}.number", source, 0, MAX_NUMBER)
+    _check_points(item.get("points"), f"{at}.points", source)
+    asked = item.get("asked")
+    if asked is not None and (not isinstance(asked, list)
+                              or not all(isinstance(k, str) for k in asked)):
+        _bad(source, f"{at}.asked", asked, "a list of answer keys")
+    tolerances = item.get("tolerances")
+    if tolerances is not None:
+        if not isinstance(tolerances, Mapping):
+            _bad(source, f"{at}.tolerances", tolerances, "an object of answer key → tolerance")
+        for key, value in tolerances.items():
+            _number(value, f"{at}.tolerances.{key}", source, 0, 1e9)
+    answers = item.get("answers")
+    if answers is not None and not isinstance(answers, Mapping):
+        _bad(source, f"{at}.answers", answers, "an object of answer key → answer")
+    choices = item.get("choices")
+    if choices is not None and (not isinstance(choices, list)
+                                or not all(isinstance(c, Mapping) for c in choices)):
+        _bad(source, f"{at}.choices", choices, "a list of choices (objects)")
+    solution = item.get("solution")
+    if solution is not None and (not isinstance(solution, Mapping)
+                                 or not isinstance(solution.get("steps", []), list)):
+        _bad(source, f"{at}.solution", solution, "a worked solution (an object with steps)")
+
+
+def check_problem(data: Any, where: str) -> None:
+    """A problem JSON given to `quizgen check`: as a manifest's question (`check_question`)."""
+    try:
+        check_question(data, "", where)
+    except QuizgenError as exc:
+        raise QuizgenError(str(exc).removeprefix("manifest: "), field="problem") from None
 
 
 def _check_points(points: Any, where: str, source: str) -> None:
@@ -275,8 +298,12 @@ def _point(value: Any, where: str, source: str, width: float, height: float) -> 
 def _number(value: Any, where: str, source: str, low: float, high: float, *,
             low_open: bool = False) -> float:
     if not _is_number(value) or not (low < value if low_open else low <= value) or value > high:
-        _bad(source, where, value, f"a finite number from {low:g} to {high:,g}")
+        _bad(source, where, value, f"a finite number from {_text(low)} to {_text(high)}")
     return value
+
+
+def _text(number: float) -> str:
+    return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
 
 
 def _whole(value: Any, where: str, source: str, low: int, high: int) -> int:
@@ -297,4 +324,5 @@ def _bad(source: str, where: str, value: Any, expected: str) -> None:
 
 
 def _fail(source: str, where: str, message: str) -> None:
-    raise QuizgenError(f"{source}: {where}: {message}", field="manifest")
+    where = where.lstrip(".")
+    raise QuizgenError(f"{source}: {where + ': ' if where else ''}{message}", field="manifest")

@@ -346,3 +346,27 @@ def test_every_command_that_reads_a_manifest_refuses_it_alike(scan_manifest, tmp
         return
     one_error(result, field)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("edit, pieces", [
+    (lambda d: d["answers"].update(occupancy=float("nan")), ("holds NaN", "finite")),
+    (lambda d: d["tolerances"].update(occupancy=float("inf")), ("holds Infinity", "finite")),
+    (lambda d: d.update(tolerances={"occupancy": "x"}), ("tolerances.occupancy", "got 'x'")),
+    (lambda d: d.update(choices=[None]), ("choices",)),
+])
+def test_a_problem_file_for_check_is_held_to_the_manifest_rules(exam, tmp_path, edit, pieces):
+    manifest = json.loads((exam / "manifest.json").read_text(encoding="utf-8"))
+    problem = manifest["students"][0]["questions"][0]
+    edit(problem)
+    path = tmp_path / "problem.json"
+    path.write_text(json.dumps(problem), encoding="utf-8")      # NaN and Infinity as JSON writes them
+    one_error(quizgen("check", path, "25%", "--key", "occupancy"), "problem:", *pieces)
+
+
+def test_a_number_written_beyond_a_float_in_a_manifest_is_refused(exam, tmp_path):
+    text = (exam / "manifest.json").read_text(encoding="utf-8")
+    path = tmp_path / "m.json"
+    path.write_text(text.replace('"points": ', '"points": 1e309, "was": ', 1), encoding="utf-8")
+    one_error(quizgen("grade", path, exam / "answers.csv", "--out", tmp_path / "g"),
+              "manifest:", "1e309", "not a finite number")
+    assert not (tmp_path / "g").exists()
