@@ -370,3 +370,24 @@ def test_a_number_written_beyond_a_float_in_a_manifest_is_refused(exam, tmp_path
     one_error(quizgen("grade", path, exam / "answers.csv", "--out", tmp_path / "g"),
               "manifest:", "1e309", "not a finite number")
     assert not (tmp_path / "g").exists()
+
+
+def test_a_regrade_that_fails_leaves_the_results_and_no_history(work):
+    before = tree(work / "graded")
+    data = json.loads((work / "manifest.json").read_text(encoding="utf-8"))
+    data["students"][1]["questions"][0]["points"] = -3
+    (work / "bad.json").write_text(json.dumps(data), encoding="utf-8")
+    result = quizgen("regrade", work / "bad.json", work / "answers.csv", "--out", work / "graded")
+    one_error(result, "students[2].questions[1].points")
+    (work / "empty.csv").write_text("", encoding="utf-8")
+    result = quizgen("regrade", work / "manifest.json", work / "empty.csv", "--out",
+                     work / "graded")
+    one_error(result, "empty")
+    assert tree(work / "graded") == before and not (work / "graded" / "history").exists()
+
+
+def test_override_rows_naming_one_student_by_roll_and_by_version_conflict(work):
+    data = json.loads((work / "manifest.json").read_text(encoding="utf-8"))
+    version = data["students"][0]["version"]
+    result = regrade(work, f"roll,box,points\nR01,Q1.occupancy,0\n{version},Q1.occupancy,2\n")
+    one_error(result, "lines 2 and 3", "Q1.occupancy")

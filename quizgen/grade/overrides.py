@@ -351,6 +351,12 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
         if kept is not None and not any((out / name).exists() for name in OUTPUTS):
             for item in kept.iterdir():
                 os.replace(item, out / item.name)
+        elif kept is not None:          # the results stand as they were: no history of a
+            shutil.rmtree(kept, ignore_errors=True)        # regrade that did not happen
+            try:
+                kept.parent.rmdir()
+            except OSError:
+                pass
         raise
     changes = _changes(previous, _results(out / "results.csv"), rules)
     from quizgen.files import add_to_ledger, write_csv
