@@ -438,7 +438,10 @@ class CsvRows:
     """`csv.reader` over `source` whose every cell is `clean_cell`ed; `line_num` as csv's."""
 
     def __init__(self, source: Iterable[str], delimiter: str = ",", *, strict: bool = False) -> None:
-        self._reader = csv.reader(source, delimiter=delimiter, strict=strict)
+        # A byte-order mark goes before the CSV is split: one at the start of a pasted export
+        # would otherwise stand before a quote and keep the quotes in the cell.
+        lines = (line.replace(BOM, "") if BOM in line else line for line in source)
+        self._reader = csv.reader(lines, delimiter=delimiter, strict=strict)
 
     @property
     def line_num(self) -> int:

@@ -125,7 +125,7 @@ def test_two_excel_exports_pasted_into_one_overrides_file(work):
     still matches, and a warning never prints an invisible character."""
     first = "\ufeffroll,box,points,accept,reason\nR01,Q1.occupancy,1,,first export\n"
     second = ("\ufeffroll,box,points,accept,reason\n"
-              "\u200bCON\u200b,Q1.occupancy\u2060,1,,second export\n"
+              "\ufeff\"\u200bCON\u200b\",Q1.occupancy\u2060,1,,\"second, export\"\n"
               "\ufeffZ\u200b9\u200e,Q1.occupancy,1,,nobody\n"
               "Z\x07X,Q1.occupancy,1,,a bell\n")
     result = regrade(work, first + second)
