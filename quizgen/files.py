@@ -362,7 +362,8 @@ def file_stems(names: Sequence[str], *, alternates: Sequence[str] | None = None,
         stem = _safe_stem(name) or _safe_stem(fallback) or "file"
         if _fold(stem) in seen:
             alternate = _safe_stem(alternates[i]) if alternates and alternates[i] else ""
-            base = _cut(stem, STEM_CHARS - len(alternate) - 6)
+            room = len(alternate.encode("utf-8")) + 6          # "-<alternate>-<n>"
+            base = _cut(stem, STEM_CHARS - room, STEM_BYTES - room)
             stem = f"{base}-{alternate}" if alternate else base
             n = 2
             while _fold(stem) in seen:
@@ -382,9 +383,10 @@ def _safe_stem(text: str) -> str:
     return stem
 
 
-def _cut(text: str, chars: int) -> str:
+def _cut(text: str, chars: int, size: int = STEM_BYTES) -> str:
+    """`text` cut to at most `chars` characters and `size` bytes of UTF-8."""
     text = text[:max(chars, 1)]
-    while len(text.encode("utf-8")) > STEM_BYTES:
+    while len(text.encode("utf-8")) > max(size, 4):
         text = text[:-1]
     return text
 
@@ -469,10 +471,7 @@ def visible(text: str) -> str:
     teacher's text."""
     if text.isprintable():
         return text
-    import unicodedata
-
-    return "".join(ch if ch.isprintable() or ch == " " else f"<U+{ord(ch):04X}>"
-                   if unicodedata.category(ch)[0] in "CZ" else ch for ch in text)
+    return "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in text)
 
 
 def sniff_delimiter(first_line: str) -> str:
