@@ -55,9 +55,8 @@ def __getattr__(name: str) -> Any:
         return known_cells()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 PAPERS = ("a4", "us-letter")
-MANIFEST_FORMAT = "quizgen-exam-manifest"
-#: 2: every question carries its answers' specs (``answer_specs``); the grader still reads 1.
-MANIFEST_VERSION = 2
+# 2: every question carries its answers' specs (``answer_specs``); the grader still reads 1.
+from quizgen.manifest import MANIFEST_FORMAT, MANIFEST_VERSION  # noqa: E402  (one definition)
 
 # Families of fonts that cover Devanagari (Debian packages: fonts-noto-core, fonts-lohit-deva,
 # fonts-gargi, fonts-nakula, fonts-sahadeva, fonts-samyak-deva, fonts-sil-annapurna; macOS and
