@@ -203,11 +203,9 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
                                "give its id with --manifest", field="problem")
         where = ref
         text = utf8_text(read_limited(path, "problem"), where, "problem")
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        why = exc if isinstance(exc, ValueError) else "nested too deeply"
-        raise QuizgenError(f"{where} is not JSON ({why})", field="problem") from None
+    from quizgen.manifest import check_problem, load_json
+
+    data = load_json(text, where, "problem")
     if isinstance(data, list):
         if len(data) != 1:
             raise QuizgenError(f"{where} holds {len(data)} problems; give one (quizgen generate "
@@ -215,4 +213,5 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
         data = data[0]
     if not isinstance(data, dict) or "answers" not in data:
         raise QuizgenError(f"{where} is not a problem (no 'answers')", field="problem")
+    check_problem(data, where)
     return data

@@ -186,6 +186,9 @@ def lms_options(table: Any) -> LmsOptions:
     if not isinstance(partial, dict):
         raise QuizgenError(f"got {partial!r}; expected a table such as {{ no_floor = 50 }}",
                            field="lms.partial")
+    from quizgen.recipes import check_misconception_keys
+
+    check_misconception_keys(partial, "lms.partial")
     pairs = tuple((str(k), _grade(v, f"lms.partial.{k}")) for k, v in sorted(partial.items()))
     return LmsOptions(default, pairs)
 

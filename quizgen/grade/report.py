@@ -7,7 +7,6 @@ language, with the worked solutions rendered by `quizgen.render.text`.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -125,22 +124,12 @@ def unmatched_csv(sheet: AnswerSheet, rows: Sequence[SheetRow]) -> str:
 
 
 def feedback_names(students: Sequence[StudentResult]) -> list[str]:
-    """A file stem per student: roll, else name, else version; safe and distinct."""
-    seen: set[str] = set()
-    out = []
-    for student in students:
-        stem = re.sub(r"[^\w.\-]+", "_", student.roll or student.name or student.version,
-                      flags=re.UNICODE).strip("._") or "student"
-        stem = stem[:80]
-        if stem.casefold() in seen:
-            stem = f"{stem}-{student.version}" if student.version else stem
-            n = 2
-            base = stem
-            while stem.casefold() in seen:
-                stem, n = f"{base}-{n}", n + 1
-        seen.add(stem.casefold())
-        out.append(stem)
-    return out
+    """A file stem per student: roll, else name, else version; safe and distinct
+    (`quizgen.files.file_stems`)."""
+    from quizgen.files import file_stems
+
+    return file_stems([s.roll or s.name or s.version for s in students],
+                      alternates=[s.version for s in students], fallback="student")
 
 
 class _Solutions:
@@ -164,8 +153,8 @@ class _Solutions:
 
         if not data or not isinstance(data.get("solution"), Mapping):
             return ""
-        question, solution, lang = _solution_in(data, self.lang)
         try:
+            question, solution, lang = _solution_in(data, self.lang)
             return render_solution(solution, lang, self.fmt, question=question)
         except Exception:   # a hand-written solution the templates cannot show: leave it out
             return ""
