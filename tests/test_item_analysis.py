@@ -277,7 +277,8 @@ def test_follow_up_decks_import_into_anki_with_their_notes(planted, tmp_path):
         assert sum("concept" in k for k in kinds) == len(plan.cards), path.name
     # two students' decks and the class deck into one real collection: a later import of the
     # same student's deck updates notes instead of adding copies
-    col = Collection(str(tmp_path / "col" / "collection.anki2")) if (tmp_path / "col").mkdir() is None else None
+    (tmp_path / "col").mkdir()
+    col = Collection(str(tmp_path / "col" / "collection.anki2"))
     try:
         first = next(p for p, plan in written if plan.skills and plan.cards)
         for path in (first, first):
@@ -300,3 +301,55 @@ def test_grade_remedial_from_the_command_line(planted, tmp_path):
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "f").glob("*.apkg"))) == 61
     assert "61 follow-up decks" in done.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# The class report as a teacher opens it: a phone, then the printer
+
+@pytest.fixture(scope="module")
+def reports(planted, tmp_path_factory):
+    """class-report.html of the planted class in both languages."""
+    work, manifest, summary, truth = planted
+    out = {}
+    for lang in ("en", "hinglish"):
+        folder = tmp_path_factory.mktemp(f"report-{lang}")
+        grade_class(work / "manifest.json", work / "answers.csv", folder / "g", lang=lang)
+        out[lang] = folder / "g" / "class-report.html"
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "hinglish"])
+def test_the_class_report_reads_on_a_phone_and_prints(reports, lang, tmp_path):
+    import base64
+
+    from browser import Browser, chromium_path
+
+    from pypdf import PdfReader
+
+    assert chromium_path(), "chromium is needed (Debian: apt-get install chromium)"
+    with Browser() as chromium:
+        page = chromium.page(width=390, height=800, mobile=True)
+        page.open(reports[lang])
+        layout = page.eval("""(() => {
+            const figs = [...document.querySelectorAll('figure svg')].map(s => s.getBoundingClientRect());
+            return {page: document.documentElement.scrollWidth, view: innerWidth,
+                    figs: figs.map(r => [r.width, r.height]),
+                    rows: document.querySelectorAll('table tr').length,
+                    requests: performance.getEntriesByType('resource').length};
+        })()""")
+        # nothing wider than the phone but the tables' own scroll boxes; figures drawn; the page
+        # asked the network for nothing
+        assert layout["page"] <= layout["view"], layout
+        assert len(layout["figs"]) == 2 and all(w > 300 and h > 150 for w, h in layout["figs"])
+        assert layout["rows"] > 30 and layout["requests"] == 0
+        png = page.screenshot()
+        ink = page.pixels_js(png, """let dark = 0;
+            for (let i = 0; i < data.length; i += 4) if (data[i] < 128) dark++;
+            return dark / (width * height);""")
+        assert 0.005 < ink < 0.5       # text and figures, not a blank or a black page
+        pdf = base64.b64decode(page.send("Page.printToPDF", {"printBackground": True})["data"])
+    (tmp_path / "report.pdf").write_bytes(pdf)
+    reader = PdfReader(tmp_path / "report.pdf")
+    text = " ".join(p.extract_text() for p in reader.pages)
+    words = {"en": ("Item analysis", "Cronbach"), "hinglish": ("Poori class ke misconceptions", "Cronbach")}
+    assert all(w in text for w in words[lang]) and "Planted class" in text

@@ -124,6 +124,14 @@ def _concept_seed(card_id: str) -> tuple[int, int]:
     raise LookupError(card_id)   # the pool holds every card of its level (see ConceptCards.space)
 
 
+@cache
+def _variant(cell: str, *, level: int, seed: int, lang: str, gpu: str | None):
+    """A skill's solved variant: the same for every student's deck, so made once."""
+    from quizgen.generator import generate_worked
+
+    return generate_worked(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+
+
 def _recipe(plan: FollowUp, *, lang: str, title: str, seed: int, deck: str, cells=(), levels=(1,)):
     from quizgen.recipes import DeckRecipe
 
@@ -148,7 +156,7 @@ def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: i
     package = anki.build_package(recipe, items)
     for cell, level in plan.skills:
         skills.add_skills(package, _recipe(plan, lang=lang, title=title, seed=seed, deck=deck,
-                                           cells=(cell,), levels=(level,)))
+                                           cells=(cell,), levels=(level,)), problems_for=_variant)
     return package
 
 
