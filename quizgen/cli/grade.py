@@ -24,6 +24,7 @@ def grade_command(
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
+    remedial: Annotated[Optional[Path], typer.Option("--remedial", help="Also write a follow-up Anki deck per student into this folder (skills of the cells they lost points in, concept cards of the misconceptions their answers showed) and class.apkg.")] = None,
 ) -> None:
     """Grade a class: score every answer box, credit carried errors, name the traps.
 
@@ -66,6 +67,31 @@ def grade_command(
                f"class mean {mean} → {summary.out_dir}")
     _issues(summary)
     _review_note(summary)
+    if remedial is not None:
+        try:
+            _follow_up(summary, manifest, remedial, lang)
+        except QuizgenError as exc:
+            raise fail(str(exc)) from None
+
+
+def _follow_up(summary, manifest: Path, folder: Path, lang: Optional[str]) -> None:
+    """The follow-up decks of a graded class (`quizgen.grade.follow_up`)."""
+    from quizgen.grade.analysis import analyse_class
+    from quizgen.grade.class_report import bands_of
+    from quizgen.grade.follow_up import write_follow_up_decks
+    from quizgen.grade.grader import load_manifest
+    from quizgen.grade.match import sheet_lang
+    from quizgen.grade.report import answer_columns
+    from quizgen.render.phrases import book
+
+    data = load_manifest(manifest)
+    the_lang = sheet_lang(data, lang)
+    columns = answer_columns(summary.students, data)
+    analysis = analyse_class(summary.students, columns, data, bands_of(data))
+    recipe = data.get("recipe") if isinstance(data.get("recipe"), dict) else {}
+    written = write_follow_up_decks(summary.students, data, analysis, folder, lang=the_lang,
+                                    title=str(recipe.get("title", "")))
+    typer.echo(book(the_lang)["follow-up"]["written"].format(n=len(written), folder=folder))
 
 
 def _issues(summary) -> None:

@@ -152,6 +152,7 @@ class ExamRecipe:
     lang: str = DEFAULT_LANG
     seed: int = 0
     shuffle: bool = False
+    grades: tuple[tuple[str, float], ...] = ()   # [grades] A = 85 …: label, least percent
 
     @property
     def total_points(self) -> float:
@@ -163,11 +164,12 @@ class ExamRecipe:
             "duration": self.duration, "instructions": self.instructions, "gpu": self.gpu,
             "lang": self.lang, "seed": self.seed, "shuffle": self.shuffle,
             "questions": [q.to_dict() for q in self.questions],
+            **({"grades": dict(self.grades)} if self.grades else {}),
         }
 
 
 _RECIPE_KEYS = {"title", "course", "date", "duration", "instructions", "gpu", "lang", "seed",
-                "shuffle", "questions", "lms"}
+                "shuffle", "questions", "lms", "grades"}
 _QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
 
 
@@ -214,10 +216,12 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
     shuffle = raw.get("shuffle", False)
     if not isinstance(shuffle, bool):
         raise QuizgenError(f"got {shuffle!r}; expected true or false", field="shuffle")
+    from quizgen.grade.analysis import grade_bands
+
     return ExamRecipe(
         title=title, questions=questions, course=_text(raw, "course"), date=_text(raw, "date"),
         duration=_text(raw, "duration"), instructions=_text(raw, "instructions"), gpu=gpu,
-        lang=lang, seed=seed, shuffle=shuffle)
+        lang=lang, seed=seed, shuffle=shuffle, grades=grade_bands(raw.get("grades")))
 
 
 def _text(raw: dict[str, Any], key: str, *, required: bool = False) -> str:
