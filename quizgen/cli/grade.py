@@ -21,7 +21,7 @@ def grade_command(
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero (scored 0, listed in results.csv's needs_review column) or flag (left out of the score and listed).")] = "zero",
     force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as html (opens in any browser, math typeset offline) or md (Markdown with LaTeX math).")] = "html",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     remedial: Annotated[Optional[Path], typer.Option("--remedial", help="Also write a follow-up Anki deck per student into this folder (skills of the cells they lost points in, concept cards of the misconceptions their answers showed) and class.apkg.")] = None,
@@ -120,7 +120,7 @@ def regrade_command(
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as html (opens in any browser, math typeset offline) or md (Markdown with LaTeX math).")] = "html",
 ) -> None:
     """Grade again after a key fix or a teacher's decision, keeping the earlier results
     (history/<n>/) and listing every changed box in changes.csv.
