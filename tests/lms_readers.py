@@ -421,6 +421,7 @@ class QtiItem:
     right: list[str]                    # numerical: [exact, low, high]; choice: right options' texts
     options: list[tuple[str, str]]      # choice: (text, feedback)
     feedback: dict[str, str]
+    accepted: list[list[str]] = field(default_factory=list)   # numerical: every [exact, low, high]
 
 
 def read_qti(path) -> list[QtiItem]:
@@ -484,17 +485,26 @@ def _qti_item(item, group, names, webcontent, zf) -> QtiItem:
                 raise ImportRejected(f"image {src} not in the package's web content")
     conditions = item.findall(f"{QTI}resprocessing/{QTI}respcondition")
     scoring = [c for c in conditions if c.find(QTI + "setvar") is not None]
-    if len(scoring) != 1 or scoring[0].findtext(QTI + "setvar") != "100":
-        raise ImportRejected("expected one condition that sets SCORE to 100")
+    if not scoring or any(c.findtext(QTI + "setvar") != "100" for c in scoring):
+        raise ImportRejected("expected conditions that set SCORE to 100")
+    if qtype != "numerical_question" and len(scoring) != 1:
+        raise ImportRejected("a choice item has one scoring condition")
     var = scoring[0].find(QTI + "conditionvar")
     options: list[tuple[str, str]] = []
+    accepted: list[list[str]] = []
     if qtype == "numerical_question":
         fib = presentation.find(f"{QTI}response_str/{QTI}render_fib")
         if fib is None or fib.get("fibtype") != "Decimal":
             raise ImportRejected("numerical item without a Decimal fill-in")
-        right = [var.findtext(f"{QTI}or/{QTI}varequal"),
-                 var.findtext(f"{QTI}or/{QTI}and/{QTI}vargte"),
-                 var.findtext(f"{QTI}or/{QTI}and/{QTI}varlte")]
+        # Canvas's export: one condition per answer, an exact value or a window around it.
+        for condition in scoring:
+            cv = condition.find(QTI + "conditionvar")
+            accepted.append([cv.findtext(f"{QTI}or/{QTI}varequal"),
+                             cv.findtext(f"{QTI}or/{QTI}and/{QTI}vargte"),
+                             cv.findtext(f"{QTI}or/{QTI}and/{QTI}varlte")])
+            if any(v is None or not php_is_numeric(v) for v in accepted[-1]):
+                raise ImportRejected("numerical answer without an exact value and a window")
+        right = accepted[0]
     else:
         lid = presentation.find(QTI + "response_lid")
         want = "Single" if qtype == "multiple_choice_question" else "Multiple"
@@ -514,4 +524,5 @@ def _qti_item(item, group, names, webcontent, zf) -> QtiItem:
             raise ImportRejected("right answer is no option")
         right = [labels[c] for c in chosen]
     return QtiItem(group, qtype, item.get("title", ""), text or "",
-                   float(fields.get("points_possible", "0")), right, options, feedback)
+                   float(fields.get("points_possible", "0")), right, options, feedback,
+                   accepted)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,7 @@ class Answer:
     feedback: str               # plain text shown when a student gives this answer
     tolerance: float = 0.0      # numerical: absolute tolerance
     misconception: str | None = None
+    percent: bool = False       # numerical: the same answer written as a percentage (×100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,7 @@ class Box:
     kind: str                   # "numerical" | "choice" | "multi"
     answers: tuple[Answer, ...]
     weight: int = 1
+    percent: bool = False       # numerical: its prompt offers a percentage ("or 37.5%")
 
     @property
     def right(self) -> Answer:
@@ -278,7 +281,7 @@ def _hint(problem: Problem, key: str, kind: str) -> str:
         return lms["pick_one"]
     value = problem.answers[key]
     unit = answer_unit(problem, key)
-    if unit == "fraction" or answer_spec(problem, key).get("kind") == "fraction":
+    if offers_percent(problem, key):
         hint = words["as_fraction"]
     elif isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         hint = words["type_int"]
@@ -304,6 +307,20 @@ def answer_spec(problem: Problem, key: str) -> dict[str, Any]:
     specs = getattr(problem, "answer_specs", None) or {}
     spec = specs.get(key) if isinstance(specs, dict) else None
     return spec if isinstance(spec, dict) else {}
+
+
+def offers_percent(problem: Problem, key: str) -> bool:
+    """Whether the prompt of `key` invites a percentage ("0.375; or a percentage, like 37.5%")."""
+    return (answer_unit(problem, key) == "fraction"
+            or answer_spec(problem, key).get("kind") == "fraction")
+
+
+def percent_of(value: float | int) -> float | int:
+    """`value` × 100 as a person writes it (0.1 → 10, not 10.000000000000002)."""
+    if isinstance(value, int):
+        return value * 100
+    shifted = float(Decimal(repr(float(value))).scaleb(2))
+    return int(shifted) if shifted.is_integer() and abs(shifted) < 1e15 else shifted
 
 
 def answer_unit(problem: Problem, key: str) -> str:
@@ -347,27 +364,41 @@ def _trap_tolerance(value: float, right_tolerance: float) -> float:
 def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]]],
                   options: LmsOptions) -> Box:
     """The record's value at 100% with its tolerance, then every misconception whose answer
-    for `key` lies outside every window already taken (else it could not be told apart)."""
+    for `key` lies outside every window already taken (else it could not be told apart).
+
+    Where the prompt offers a percentage, every answer also has its percent form (the value
+    and its tolerance × 100) at the same grade and with the same feedback, listed after the
+    plain ones, unless that window is taken: an LMS that reads "37.5%" as 37.5 then finds the
+    answer meant. The windows never overlap, so the order of the list decides nothing."""
     from quizgen.render.answers import answer_name
 
     value = problem.answers[key]
     tolerance = answer_tolerance(problem, key)
     lms = _words(problem.lang)
-    answers = [Answer(number_text(value), value, 100.0, lms["right"], tolerance)]
-    windows = [(value - tolerance, value + tolerance)]
+    percent = offers_percent(problem, key)
+    answers: list[Answer] = []
+    windows: list[tuple[float, float]] = []
+
+    def add(answer: Answer) -> None:
+        low, high = answer.value - answer.tolerance, answer.value + answer.tolerance
+        if not any(low <= b and a <= high for a, b in windows):
+            windows.append((low, high))
+            answers.append(answer)
+
+    add(Answer(number_text(value), value, 100.0, lms["right"], tolerance))
     for name, given in traps:
         wrong = given.get(key)
-        if not _is_number(wrong):
-            continue
-        tol = _trap_tolerance(wrong, tolerance)
-        low, high = wrong - tol, wrong + tol
-        if any(low <= b and a <= high for a, b in windows):
-            continue
-        windows.append((low, high))
-        answers.append(Answer(number_text(wrong), wrong, options.grade_for(name),
-                              _misconception_feedback(problem.lang, name, problem.id), tol, name))
+        if _is_number(wrong):
+            add(Answer(number_text(wrong), wrong, options.grade_for(name),
+                       _misconception_feedback(problem.lang, name, problem.id),
+                       _trap_tolerance(wrong, tolerance), name))
+    if percent:
+        for plain in list(answers):
+            scaled = percent_of(plain.value)
+            add(Answer(number_text(scaled), scaled, plain.grade, plain.feedback,
+                       percent_of(plain.tolerance), plain.misconception, percent=True))
     return Box(key, answer_name(key, problem.lang), _hint(problem, key, "numerical"),
-               "numerical", tuple(answers))
+               "numerical", tuple(answers), percent=percent)
 
 
 def _option_text(value: Any, problem: Problem, key: str) -> str:

@@ -121,7 +121,7 @@ def _answers_xml(question: BankQuestion) -> str:
     box = question.boxes[0]
     out = []
     if box.kind == "numerical":
-        for a in box.answers:
+        for a in _numerical_order(box):
             out.append(f'    <answer fraction="{grade_text(a.grade)}" format="moodle_auto_format">'
                        f'<text>{_x(a.text)}</text>'
                        f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
@@ -132,8 +132,7 @@ def _answers_xml(question: BankQuestion) -> str:
         out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
                    f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
                    f'</feedback><tolerance>0</tolerance></answer>\n')
-        out.append("    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0.1</unitpenalty>\n"
-                   "    <showunits>3</showunits>\n    <unitsleft>0</unitsleft>\n")
+        out.append(_units_xml(box))
         return "".join(out)
     single = "true" if box.kind == "choice" else "false"
     out.append(f"    <single>{single}</single>\n    <shuffleanswers>true</shuffleanswers>\n"
@@ -147,6 +146,33 @@ def _answers_xml(question: BankQuestion) -> str:
                    f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
                    f'</feedback></answer>\n')
     return "".join(out)
+
+
+def _numerical_order(box: Box) -> list:
+    """The answers as the file lists them: a box that offers a percentage starts with the
+    right answer's percent form, the one Moodle shows as "The correct answer is: 37.5 %"
+    (the first right answer, with the first unit). The windows are disjoint, so the order
+    changes no grade."""
+    if not box.percent:
+        return list(box.answers)
+    first = next((a for a in box.answers if a.percent and a.grade == 100), None)
+    return ([first] if first else []) + [a for a in box.answers if a is not first]
+
+
+def _units_xml(box: Box) -> str:
+    """Units of a numerical question. Where the prompt offers a percentage: one unit ``%``
+    with multiplier 1, typed in the answer box (showunits 0, "text input"), optional
+    (unitgradingtype 0: no unit costs nothing). Moodle's answer processor then reads "37.5%"
+    and "37.5 %" as 37.5 with a known unit, which the percent forms of the answers match, and
+    "0.375" as 0.375, which the plain forms match; without a declared unit it would call
+    "37.5%" a number with a unit it does not know and grade it 0. Elsewhere: no units, and
+    the box accepts a number only (showunits 3)."""
+    if not box.percent:
+        return ("    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0.1</unitpenalty>\n"
+                "    <showunits>3</showunits>\n    <unitsleft>0</unitsleft>\n")
+    return ("    <units><unit><multiplier>1</multiplier><unit_name>%</unit_name></unit></units>\n"
+            "    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0</unitpenalty>\n"
+            "    <showunits>0</showunits>\n    <unitsleft>0</unitsleft>\n")
 
 
 def _points(points: float) -> str:

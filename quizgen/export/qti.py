@@ -61,7 +61,7 @@ def _traps_html(box: Box) -> str:
     from quizgen.export.cards import esc
 
     items = "".join(f"<li>{esc(a.text)}: {esc(a.feedback)}</li>"
-                    for a in box.answers[1:])
+                    for a in box.answers if a.grade < 100 and not a.percent)
     return f"<ul>{items}</ul>" if items else ""
 
 
@@ -87,18 +87,22 @@ def _item(question: BankQuestion, index: int, points: float) -> str:
                   "</respcondition>"]
     if box.kind == "numerical":
         right = box.answers[0]
-        low = number_text(right.value - right.tolerance)
-        high = number_text(right.value + right.tolerance)
         out.append('<response_str ident="response1" rcardinality="Single">'
                    '<render_fib fibtype="Decimal"><response_label ident="answer1"/></render_fib>'
                    "</response_str></presentation>")
-        conditions.append(
-            '<respcondition continue="No"><conditionvar><or>'
-            f'<varequal respident="response1">{right.text}</varequal><and>'
-            f'<vargte respident="response1">{low}</vargte>'
-            f'<varlte respident="response1">{high}</varlte></and></or></conditionvar>'
-            '<setvar action="Set" varname="SCORE">100</setvar>'
-            '<displayfeedback feedbacktype="Response" linkrefid="correct_fb"/></respcondition>')
+        # Canvas's own export: one scoring condition per accepted answer (here the value and,
+        # where the prompt offers one, its percentage: Canvas reads the number "37.5").
+        for accepted in [a for a in box.answers if a.grade == 100]:
+            low = number_text(accepted.value - accepted.tolerance)
+            high = number_text(accepted.value + accepted.tolerance)
+            conditions.append(
+                '<respcondition continue="No"><conditionvar><or>'
+                f'<varequal respident="response1">{accepted.text}</varequal><and>'
+                f'<vargte respident="response1">{low}</vargte>'
+                f'<varlte respident="response1">{high}</varlte></and></or></conditionvar>'
+                '<setvar action="Set" varname="SCORE">100</setvar>'
+                '<displayfeedback feedbacktype="Response" linkrefid="correct_fb"/>'
+                '</respcondition>')
         conditions.append('<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
                           '<displayfeedback feedbacktype="Response" linkrefid="general_incorrect_fb"/>'
                           "</respcondition>")
