@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from quizgen.xmltext import xml_text
 from quizgen.export.lms import Bank, BankQuestion, Box, box_prompt_html, grade_text, number_text
 
 __all__ = ["gift_text", "write_gift", "gift_escape"]
@@ -32,7 +33,7 @@ _RESERVED = {"\\": "\\\\", "#": "\\#", "=": "\\=", "~": "\\~", "{": "\\{", "}": 
 
 def gift_escape(text: str) -> str:
     """Text that GIFT's importer reads back unchanged (its own export's escaping)."""
-    return "".join(_RESERVED.get(ch, ch) for ch in text)
+    return "".join(_RESERVED.get(ch, ch) for ch in xml_text(text))
 
 
 def _html(text: str) -> str:
@@ -72,7 +73,7 @@ def _question(question: BankQuestion, index: int, name: str) -> str:
 def _category(parts: tuple[str, ...]) -> str:
     from quizgen.export.lms import category_path
 
-    return "$CATEGORY: " + category_path(parts).replace("\n", " ")
+    return "$CATEGORY: " + xml_text(category_path(parts)).replace("\n", " ")
 
 
 def gift_text(bank: Bank) -> str:

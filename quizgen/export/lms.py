@@ -501,8 +501,11 @@ def _escape_category(name: str) -> str:
 
 
 def category_path(parts: Iterable[str]) -> str:
-    """``$course$/quizgen/OCC-2`` from the parts (each part's "/" escaped)."""
-    return "$course$/" + "/".join(_escape_category(p) for p in parts)
+    """``$course$/quizgen/OCC-2`` from the parts (each part's "/" escaped, and without the
+    characters XML forbids: the path is a name in every format)."""
+    from quizgen.xmltext import xml_text
+
+    return xml_text("$course$/" + "/".join(_escape_category(p) for p in parts))
 
 
 Progress = Callable[[int, int], None]

@@ -27,6 +27,7 @@ import html
 from pathlib import Path
 from typing import Iterator
 
+from quizgen.xmltext import xml_text
 from quizgen.export.lms import (Bank, BankQuestion, Box, category_path, box_prompt_html,
                                 grade_text, question_html, solution_html)
 
@@ -36,12 +37,13 @@ PLUGINFILE = "@@PLUGINFILE@@/"
 
 
 def cdata(text: str) -> str:
-    """Text in a CDATA section (a "]]>" inside is split across two sections)."""
-    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+    """Text in a CDATA section (a "]]>" inside is split across two sections), without the
+    characters XML forbids."""
+    return "<![CDATA[" + xml_text(text).replace("]]>", "]]]]><![CDATA[>") + "]]>"
 
 
 def _x(text: str) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(xml_text(str(text)), quote=True)
 
 
 #: Characters the cloze parser reads as syntax (answer and feedback ends, grades, escapes),

@@ -23,6 +23,7 @@ import io
 import zipfile
 from pathlib import Path
 
+from quizgen.xmltext import xml_text
 from quizgen.export.lms import (Bank, BankQuestion, Box, box_prompt_html, number_text,
                                 question_html, solution_html)
 
@@ -35,11 +36,12 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def _x(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(xml_text(str(text)), quote=True)
 
 
 def _ident(*parts: str) -> str:
-    return "g" + hashlib.blake2b("|".join(parts).encode("utf-8"), digest_size=12).hexdigest()
+    text = xml_text("|".join(parts))
+    return "g" + hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
 
 
 def _field(label: str, entry: str) -> str:
