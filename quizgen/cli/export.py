@@ -28,7 +28,7 @@ def export_command(
     recipe's [lms] table gives). Example: quizgen export --format moodle --variants 20 --out gpu.xml
     """
     from quizgen.errors import QuizgenError
-    from quizgen.export.lms import FORMATS, build_bank, load_bank_recipe
+    from quizgen.export.lms import FORMATS, load_bank_recipe, stream_bank
 
     if fmt not in FORMATS:
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
@@ -41,18 +41,15 @@ def export_command(
     path = out or Path(f"quizgen-bank{_SUFFIXES[fmt]}")
     if path.exists() and path.is_dir():
         raise QuizgenError(f"{path} is a folder; give a file name", field="out")
-    bank = build_bank(load_bank_recipe(recipe), variants=variants, lang=lang, answers=answers,
-                      figures=not no_figures and fmt != "gift")
-    if not bank.questions:
-        raise QuizgenError("no problem of this recipe has an answer an LMS can ask; try --answers all",
-                           field="recipe")
+    bank = stream_bank(load_bank_recipe(recipe), variants=variants, lang=lang, answers=answers,
+                       figures=not no_figures and fmt != "gift")
     if fmt == "moodle":
         from quizgen.export.moodle import write_moodle as write
     elif fmt == "gift":
         from quizgen.export.gift import write_gift as write
     else:
         from quizgen.export.qti import write_qti as write
-    size = write(bank, path)
+    size = write(bank, path)     # each question written as it is made; nothing if none is
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
-    typer.echo(f"{len(bank.questions)} questions in {len(bank.categories())} categories, "
+    typer.echo(f"{bank.questions} questions in {bank.categories} categories, "
                f"{len(bank.figures)} figures, {human} → {path}")

@@ -20,7 +20,9 @@ and figures stay in the Moodle XML and QTI banks.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
+from typing import Any, Iterator
 
 from quizgen.xmltext import xml_text
 from quizgen.export.lms import Bank, BankQuestion, Box, box_prompt_html, grade_text, number_text
@@ -76,23 +78,56 @@ def _category(parts: tuple[str, ...]) -> str:
     return "$CATEGORY: " + xml_text(category_path(parts)).replace("\n", " ")
 
 
-def gift_text(bank: Bank) -> str:
+def iter_gift(source) -> Iterator[str]:
+    """The bank as GIFT text in pieces, a category at a time: a question per box, each box in
+    its own sub-category when a problem has several (those wait in temporary files, spilled
+    to disk past a few MB, until their category is done)."""
+    from quizgen.export.moodle import category_runs
+
+    first = True
+    for _, run in category_runs(source.questions if isinstance(source, Bank) else source):
+        spools: dict[tuple[str, ...], Any] = {}
+        try:
+            for q in run:
+                for i, box in enumerate(q.boxes):
+                    category = q.category if len(q.boxes) == 1 else q.category + (box.key,)
+                    name = q.name if len(q.boxes) == 1 else f"{q.name} ({box.key})"
+                    spool = spools.get(category)
+                    if spool is None:
+                        spool = spools[category] = tempfile.SpooledTemporaryFile(
+                            max_size=_SPOOL, mode="w+", encoding="utf-8")
+                        spool.write(_category(category))
+                    spool.write("\n\n" + _question(q, i, name))
+            for spool in spools.values():
+                if not first:
+                    yield "\n\n"
+                first = False
+                spool.seek(0)
+                while chunk := spool.read(_CHUNK):
+                    yield chunk
+        finally:
+            for spool in spools.values():
+                spool.close()
+    yield "\n"
+
+
+_SPOOL = 4 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def gift_text(bank) -> str:
     """The bank as GIFT text (a question per box; each box in its own sub-category when a
     problem has several)."""
-    blocks: dict[tuple[str, ...], list[str]] = {}
-    for q in bank.questions:
-        for i, box in enumerate(q.boxes):
-            category = q.category if len(q.boxes) == 1 else q.category + (box.key,)
-            name = q.name if len(q.boxes) == 1 else f"{q.name} ({box.key})"
-            blocks.setdefault(category, []).append(_question(q, i, name))
-    out = []
-    for category, questions in blocks.items():
-        out.append(_category(category))
-        out.extend(questions)
-    return "\n\n".join(out) + "\n"
+    return "".join(iter_gift(bank))
 
 
-def write_gift(bank: Bank, out: str | Path) -> int:
-    from quizgen.files import atomic_write
+def write_gift(bank, out: str | Path) -> int:
+    from quizgen.files import atomic_open
 
-    return atomic_write(out, gift_text(bank))
+    size = 0
+    with atomic_open(out, "wb") as handle:
+        for piece in iter_gift(bank):
+            data = piece.encode("utf-8")
+            handle.write(data)
+            size += len(data)
+    return size

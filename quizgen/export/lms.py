@@ -33,14 +33,14 @@ from decimal import Decimal
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.problems.model import Problem
 
 __all__ = [
     "MOODLE_GRADES", "FORMATS", "Answer", "Box", "BankQuestion", "Bank", "LmsOptions",
-    "load_bank_recipe", "build_bank", "is_moodle_grade", "category_path",
+    "load_bank_recipe", "build_bank", "stream_bank", "BankStream", "figure_bytes", "is_moodle_grade", "category_path",
 ]
 
 FORMATS = ("moodle", "gift", "qti")
@@ -133,6 +133,7 @@ class BankQuestion:
     boxes: tuple[Box, ...]
     points: float = 1.0
     figure: str | None = None   # media file name of the figure (shown with the solution)
+    figure_data: bytes | None = None   # its SVG bytes
 
     @property
     def kind(self) -> str:
@@ -151,6 +152,44 @@ class Bank:
 
     def categories(self) -> list[tuple[str, ...]]:
         return list(dict.fromkeys(q.category for q in self.questions))
+
+
+def figure_bytes(source: Any, question: BankQuestion) -> bytes | None:
+    """The SVG of `question`'s figure: carried by the question, or in a bank's figure table."""
+    if question.figure is None:
+        return None
+    if question.figure_data is not None:
+        return question.figure_data
+    return (getattr(source, "figures", None) or {}).get(question.figure)
+
+
+class BankStream:
+    """A bank made one question at a time, as a writer takes them (see `stream_bank`): memory
+    stays flat in the number of variants and cells. Iterate it once; afterwards `questions`,
+    `categories`, `figures` and `skipped` count what was made. Iterating to the end raises
+    QuizgenError when no problem gave a question (so that an atomic writer writes nothing)."""
+
+    def __init__(self, title: str, made: Iterable[BankQuestion], *, empty_error: str | None):
+        self.title = title
+        self._made = made
+        self._empty_error = empty_error
+        self.questions = 0
+        self.categories = 0
+        self.figures: set[str] = set()
+        self.skipped = 0
+        self._last: tuple[str, ...] | None = None
+
+    def __iter__(self):
+        for question in self._made:
+            self.questions += 1
+            if question.category != self._last:
+                self._last = question.category
+                self.categories += 1
+            if question.figure:
+                self.figures.add(question.figure)
+            yield question
+        if self.questions == 0 and self._empty_error:
+            raise QuizgenError(self._empty_error, field="recipe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -577,7 +616,8 @@ def _asked_keys(problem: Problem, plan: _Plan, answers: str, kinds: tuple[str, .
 
 def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[str],
                  options: LmsOptions, *, points: float = 1.0, prefer_choice: bool = False,
-                 figure: str | None = None, suffix: str = "") -> BankQuestion | None:
+                 figure: str | None = None, figure_data: bytes | None = None,
+                 suffix: str = "") -> BankQuestion | None:
     """One bank question asking `keys` of `problem` (None when no box can be asked)."""
     traps = misconception_answers(problem)
     boxes = []
@@ -593,61 +633,110 @@ def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[st
     short = problem.id.rsplit("-", 1)[-1]
     name = f"{problem.cell} L{problem.level} {short}" + (f" · {problem.title}" if problem.title else "")
     return BankQuestion(problem, plan_category, name, f"quizgen-{problem.id}-{problem.lang}{suffix}",
-                        tuple(boxes), points, figure)
+                        tuple(boxes), points, figure, figure_data)
+
+
+def _bank_plans(recipe: BankRecipe, variants: int | None, lang: str | None
+                ) -> tuple[BankRecipe, list[_Plan]]:
+    if variants is not None:
+        variants = require_int("variants", variants, minimum=1, maximum=1000)
+    if recipe.exam is not None:
+        return recipe, _exam_plans(recipe, variants, lang)
+    deck = recipe.deck
+    if lang is not None:
+        from quizgen.recipes import apply_overrides
+
+        deck = apply_overrides(deck, lang=lang)
+        recipe = BankRecipe(recipe.name, recipe.title, deck=deck, lms=recipe.lms)
+    return recipe, _deck_plans(recipe, variants)
+
+
+#: Distinct figures remembered at once: problems that share a figure are mostly neighbours
+#: (the same cell), and a bounded table keeps a 1000-variant export's memory flat.
+_FIGURE_MEMORY = 256
+
+
+def _questions(recipe: BankRecipe, plans: list[_Plan], answers: str, figures: bool,
+               generate: Callable[..., Problem], progress: Progress | None,
+               skipped: Callable[[], None]) -> Iterator[BankQuestion]:
+    from quizgen.export.cards import FigureMedia
+
+    kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
+    prefer_choice = "numeric" not in kinds and "mcq" in kinds
+    media = FigureMedia() if figures else None
+    seen: set[str] = set()
+    category = None
+    for done, plan in enumerate(plans, 1):
+        if plan.category != category:      # a category's plans are contiguous
+            category, seen = plan.category, set()
+        problem = generate(plan.cell, level=plan.level, seed=plan.seed, lang=plan.lang,
+                           gpu=plan.gpu)
+        if problem.id in seen:
+            continue
+        seen.add(problem.id)
+        keys = _asked_keys(problem, plan, answers, kinds)
+        figure = data = None
+        if media is not None:
+            if len(media.files) > _FIGURE_MEMORY:
+                media = FigureMedia()
+            figure = media.add(problem)
+            data = media.files.get(figure) if figure else None
+        question = question_for(problem, plan.category, keys, recipe.lms, points=plan.points,
+                                prefer_choice=prefer_choice and len(keys) == 1, figure=figure,
+                                figure_data=data)
+        if question is None:
+            skipped()
+            continue
+        if progress is not None:
+            progress(done, len(plans))
+        yield question
+
+
+def stream_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | None = None,
+                answers: str = "main", figures: bool = True,
+                generate: Callable[..., Problem] | None = None,
+                progress: Progress | None = None) -> BankStream:
+    """The bank of `build_bank`, made question by question as a writer consumes it."""
+    if generate is None:
+        from quizgen.generator import generate_one as generate
+    recipe, plans = _bank_plans(recipe, variants, lang)
+    stream: BankStream
+
+    def skipped() -> None:
+        stream.skipped += 1
+
+    stream = BankStream(recipe.title, _questions(recipe, plans, answers, figures, generate,
+                                                 progress, skipped),
+                        empty_error="no problem of this recipe has an answer an LMS can ask; "
+                                    "try --answers all")
+    return stream
 
 
 def build_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | None = None,
                answers: str = "main", figures: bool = True,
                generate: Callable[..., Problem] | None = None,
                progress: Progress | None = None) -> Bank:
-    """Every question of the bank, category by category.
+    """Every question of the bank, category by category, held in a list.
 
     Deck recipes: one category per cell (and language), `variants` problems each (default: the
     recipe's per_cell × levels), levels taken in turn; `answers` is ``main`` (the card's one
     answer), ``all`` (every answer, as a cloze) or a comma list of answer keys. Exam recipes:
     one category per exam question, `variants` problems each (default 20), asking the
     question's answers. Within a category a repeated problem is left out, never doubled.
+    A big bank is better written from `stream_bank`, which holds one question at a time.
     """
-    from quizgen.export.cards import FigureMedia
-
     if generate is None:
         from quizgen.generator import generate_one as generate
-    if variants is not None:
-        variants = require_int("variants", variants, minimum=1, maximum=1000)
-    if recipe.exam is not None:
-        plans = _exam_plans(recipe, variants, lang)
-    else:
-        deck = recipe.deck
-        if lang is not None:
-            from quizgen.recipes import apply_overrides
-
-            deck = apply_overrides(deck, lang=lang)
-            recipe = BankRecipe(recipe.name, recipe.title, deck=deck, lms=recipe.lms)
-        plans = _deck_plans(recipe, variants)
-    kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
-    prefer_choice = "numeric" not in kinds and "mcq" in kinds
-    media = FigureMedia() if figures else None
-    seen: set[tuple[tuple[str, ...], str]] = set()
+    recipe, plans = _bank_plans(recipe, variants, lang)
     bank = Bank(recipe.title, [])
-    for done, plan in enumerate(plans, 1):
-        problem = generate(plan.cell, level=plan.level, seed=plan.seed, lang=plan.lang,
-                           gpu=plan.gpu)
-        if (plan.category, problem.id) in seen:
-            continue
-        seen.add((plan.category, problem.id))
-        keys = _asked_keys(problem, plan, answers, kinds)
-        figure = media.add(problem) if media is not None else None
-        question = question_for(problem, plan.category, keys, recipe.lms, points=plan.points,
-                                prefer_choice=prefer_choice and len(keys) == 1, figure=figure)
-        if question is None:
-            bank.skipped += 1
-            continue
-        bank.questions.append(question)
-        if progress is not None:
-            progress(done, len(plans))
-    if media is not None:
-        used = {q.figure for q in bank.questions if q.figure}
-        bank.figures = {name: data for name, data in media.files.items() if name in used}
+
+    def skipped() -> None:
+        bank.skipped += 1
+
+    bank.questions = list(_questions(recipe, plans, answers, figures, generate, progress,
+                                     skipped))
+    bank.figures = {q.figure: q.figure_data for q in bank.questions
+                    if q.figure and q.figure_data is not None}
     return bank
 
 

@@ -24,12 +24,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import itertools
+import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms import (Bank, BankQuestion, Box, category_path, box_prompt_html,
-                                grade_text, question_html, solution_html)
+from quizgen.export.lms import (Bank, BankQuestion, BankStream, Box, category_path,
+                                box_prompt_html, figure_bytes, grade_text, question_html,
+                                solution_html)
 
 __all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
 
@@ -181,11 +184,12 @@ def _points(points: float) -> str:
     return str(int(points)) if float(points).is_integer() else f"{points:g}"
 
 
-def question_xml(question: BankQuestion, figures: dict[str, bytes]) -> str:
+def question_xml(question: BankQuestion, figures: dict[str, bytes] | None = None) -> str:
     qtype = question.kind
-    figure = question.figure if question.figure in figures else None
+    data = figure_bytes(_Figures(figures), question)
+    figure = question.figure if data is not None else None
     solution = solution_html(question, PLUGINFILE + figure if figure else None)
-    files = _file(figure, figures[figure]) if figure else ""
+    files = _file(figure, data) if figure else ""
     tags = "".join(f"<tag><text>{_x(t)}</text></tag>"
                    for t in ("quizgen", question.problem.cell, f"level-{question.problem.level}"))
     out = [f'  <question type="{qtype}">\n',
@@ -204,28 +208,53 @@ def question_xml(question: BankQuestion, figures: dict[str, bytes]) -> str:
     return "".join(out)
 
 
-def iter_moodle_xml(bank: Bank) -> Iterator[str]:
+class _Figures:
+    def __init__(self, figures: dict[str, bytes] | None):
+        self.figures = figures or {}
+
+
+def category_runs(questions: Iterable[BankQuestion]) -> Iterator[tuple[tuple[str, ...], Iterator]]:
+    """The questions in runs of one category each (a bank's categories are contiguous)."""
+    return itertools.groupby(questions, key=lambda q: q.category)
+
+
+def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:
+    """The document in pieces, a category at a time. A category's note counts its questions,
+    and it comes before them: each category's questions wait in a temporary file (spilled to
+    disk past a few MB), so memory stays flat however many variants a category holds."""
+    figures = getattr(source, "figures", None)
+    figures = figures if isinstance(figures, dict) else None
     yield '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n'
-    counts: dict[tuple[str, ...], int] = {}
-    for q in bank.questions:
-        counts[q.category] = counts.get(q.category, 0) + 1
-    order = {category: i for i, category in enumerate(counts)}
-    current = None
-    for q in sorted(bank.questions, key=lambda q: order[q.category]):
-        if q.category != current:
-            current = q.category
-            yield _category_xml(current, counts[current], q.problem.lang)
-        yield question_xml(q, bank.figures)
+    for category, run in category_runs(source.questions if isinstance(source, Bank) else source):
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
+            count, lang = 0, None
+            for q in run:
+                spool.write(question_xml(q, figures))
+                count, lang = count + 1, q.problem.lang
+            yield _category_xml(category, count, lang)
+            spool.seek(0)
+            while chunk := spool.read(_CHUNK):
+                yield chunk
     yield "</quiz>\n"
 
 
-def moodle_xml(bank: Bank) -> str:
+_SPOOL = 4 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def moodle_xml(bank: Bank | BankStream) -> str:
     """The bank as one Moodle XML document."""
     return "".join(iter_moodle_xml(bank))
 
 
-def write_moodle(bank: Bank, out: str | Path) -> int:
-    """Write the bank to `out` (atomically); the number of bytes written."""
-    from quizgen.files import atomic_write
+def write_moodle(bank: Bank | BankStream, out: str | Path) -> int:
+    """Write the bank to `out` (atomically, piece by piece); the number of bytes written."""
+    from quizgen.files import atomic_open
 
-    return atomic_write(out, moodle_xml(bank))
+    size = 0
+    with atomic_open(out, "wb") as handle:
+        for piece in iter_moodle_xml(bank):
+            data = piece.encode("utf-8")
+            handle.write(data)
+            size += len(data)
+    return size
