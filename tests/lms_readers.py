@@ -772,3 +772,28 @@ def numerical_from_gift(question: GiftQuestion) -> NumericalQuestion:
                                tol or 0.0, feedback)
                for text, weight, feedback, tol in question.answers]
     return NumericalQuestion(answers, AnswerProcessor({}), UNITNONE, UNITOPTIONAL, 0.1)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a (re-)import does with idnumbers: qformat_default::importprocess (question/format.php)
+
+
+class MoodleBank:
+    """Question bank entries by category, as imports fill it. An imported question whose
+    idnumber its category already holds is added all the same, with the idnumber removed
+    ("We cannot have duplicate idnumbers in a category. Just remove it.")."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, ...], list[str | None]] = {}
+
+    def import_questions(self, questions: list[MoodleQuestion]) -> tuple[int, int]:
+        """(questions added, idnumbers removed)."""
+        added = removed = 0
+        for q in questions:
+            held = self.entries.setdefault(q.category, [])
+            idnumber = (q.idnumber or "").strip() or None
+            if idnumber is not None and idnumber in held:
+                idnumber, removed = None, removed + 1
+            held.append(idnumber)
+            added += 1
+        return added, removed

@@ -21,6 +21,7 @@ def export_command(
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language: {LANG_CHOICES} (default: the recipe's).")] = None,
     answers: Annotated[str, typer.Option("--answers", help="Deck recipes: main (each problem's one answer), all (every answer, as one multi-part question) or a comma list of answer keys.")] = "main",
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Leave the figures out of the worked solutions.")] = False,
+    only_new: Annotated[Optional[Path], typer.Option("--only-new", help="A Moodle XML bank exported before (and imported): leave out its problems, so that importing this one adds only new problems, each keeping its idnumber.")] = None,
 ) -> None:
     """Export a question bank: one category per cell holding N variants, each solved exactly.
 
@@ -41,8 +42,13 @@ def export_command(
     path = out or Path(f"quizgen-bank{_SUFFIXES[fmt]}")
     if path.exists() and path.is_dir():
         raise QuizgenError(f"{path} is a folder; give a file name", field="out")
+    previous = None
+    if only_new is not None:
+        from quizgen.export.moodle import bank_idnumbers
+
+        previous = bank_idnumbers(only_new)
     bank = stream_bank(load_bank_recipe(recipe), variants=variants, lang=lang, answers=answers,
-                       figures=not no_figures and fmt != "gift")
+                       figures=not no_figures and fmt != "gift", only_new=previous)
     if fmt == "moodle":
         from quizgen.export.moodle import write_moodle as write
     elif fmt == "gift":
@@ -51,5 +57,6 @@ def export_command(
         from quizgen.export.qti import write_qti as write
     size = write(bank, path)     # each question written as it is made; nothing if none is
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
+    kept = f" ({bank.already} already in {only_new.name} left out)" if only_new else ""
     typer.echo(f"{bank.questions} questions in {bank.categories} categories, "
-               f"{len(bank.figures)} figures, {human} → {path}")
+               f"{len(bank.figures)} figures, {human} → {path}{kept}")

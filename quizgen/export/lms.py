@@ -169,14 +169,17 @@ class BankStream:
     `categories`, `figures` and `skipped` count what was made. Iterating to the end raises
     QuizgenError when no problem gave a question (so that an atomic writer writes nothing)."""
 
-    def __init__(self, title: str, made: Iterable[BankQuestion], *, empty_error: str | None):
+    def __init__(self, title: str, made: Iterable[BankQuestion], *, empty_error: str | None,
+                 empty_field: str = "recipe"):
         self.title = title
         self._made = made
         self._empty_error = empty_error
+        self._empty_field = empty_field
         self.questions = 0
         self.categories = 0
         self.figures: set[str] = set()
         self.skipped = 0
+        self.already = 0            # left out: already in the previous bank (only_new)
         self._last: tuple[str, ...] | None = None
 
     def __iter__(self):
@@ -189,7 +192,7 @@ class BankStream:
                 self.figures.add(question.figure)
             yield question
         if self.questions == 0 and self._empty_error:
-            raise QuizgenError(self._empty_error, field="recipe")
+            raise QuizgenError(self._empty_error, field=self._empty_field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,6 +617,12 @@ def _asked_keys(problem: Problem, plan: _Plan, answers: str, kinds: tuple[str, .
     return ["choice"] if problem.choices else []
 
 
+def idnumber_for(problem: Problem) -> str:
+    """The question's Moodle idnumber: ``quizgen-<problem id>-<language>`` (the same seed makes
+    the same problem, so a bank rebuilt with more variants repeats the earlier ones)."""
+    return f"quizgen-{problem.id}-{problem.lang}"
+
+
 def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[str],
                  options: LmsOptions, *, points: float = 1.0, prefer_choice: bool = False,
                  figure: str | None = None, figure_data: bytes | None = None,
@@ -632,7 +641,7 @@ def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[st
         return None
     short = problem.id.rsplit("-", 1)[-1]
     name = f"{problem.cell} L{problem.level} {short}" + (f" · {problem.title}" if problem.title else "")
-    return BankQuestion(problem, plan_category, name, f"quizgen-{problem.id}-{problem.lang}{suffix}",
+    return BankQuestion(problem, plan_category, name, idnumber_for(problem) + suffix,
                         tuple(boxes), points, figure, figure_data)
 
 
@@ -658,7 +667,8 @@ _FIGURE_MEMORY = 256
 
 def _questions(recipe: BankRecipe, plans: list[_Plan], answers: str, figures: bool,
                generate: Callable[..., Problem], progress: Progress | None,
-               skipped: Callable[[], None]) -> Iterator[BankQuestion]:
+               skipped: Callable[[], None], known: Callable[[str], bool] = lambda _: False
+               ) -> Iterator[BankQuestion]:
     from quizgen.export.cards import FigureMedia
 
     kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
@@ -674,6 +684,8 @@ def _questions(recipe: BankRecipe, plans: list[_Plan], answers: str, figures: bo
         if problem.id in seen:
             continue
         seen.add(problem.id)
+        if known(idnumber_for(problem)):
+            continue
         keys = _asked_keys(problem, plan, answers, kinds)
         figure = data = None
         if media is not None:
@@ -695,8 +707,14 @@ def _questions(recipe: BankRecipe, plans: list[_Plan], answers: str, figures: bo
 def stream_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | None = None,
                 answers: str = "main", figures: bool = True,
                 generate: Callable[..., Problem] | None = None,
-                progress: Progress | None = None) -> BankStream:
-    """The bank of `build_bank`, made question by question as a writer consumes it."""
+                progress: Progress | None = None,
+                only_new: Iterable[str] | None = None) -> BankStream:
+    """The bank of `build_bank`, made question by question as a writer consumes it.
+
+    `only_new`: idnumbers of a bank already imported (`quizgen.export.moodle.bank_idnumbers`);
+    their problems are left out (counted in `already`), so that importing this bank into the
+    same categories adds only new problems, each keeping its idnumber (Moodle's import drops
+    an idnumber that its category already holds, and adds the question all the same)."""
     if generate is None:
         from quizgen.generator import generate_one as generate
     recipe, plans = _bank_plans(recipe, variants, lang)
@@ -705,10 +723,22 @@ def stream_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | 
     def skipped() -> None:
         stream.skipped += 1
 
+    previous = frozenset(only_new or ())
+
+    def known(idnumber: str) -> bool:
+        if idnumber in previous:
+            stream.already += 1
+            return True
+        return False
+
+    if previous:
+        empty = ("every problem of this bank is already in the previous one; ask for more "
+                 "with --variants")
+    else:
+        empty = "no problem of this recipe has an answer an LMS can ask; try --answers all"
     stream = BankStream(recipe.title, _questions(recipe, plans, answers, figures, generate,
-                                                 progress, skipped),
-                        empty_error="no problem of this recipe has an answer an LMS can ask; "
-                                    "try --answers all")
+                                                 progress, skipped, known), empty_error=empty,
+                        empty_field="only-new" if previous else "recipe")
     return stream
 
 

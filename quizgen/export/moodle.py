@@ -242,6 +242,38 @@ _SPOOL = 4 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
+def bank_idnumbers(path: str | Path) -> frozenset[str]:
+    """The question idnumbers of a Moodle XML bank written before (read piece by piece)."""
+    import xml.etree.ElementTree as ET
+
+    from quizgen.errors import QuizgenError
+    from quizgen.files import os_error_text
+
+    found: set[str] = set()
+    root = None
+    try:
+        for event, element in ET.iterparse(str(path), events=("start", "end")):
+            if root is None:
+                root = element.tag
+                if root != "quiz":
+                    raise QuizgenError(f"{Path(path).name} is not a Moodle XML bank (its root "
+                                       f"is <{root}>, not <quiz>)", field="only-new")
+            if event == "end" and element.tag == "question":
+                if element.get("type") != "category":
+                    ident = (element.findtext("idnumber") or "").strip()
+                    if ident:
+                        found.add(ident)
+                element.clear()
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="only-new") from None
+    except OSError as exc:
+        raise QuizgenError(os_error_text(exc, path, action="read"), field="only-new") from None
+    except ET.ParseError as exc:
+        raise QuizgenError(f"{Path(path).name} is not a Moodle XML bank ({exc})",
+                           field="only-new") from None
+    return frozenset(found)
+
+
 def moodle_xml(bank: Bank | BankStream) -> str:
     """The bank as one Moodle XML document."""
     return "".join(iter_moodle_xml(bank))
