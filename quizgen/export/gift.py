@@ -7,7 +7,9 @@ Written to what Moodle's GIFT importer (``question/format/gift/format.php``) rea
 * ``::name::[html]question{…}``: the answer block is found at the first unescaped ``{`` and the
   first unescaped ``}``, so ``\\ ~ = # { } :`` are escaped with a backslash everywhere else (a
   MathJax ``\\(`` is written ``\\\\(``);
-* numerical ``{#=v:tol#feedback =%g%w:tol#feedback ~#anything else####general feedback}``: the
+* numerical ``{#=v:tol#feedback =%g%w:tol#feedback ~#anything else####general feedback}``, the
+  percent forms of the answers among them where the prompt offers a percentage (a GIFT question
+  has no units: Moodle reads "37.5%" as 37.5 with a unit it does not know, and grades 37.5); the
   importer reads a grade only as ``%`` + one or two digits (``%50%``, ``%-33.33333%``), so the
   right answer is written with a bare ``=`` (100%);
 * multiple choice ``{=right#feedback ~%g%wrong#feedback}``; several right ones (tick every

@@ -7,7 +7,8 @@ answer boxes:
 
 * a number → a *numerical* box: the record's value with its tolerance at 100%, then each
   misconception's value (a wrong method the family models) with its own partial grade and its
-  own feedback;
+  own feedback; where the prompt offers a percentage, each of them also in its percent form
+  (× 100, same grade, same feedback);
 * a choice (the record's multiple-choice options, yes/no, memory/compute, coordinates) → a
   *choice* box, the traps' texts as per-option feedback;
 * a set of binding limits → a *multi* box (tick every one that binds).

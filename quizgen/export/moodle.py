@@ -7,6 +7,8 @@ parser ``qtype_multianswer_extract_question`` in ``question/type/multianswer/que
   Moodle ≥ 3.5 files it under the course's "top" category, "/" in a name is written "//");
 * ``numerical``: the record's value with its tolerance at 100%, each misconception's value with
   its grade and feedback, and ``*`` (anything else) at 0% pointing at the worked solution;
+  where the prompt offers a percentage, the percent forms too and a ``%`` unit typed in the box
+  (see `_units_xml`; ``qtype_numerical_answer_processor`` reads "37.5%" as 37.5 and a unit);
 * ``multichoice``: the record's options, each trap's text as that option's feedback;
 * ``cloze`` (several boxes): ``{1:NUMERICAL:=v:tol#feedback~%g%w:tol#feedback}``,
   ``{1:MULTICHOICE_S:…}``, ``{1:MULTIRESPONSE:…}`` inside the question's HTML. The parser ends an

@@ -7,8 +7,9 @@ assessment ``<id>/<id>.xml`` and the figures under ``web_resources/``, reference
 
 Each category becomes a question group (``<section>`` with ``selection_number`` 1) holding
 its variants, so every student draws one. Items carry Canvas's ``question_type``:
-``numerical_question`` (the value and the window value ± tolerance; Canvas grades every listed
-answer as right, so the traps go into the feedback text, never as answers),
+``numerical_question`` (the value and the window value ± tolerance, and the same for its
+percentage where the prompt offers one; Canvas grades every listed answer as right, so the
+traps go into the feedback text, never as answers),
 ``multiple_choice_question`` (the traps as per-option feedback) and
 ``multiple_answers_question`` (tick every binding limit). Canvas has no multi-part numerical
 item: a problem asked with several boxes becomes one item per box, each box's variants in
