@@ -113,7 +113,7 @@ def iter_gift(source) -> Iterator[str]:
     yield "\n"
 
 
-_SPOOL = 4 * 1024 * 1024
+_SPOOL = 512 * 1024          # per sub-category: a category asks up to a dozen boxes
 _CHUNK = 1024 * 1024
 
 

@@ -209,7 +209,7 @@ def manifest_xml(title: str, ident: str, figures: Iterable[str]) -> str:
             f"</resource>{media}</resources></manifest>\n")
 
 
-_SPOOL = 4 * 1024 * 1024
+_SPOOL = 512 * 1024          # per group: a category asks up to a dozen boxes
 _CHUNK = 1024 * 1024
 
 
