@@ -155,13 +155,15 @@ class Bank:
         return list(dict.fromkeys(q.category for q in self.questions))
 
 
-def figure_bytes(source: Any, question: BankQuestion) -> bytes | None:
-    """The SVG of `question`'s figure: carried by the question, or in a bank's figure table."""
+def figure_bytes(question: BankQuestion, source: Any = None) -> bytes | None:
+    """The SVG of `question`'s figure: carried by the question, or in the figure table of the
+    bank it comes from (`source`: a Bank, or a stream, which has none)."""
     if question.figure is None:
         return None
     if question.figure_data is not None:
         return question.figure_data
-    return (getattr(source, "figures", None) or {}).get(question.figure)
+    table = getattr(source, "figures", None)
+    return table.get(question.figure) if isinstance(table, dict) else None
 
 
 class BankStream:

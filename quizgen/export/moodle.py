@@ -186,9 +186,9 @@ def _points(points: float) -> str:
     return str(int(points)) if float(points).is_integer() else f"{points:g}"
 
 
-def question_xml(question: BankQuestion, figures: dict[str, bytes] | None = None) -> str:
+def question_xml(question: BankQuestion, source: Bank | BankStream | None = None) -> str:
     qtype = question.kind
-    data = figure_bytes(_Figures(figures), question)
+    data = figure_bytes(question, source)
     figure = question.figure if data is not None else None
     solution = solution_html(question, PLUGINFILE + figure if figure else None)
     files = _file(figure, data) if figure else ""
@@ -210,11 +210,6 @@ def question_xml(question: BankQuestion, figures: dict[str, bytes] | None = None
     return "".join(out)
 
 
-class _Figures:
-    def __init__(self, figures: dict[str, bytes] | None):
-        self.figures = figures or {}
-
-
 def category_runs(questions: Iterable[BankQuestion]) -> Iterator[tuple[tuple[str, ...], Iterator]]:
     """The questions in runs of one category each (a bank's categories are contiguous)."""
     return itertools.groupby(questions, key=lambda q: q.category)
@@ -224,14 +219,12 @@ def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:
     """The document in pieces, a category at a time. A category's note counts its questions,
     and it comes before them: each category's questions wait in a temporary file (spilled to
     disk past a few MB), so memory stays flat however many variants a category holds."""
-    figures = getattr(source, "figures", None)
-    figures = figures if isinstance(figures, dict) else None
     yield '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n'
     for category, run in category_runs(source.questions if isinstance(source, Bank) else source):
         with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
             count, lang = 0, None
             for q in run:
-                spool.write(question_xml(q, figures))
+                spool.write(question_xml(q, source))
                 count, lang = count + 1, q.problem.lang
             yield _category_xml(category, count, lang)
             spool.seek(0)

@@ -245,7 +245,7 @@ def write_package(source: Bank | BankStream, handle: IO[bytes]) -> None:
                 for q in run:
                     if ident is None:
                         ident = _ident("quizgen", source.title, q.idnumber)
-                    data = figure_bytes(source, q)
+                    data = figure_bytes(q, source)
                     if q.figure and data is not None and q.figure not in figures:
                         figures.add(q.figure)
                         zf.writestr(_entry(MEDIA_DIR + q.figure), data)
