@@ -412,9 +412,12 @@ def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, A
     for `key` lies outside every window already taken (else it could not be told apart).
 
     Where the prompt offers a percentage, every answer also has its percent form (the value
-    and its tolerance × 100) at the same grade and with the same feedback, listed after the
-    plain ones, unless that window is taken: an LMS that reads "37.5%" as 37.5 then finds the
-    answer meant. The windows never overlap, so the order of the list decides nothing."""
+    and its tolerance × 100) at the same grade and with the same feedback: an LMS that reads
+    "37.5%" as 37.5 then finds the answer meant. The percent forms come after every plain
+    answer, and Moodle takes the first answer whose window holds the number, so a plain answer
+    inside a (wider) percent window keeps its own grade; a percent form whose number an earlier
+    window already holds is left out ("1%" for 0.01 where 1 is a misconception's answer: the
+    two cannot be told apart once the "%" is read as nothing)."""
     from quizgen.render.answers import answer_name
 
     value = problem.answers[key]
@@ -440,8 +443,10 @@ def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, A
     if percent:
         for plain in list(answers):
             scaled = percent_of(plain.value)
-            add(Answer(number_text(scaled), scaled, plain.grade, plain.feedback,
-                       percent_of(plain.tolerance), plain.misconception, percent=True))
+            if not any(a.value - a.tolerance <= scaled <= a.value + a.tolerance for a in answers):
+                answers.append(Answer(number_text(scaled), scaled, plain.grade, plain.feedback,
+                                      percent_of(plain.tolerance), plain.misconception,
+                                      percent=True))
     return Box(key, answer_name(key, problem.lang), _hint(problem, key, "numerical"),
                "numerical", tuple(answers), percent=percent)
 

@@ -158,12 +158,16 @@ def _answers_xml(question: BankQuestion) -> str:
 def _numerical_order(box: Box) -> list:
     """The answers as the file lists them: a box that offers a percentage starts with the
     right answer's percent form, the one Moodle shows as "The correct answer is: 37.5 %"
-    (the first right answer, with the first unit). The windows are disjoint, so the order
-    changes no grade."""
-    if not box.percent:
+    (the first right answer, with the first unit), when its window meets no other answer's
+    (Moodle grades by the first window that holds the number, so then the order changes no
+    grade); else the box's own order."""
+    first = next((a for a in box.answers if a.percent and a.grade == 100), None) \
+        if box.percent else None
+    if first is None or any(a is not first and a.value - a.tolerance <= first.value + first.tolerance
+                            and first.value - first.tolerance <= a.value + a.tolerance
+                            for a in box.answers):
         return list(box.answers)
-    first = next((a for a in box.answers if a.percent and a.grade == 100), None)
-    return ([first] if first else []) + [a for a in box.answers if a is not first]
+    return [first] + [a for a in box.answers if a is not first]
 
 
 def _units_xml(box: Box) -> str:
