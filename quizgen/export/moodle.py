@@ -18,7 +18,10 @@ parser ``qtype_multianswer_extract_question`` in ``question/type/multianswer/que
 * every grade from Moodle's list (`quizgen.export.lms.MOODLE_GRADES`), HTML in CDATA, math as
   MathJax ``\\( … \\)`` (Moodle's MathJax filter renders it), figures as base64 SVG files
   referenced by ``@@PLUGINFILE@@/name.svg`` in the general feedback, a stable ``idnumber`` per
-  question (``quizgen-<problem id>-<lang>``) so that a re-import is recognisable.
+  question (``quizgen-<problem id>-<lang>``). Moodle's import (``qformat_default::importprocess``)
+  adds every question of a file, and drops an idnumber that its category already holds, so a
+  bank imported twice holds every problem twice; `bank_idnumbers` reads a bank written before,
+  for an export of only the problems it lacks (``export --only-new``).
 """
 
 from __future__ import annotations
