@@ -1,6 +1,8 @@
 """`quizgen export`: a question bank for an LMS (Moodle XML, GIFT, Canvas QTI) from a recipe."""
 
 
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -47,16 +49,45 @@ def export_command(
         from quizgen.export.moodle import bank_idnumbers
 
         previous = bank_idnumbers(only_new)
-    bank = stream_bank(load_bank_recipe(recipe), variants=variants, lang=lang, answers=answers,
-                       figures=not no_figures and fmt != "gift", only_new=previous)
     if fmt == "moodle":
         from quizgen.export.moodle import write_moodle as write
     elif fmt == "gift":
         from quizgen.export.gift import write_gift as write
     else:
         from quizgen.export.qti import write_qti as write
-    size = write(bank, path)     # each question written as it is made; nothing if none is
+    with _progress() as progress:
+        bank = stream_bank(load_bank_recipe(recipe), variants=variants, lang=lang,
+                           answers=answers, figures=not no_figures and fmt != "gift",
+                           only_new=previous, progress=progress)
+        size = write(bank, path)     # each question written as it is made; nothing if none is
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
     kept = f" ({bank.already} already in {only_new.name} left out)" if only_new else ""
     typer.echo(f"{bank.questions} questions in {bank.categories} categories, "
                f"{len(bank.figures)} figures, {human} → {path}{kept}")
+
+
+@contextmanager
+def _progress():
+    """A progress bar on stderr (problems made so far), shown only on a terminal."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("Writing the bank"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("problems"), TimeRemainingColumn(), console=console, transient=True)
+    task = bar.add_task("export", total=None)
+    shown = [0.0]
+
+    def update(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - shown[0] < 0.1:      # the bar redraws ten times a second
+            return
+        shown[0] = now
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
