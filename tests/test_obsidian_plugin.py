@@ -326,6 +326,9 @@ def test_figures_are_svg_files_beside_the_notes_and_embedded_on_card_backs(tmp_p
         assert media_name(data.decode("utf-8")) == name          # named by content
         root = ET.fromstring(data)
         assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("viewBox")
+        paper = root[0]                                         # readable in a dark theme
+        assert paper.tag.endswith("rect") and paper.get("fill") == "#ffffff"
+        assert len(root) > 1
     # every numeric and MCQ card of a cell with figures has one, on its back, inside the card
     with_figure = 0
     for name, text in notes(tmp_path).items():
@@ -342,6 +345,13 @@ def test_figures_are_svg_files_beside_the_notes_and_embedded_on_card_backs(tmp_p
             assert figure_names(text)
     assert with_figure >= 16
     assert sum(len(figure_names(t)) for t in notes(tmp_path).values()) == with_figure
+    # the same figures as the Anki deck of the recipe: on as many cards, as many drawings
+    from quizgen.export import anki
+
+    package = anki.build_package(recipe(), anki.deck_items(recipe()))
+    in_anki = sum('<img class="qz-img"' in "".join(note.fields)
+                  for deck in package.decks for note in deck.notes)
+    assert (in_anki, len(package.media)) == (with_figure, len(files))
 
 
 def test_figures_do_not_change_the_cards_the_plugin_finds(tmp_path):

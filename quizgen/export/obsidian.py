@@ -17,8 +17,8 @@ byte for byte in the form the plugin wrote it, from any quizgen note in the fold
 export's file names and ids included), so regenerating the notes keeps a student's progress on
 every card that still exists, whichever way the plugin is set.
 
-Figures (the same drawings as the Anki deck's) are SVG files in ``quizgen-figures/`` beside the
-notes, named by their content (``quizgen-<hash>.svg``), embedded on the card's back as
+Figures (the same drawings as the Anki deck's, on a white card so that a dark theme shows them
+too) are SVG files in ``quizgen-figures/`` beside the notes, named by their content (``quizgen-<hash>.svg``), embedded on the card's back as
 ``![[quizgen-<hash>.svg]]``. A re-export removes the figure files no quizgen note in the folder
 uses any more, and only files whose content still matches their name (quizgen's own).
 
@@ -158,6 +158,42 @@ def figure_embed(name: str) -> str:
     """How a note shows a figure file: Obsidian's embed, found by name anywhere in the vault
     (the name is the figure's content hash, so it is never another file's)."""
     return f"![[{name}]]"
+
+
+_SVG_OPEN = re.compile(r"<svg\b[^>]*>")
+
+
+def on_paper(svg: str) -> str:
+    """The figure on a white card: the figures are drawn in dark ink, and an Obsidian theme
+    (dark ones included) shows an embedded SVG on the note's own background."""
+    m = _SVG_OPEN.search(svg)
+    if m is None:
+        return svg
+    return (svg[:m.end()] + '<rect width="100%" height="100%" rx="6" fill="#ffffff"/>'
+            + svg[m.end():])
+
+
+class NoteFigures:
+    """The figure files of an export: the deck's figures (drawn once each by `C.FigureMedia`),
+    put on paper and named by their bytes."""
+
+    def __init__(self) -> None:
+        self.media = C.FigureMedia()
+        self._names: dict[str, str] = {}
+        self.files: dict[str, bytes] = {}
+
+    def add(self, problem: Problem) -> str | None:
+        name = self.media.add(problem)
+        if name is None:
+            return None
+        if name not in self._names:
+            from quizgen.render.figures import media_name
+
+            svg = on_paper(self.media.files[name].decode("utf-8"))
+            own = media_name(svg)
+            self._names[name] = own
+            self.files[own] = svg.encode("utf-8")
+        return self._names[name]
 
 
 def problem_card(item: DeckItem, recipe: DeckRecipe, figure: str | None = None) -> list[str]:
@@ -455,7 +491,7 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
                                "beside them (yours are never changed)", field="out")
     items = deck_items(recipe, problems_for=problems_for, progress=progress)
     out = Path(out_dir)
-    media = C.FigureMedia()
+    media = NoteFigures()
     files: dict[str, tuple[str, str, list[tuple[str, list[str]]], list[list[str]]]] = {}
     cards = 0
     seen: set[str] = set()
