@@ -403,11 +403,11 @@ def _own_figure(path: Path) -> bool:
         return False
     if path.is_symlink() or not path.is_file():
         return False
+    figures = C._figures_module()
+    if figures is None:
+        return False
     try:
-        data = path.read_bytes()
-        from quizgen.render.figures import media_name
-
-        return media_name(data.decode("utf-8")) == path.name
+        return figures.media_name(path.read_bytes().decode("utf-8")) == path.name
     except (OSError, UnicodeDecodeError):
         return False
 
