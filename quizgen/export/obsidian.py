@@ -18,9 +18,10 @@ export's file names and ids included), so regenerating the notes keeps a student
 every card that still exists, whichever way the plugin is set.
 
 Figures (the same drawings as the Anki deck's, on a white card so that a dark theme shows them
-too) are SVG files in ``quizgen-figures/`` beside the notes, named by their content (``quizgen-<hash>.svg``), embedded on the card's back as
-``![[quizgen-<hash>.svg]]``. A re-export removes the figure files no quizgen note in the folder
-uses any more, and only files whose content still matches their name (quizgen's own).
+too) are SVG files in ``quizgen-figures/`` beside the notes, named by their content
+(``quizgen-<hash>.svg``) and embedded on the card's back as ``![[quizgen-<hash>.svg]]``. A
+re-export removes the figure files no quizgen note in the folder uses any more, and only files
+whose content still matches their name (quizgen's own; an edited one is the user's).
 
 Notes of the earlier layout, named without their language (``OCC-3.md``, ``Formulas.md``), are
 migrated: when a re-export writes the same note with its language (``OCC-3.hinglish.md``), the
@@ -430,9 +431,9 @@ def _foreign_files(out: Path) -> list[str]:
 
 
 def _write_figures(out: Path, files: dict[str, bytes]) -> int:
-    """Write the figure files the notes embed into `out`/quizgen-figures/; returns the bytes
-    written. A file of the same name that is not quizgen's (its bytes changed) is kept as
-    NAME.kept first."""
+    """Write the figure files the notes embed into `out`/quizgen-figures/ (one already there
+    unchanged is left as it is); returns their size in bytes. A file of the same name that is
+    not quizgen's (its bytes changed) is kept as NAME.kept first."""
     from quizgen.files import _kept_name, atomic_write
 
     if not files:
