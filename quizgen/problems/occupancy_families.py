@@ -466,6 +466,9 @@ class CannotFit(OccupancyFamily):
                 for shape in shapes_for(T, 2)[:4 if level == 1 else 2]:
                     params = {"threads_per_block": T, "regs_per_thread": r}
                     if level == 3:          # inverse: the registers at which this block fits
+                        if (not gpu.is_textbook
+                                and whatif.fit_regs(gpu.regs_per_sm, T) > gpu.max_regs_per_thread):
+                            continue        # every register count this GPU allows fits the block
                         params["ask"] = "regs_to_fit"
                     yield with_shape(params, shape)
 
