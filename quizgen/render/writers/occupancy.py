@@ -16,6 +16,7 @@ from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.problems.model import Solution
 from quizgen.problems.occupancy_families import (CannotFit, OccupancyFamily, RealGpuRegisters,
                                                  RealGpuSharedMemory)
+from quizgen.engine.attribution import attribute
 from quizgen.problems.real_gpu import exact_occupancy, largest_exact_block, names_real_gpu
 from quizgen.render import numbers
 from quizgen.render.occupancy import occupancy_solution
@@ -105,7 +106,8 @@ class CannotFitWriter(OccupancyWriter):
         exact = largest_exact_block(gpu, lambda T: launch_config(T, r))
         book = solved.answers["largest_block"]
         text = lambda T: phrase(lang, SECTION, "exact_largest", {"T": T})
-        return answer_note(gpu, lang, salt, exact=text(exact), book=text(book), same=exact == book)
+        return answer_note(gpu, lang, salt, exact=text(exact), book=text(book), same=exact == book,
+                           attribution=attribute(gpu, launch_config(book, r)))
 
 
 @writes(RealGpuRegisters)
@@ -152,7 +154,8 @@ class RealGpuRegistersWriter(OccupancyWriter):
                 gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
                 book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"],
                 whole_blocks=textbook.warps_per_block if blocks != ctx["A"] else 0,
-                granularity=exact.active_warps != blocks))
+                granularity=exact.active_warps != blocks,
+                attribution=attribute(gpu, config, per_warp=True), warps=True))
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
 

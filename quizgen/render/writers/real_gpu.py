@@ -8,6 +8,7 @@ number is never presented as a real chip's behaviour.
 
 from __future__ import annotations
 
+from quizgen.engine.attribution import Attribution, attribute
 from quizgen.engine.occupancy import LaunchConfig, OccupancyResult
 from quizgen.gpus import GPU
 from quizgen.problems.real_gpu import exact_occupancy
@@ -29,14 +30,36 @@ def occupancy_text(res: OccupancyResult, lang: str) -> str:
                                                "occ": res.occupancy})
 
 
+def because(att: Attribution, lang: str, *, warps: bool = False) -> str:
+    """The rules that change the count, each with its numbers and its change, as one clause
+    (``warps``: the change in warps, for a question that counts warps)."""
+    clauses = []
+    for e in att.effects:
+        before, after = (e.warps_before, e.warps_after) if warps else (e.blocks_before, e.blocks_after)
+        unit = "warps" if warps else "blocks"
+        ctx = {**e.detail, "change": f"{_count_text(before)} → {_count_text(after)} {unit}"}
+        clauses.append(phrase(lang, SECTION, "rule_" + e.rule, ctx))
+    return phrase(lang, SECTION, "rules_joined", {"clauses": clauses})
+
+
+def _count_text(value) -> str:
+    from quizgen.render.numbers import number
+
+    return number(value, 3)
+
+
 def answer_note(gpu: GPU, lang: str, salt: str, *, exact: str, book: str, same: bool,
-                reserve: bool = False, whole_blocks: int = 0, granularity: bool = True) -> str:
+                reserve: bool = False, whole_blocks: int = 0, granularity: bool = True,
+                attribution: Attribution | None = None, warps: bool = False) -> str:
     """The sentence the Answer adds: the exact model's answer, the same or beside the textbook one,
     with what the textbook leaves out: `whole_blocks` (the warps per block, where the textbook
     answer counted warps one at a time and whole blocks change it), `granularity` (the exact
     allocation changes it), `reserve` (the 1 KB reserved per block is part of that)."""
     ctx = {"name": gpu.spoken_name, "exact": exact, "book": book, "reserve": reserve,
            "whole_blocks": whole_blocks, "granularity": granularity}
+    if attribution is not None and not same and attribution.effects:
+        ctx["because"] = because(attribution, lang, warps=warps)
+        return phrase(lang, SECTION, "answer_because", ctx, salt=salt)
     return phrase(lang, SECTION, "answer_same" if same else "answer_differs", ctx, salt=salt)
 
 
@@ -45,6 +68,6 @@ def occupancy_note(gpu: GPU, config: LaunchConfig, book: OccupancyResult, lang: 
     """Answer note for an occupancy question: blocks, warps and occupancy under both models."""
     exact = exact_occupancy(gpu, config)
     same = (exact.blocks_per_sm, exact.active_warps) == (book.blocks_per_sm, book.active_warps)
-    reserve = bool(gpu.reserved_smem_per_block) and bool(config.smem_per_block + config.dyn_smem)
     return answer_note(gpu, lang, salt, exact=occupancy_text(exact, lang),
-                       book=occupancy_text(book, lang), same=same, reserve=reserve)
+                       book=occupancy_text(book, lang), same=same,
+                       attribution=attribute(gpu, config))
