@@ -122,7 +122,8 @@ class RealGpuRegistersWriter(OccupancyWriter):
     def write(self, params, gpu, solved, lang, salt):
         ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(),
                "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
-               "T": params.get("threads_per_block", 32)}
+               "T": params.get("threads_per_block", 32), "B": solved.data["blocks"],
+               "w": solved.data["w"], "P": solved.data["per_warp"]}
         if "inverse" in solved.data:        # the design step's whys name its own numbers
             own_whys(solved.data["inverse"].steps, lang)
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
@@ -145,17 +146,11 @@ class RealGpuRegistersWriter(OccupancyWriter):
             question = f"{question} {question_note(gpu, lang, salt)}"
             config = launch_config(ctx["T"], ctx["r"])
             exact = exact_occupancy(gpu, config)
-            # the notes count warps one at a time; the textbook lids with whole blocks say
-            # how much of the difference is the blocks and how much the allocation
-            textbook = occupancy(gpu, config, model="textbook")
-            blocks = textbook.active_warps
             warps = lambda A, occ: phrase(lang, SECTION, "exact_warps", {"A": A, "occ": occ})
             sol.answer = (f"{sol.answer} " + answer_note(
                 gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
                 book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"],
-                whole_blocks=textbook.warps_per_block if blocks != ctx["A"] else 0,
-                granularity=exact.active_warps != blocks,
-                attribution=attribute(gpu, config, per_warp=True), warps=True))
+                attribution=attribute(gpu, config), warps=True))
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
 
