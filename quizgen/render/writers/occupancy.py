@@ -9,6 +9,8 @@ changes only the part that differs.
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Any
 
 from quizgen.engine import inverse
@@ -25,7 +27,8 @@ from quizgen.render.solution import solution_steps
 from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.base import Writer
-from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
+from quizgen.render.writers.real_gpu import (SECTION, answer_note, change_note, design_note,
+                                             occupancy_note, question_note)
 
 
 def block_text(params: dict[str, Any]) -> str:
@@ -61,14 +64,13 @@ class OccupancyWriter(Writer):
             solution.answer += self.real_change_note(gpu, solved, lang, salt)
         return title, question, solution
 
-    @staticmethod
-    def real_change_note(gpu, solved, lang, salt) -> str:
-        """The level-3 launch on the real GPU: the exact model beside the textbook answer."""
+    def real_change_note(self, gpu, solved, lang, salt) -> str:
+        """The level-3 launch on the real GPU: the exact model beside the textbook answer (a
+        design value searched again with the exact model)."""
         change = solved.data.get("change")
         if change is None or change.after is None:
             return ""
-        note = occupancy_note(gpu, change.after.config, change.after, lang, salt)
-        return " " + phrase(lang, SECTION, "with_change", {"note": note}, salt=salt)
+        return " " + change_note(gpu, self.cell, change, lang, salt)
 
     def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
         ctx = self.context(params, gpu, solved)
@@ -173,6 +175,10 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
                                              gpu=gpu.to_dict())
             solution.verify.extend(phrase_list(lang, "L-2-design", "verify", ctx, salt=salt))
             solution.answer = f"{solution.answer} {phrase(lang, 'L-2-design', 'answer', ctx, salt=salt)}"
+            if names_real_gpu(gpu, self.model_for(gpu)):     # the design value on the chip itself
+                cfg = dataclasses.replace(self.config(params), smem_per_block=inv.answer)
+                solution.answer += " " + design_note(gpu, cfg, "smem_per_block", inv.answer,
+                                                     params["target_blocks"], lang, salt)
         if not self.trap_applies(params, gpu, solved):
             solution.trap = ""
         return title, question, solution

@@ -71,3 +71,41 @@ def occupancy_note(gpu: GPU, config: LaunchConfig, book: OccupancyResult, lang: 
     return answer_note(gpu, lang, salt, exact=occupancy_text(exact, lang),
                        book=occupancy_text(book, lang), same=same,
                        attribution=attribute(gpu, config))
+
+
+def design_note(gpu: GPU, config: LaunchConfig, parameter: str, value: int, target: int,
+                lang: str, salt: str) -> str:
+    """A design value found with the notes' formulas, checked on the real GPU: the blocks it
+    gives there (and the rules that make them fewer), and the value NVIDIA's rules allow for
+    `target` blocks, searched with the exact model. `parameter` is ``regs_per_thread`` or
+    ``smem_per_block``; `config` is the launch with the design value in it."""
+    from dataclasses import replace
+
+    from quizgen.engine import inverse
+
+    exact = exact_occupancy(gpu, config)
+    if parameter == "regs_per_thread":
+        found = inverse.max_regs_for_blocks(gpu, config, target, model="exact").answer
+    else:
+        found = inverse.max_smem_for_blocks(gpu, config, target, model="exact").answer
+    short = exact.blocks_per_sm < target
+    ctx = {"name": gpu.spoken_name, "regs": parameter == "regs_per_thread", "v": value,
+           "target": target, "exact": occupancy_text(exact, lang), "short": short,
+           "found": found, "because": because(attribute(gpu, config), lang) if short else ""}
+    if found is not None:
+        check = exact_occupancy(gpu, replace(config, **{parameter: found}))
+        ctx["found_blocks"] = check.blocks_per_sm
+    return phrase(lang, SECTION, "design_exact", ctx, salt=salt)
+
+
+def change_note(gpu: GPU, cell: str, change, lang: str, salt: str) -> str:
+    """The level-3 launch on the real GPU. A design value (OCC-2's registers, OCC-3's shared
+    memory for one more block) is checked and searched again with the exact model; any other
+    change shows the exact answer beside the textbook one."""
+    after = change.after
+    if cell in ("OCC-2", "OCC-3"):
+        parameter = "regs_per_thread" if cell == "OCC-2" else "smem_per_block"
+        return design_note(gpu, after.config, parameter, getattr(after.config, parameter),
+                           after.blocks_per_sm, lang, salt)
+    note = occupancy_note(gpu, after.config, after, lang, salt)
+    return phrase(lang, SECTION, "with_change", {"note": note}, salt=salt)
