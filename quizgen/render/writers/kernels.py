@@ -45,6 +45,15 @@ class RealKernelWriter(ExactWriter):
         ctx["shape"] = shape_text(params)
         ctx["block_arg"] = (" --block " + ",".join(map(str, params["block"])) if params.get("block")
                             else f" --threads {params['threads_per_block']}")
+        # the self-check names everything the answer depends on: the GPU (two share sm_90) and
+        # the launch's dynamic shared memory, which no ptxas line shows
+        ctx["block_arg"] += f" --gpu {gpu.name}"
+        if params.get("dyn_smem"):
+            ctx["block_arg"] += f" --dyn-smem {params['dyn_smem']}"
+        if params.get("optin") is not None:
+            ctx["block_arg"] += " --optin"
+        if params.get("carveout", -1) != -1:
+            ctx["block_arg"] += f" --carveout {params['carveout']}"
         if "before" in params:
             ctx["shape0"] = shape_text(params["before"])
         return ctx
