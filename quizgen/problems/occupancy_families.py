@@ -573,6 +573,10 @@ class RealGpuRegisters(OccupancyFamily):
     main_answer = "occupancy"
     answer_specs = {
         "regs_per_warp": sp.count("registers", "regs_per_thread"),
+        "warps": sp.count("warps", "threads_per_block"),
+        # warps' worth of registers, then the whole blocks of the stated size they hold
+        "blocks_per_sm": sp.count("blocks", "regs_per_warp", "warps", compute=lambda v, gpu: min(
+            rel.warps_from_register_pool(v, gpu) // v["warps"], gpu.max_blocks_per_sm)),
         "active_warps": sp.count("warps", "regs_per_warp", "threads_per_block",
                                  compute=lambda v, gpu: _whole_block_warps(
                                      gpu, rel.warps_from_register_pool(v, gpu),
@@ -620,7 +624,8 @@ class RealGpuRegisters(OccupancyFamily):
             Step("occupancy", "occupancy", {"A": warps, "W_max": gpu.max_warps_per_sm}, occ, "",
                  "l1_occupancy"),
         ]
-        answers = {"regs_per_warp": 32 * r, "active_warps": warps, "occupancy": occ}
+        answers = {"regs_per_warp": 32 * r, "warps": w, "blocks_per_sm": blocks, "active_warps": warps,
+                   "occupancy": occ}
         data = {"steps": steps, "warps": warps, "occ": occ, "per_warp": per_warp, "blocks": blocks,
                 "w": w}
         if "target_blocks" in params:
