@@ -188,3 +188,19 @@ def test_every_k1_self_check_command_prints_the_problems_answer():
             assert m and abs(float(m.group(3)) / 100 - p.answers["occupancy"]) < 1e-4, (p.id, command)
             ran += 1
     assert ran == len(cases)
+
+
+def test_x1_trap_names_only_the_register_rules_that_change_the_count():
+    seen = set()
+    for seed in range(30):
+        p = generate_one("X-1", level=1, seed=seed, lang="en")
+        if not p.solution.trap:
+            continue
+        gpu = get_gpu(p.gpu["name"])
+        res = occupancy(gpu, launch_config(p.params["threads_per_block"], p.params["regs_per_thread"],
+                                           p.params.get("smem_per_block", 0)), model="exact")
+        rules = attribute(gpu, res.config).rules()
+        assert ("sub-partitions" in p.solution.trap) == ("subpartitions" in rules), (p.id, rules)
+        assert ("256" in p.solution.trap) == ("reg_granularity" in rules), (p.id, rules)
+        seen.add(tuple(rules))
+    assert ("reg_granularity",) in seen and len(seen) > 1
