@@ -134,6 +134,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
                        verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
                        trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
         question = phrase(lang, self.cell, "question", ctx, salt=salt)
+        design = ""
         if "target_blocks" in params:
             B2 = params["target_blocks"]
             r2 = solved.answers["max_regs"]
@@ -142,6 +143,9 @@ class RealGpuRegistersWriter(OccupancyWriter):
             question = f"{question} {phrase(lang, 'L-1-design', 'ask', more, salt=salt)}"
             sol.verify.extend(phrase_list(lang, "L-1-design", "verify", more, salt=salt))
             sol.answer = f"{sol.answer} {phrase(lang, 'L-1-design', 'answer', more, salt=salt)}"
+            if names_real_gpu(gpu, self.model_for(gpu)):     # the design value on the chip itself
+                design = " " + design_note(gpu, launch_config(ctx["T"], r2), "regs_per_thread",
+                                           r2, B2, lang, salt)
         if not self.trap_applies(params, gpu, solved):
             sol.trap = ""
         if names_real_gpu(gpu, self.model_for(gpu)):
@@ -152,7 +156,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
             sol.answer = (f"{sol.answer} " + answer_note(
                 gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
                 book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"],
-                attribution=attribute(gpu, config), warps=True))
+                attribution=attribute(gpu, config), warps=True)) + design
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
 
