@@ -107,5 +107,10 @@ def change_note(gpu: GPU, cell: str, change, lang: str, salt: str) -> str:
         parameter = "regs_per_thread" if cell == "OCC-2" else "smem_per_block"
         return design_note(gpu, after.config, parameter, getattr(after.config, parameter),
                            after.blocks_per_sm, lang, salt)
-    note = occupancy_note(gpu, after.config, after, lang, salt)
-    return phrase(lang, SECTION, "with_change", {"note": note}, salt=salt)
+    exact = exact_occupancy(gpu, after.config)
+    ctx = {"name": gpu.spoken_name, "exact": occupancy_text(exact, lang),
+           "book": occupancy_text(after, lang)}
+    if (exact.blocks_per_sm, exact.active_warps) == (after.blocks_per_sm, after.active_warps):
+        return phrase(lang, SECTION, "after_same", ctx, salt=salt)
+    ctx["because"] = because(attribute(gpu, after.config), lang)
+    return phrase(lang, SECTION, "after_because", ctx, salt=salt)
