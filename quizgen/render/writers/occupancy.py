@@ -14,7 +14,7 @@ import dataclasses
 from typing import Any
 
 from quizgen.engine import inverse
-from quizgen.engine.occupancy import launch_config, occupancy
+from quizgen.engine.occupancy import launch_config
 from quizgen.problems.model import Solution
 from quizgen.problems.occupancy_families import (CannotFit, OccupancyFamily, RealGpuRegisters,
                                                  RealGpuSharedMemory)
