@@ -17,7 +17,7 @@ from quizgen.cli.options import LANG_CHOICES, LANGS
 def grade_command(
     manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet`.")],
     answers: Annotated[Path, typer.Argument(help="The filled answer sheet (answers.csv; Excel's CSV is fine).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")] = Path("graded"),
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero (scored 0, listed in results.csv's needs_review column) or flag (left out of the score and listed).")] = "zero",
     force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
@@ -90,7 +90,7 @@ def _review_note(summary) -> None:
 def regrade_command(
     manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet` (after a key fix, the fixed one).")],
     answers: Annotated[Path, typer.Argument(help="The filled answer sheet graded before.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The folder of the earlier results: they move to history/<n>/, the new ones take their place.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The folder of the earlier results: they move to history/<n>/, the new ones take their place.")] = Path("graded"),
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,

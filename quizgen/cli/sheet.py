@@ -2,7 +2,6 @@
 
 
 import dataclasses
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -94,7 +93,9 @@ def sheet_command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         students = read_roster(roster) if roster is not None else None
-        with _progress() as progress:
+        from quizgen.cli.options import progress_reporter
+
+        with progress_reporter("sheet", "students") as progress:
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,
                                 font_paths=[str(p) for p in (font_path or [])], force=force,
@@ -115,24 +116,3 @@ def _cover(recipe, **given):
     raw = {key: value for key, value in recipe.to_dict().items()}
     raw.update(given)
     return parse_exam_recipe(raw)
-
-
-@contextmanager
-def _progress():
-    """A progress bar on stderr (students compiled so far), shown only on a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield None
-        return
-    bar = Progress(TextColumn("Building the exam (Typst)"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("students"), TimeRemainingColumn(), console=console, transient=True)
-    task = bar.add_task("sheet", total=None)
-
-    def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
-    with bar:
-        yield update
