@@ -18,8 +18,12 @@ def _recipe_path(recipe: str | None) -> Path:
     if recipe is None:
         return packaged_path("decks", "exams", "midterm.toml")
     path = Path(recipe)
-    if path.exists():
+    if path.is_file():
         return path
+    # a bare name is a packaged recipe, even beside a folder of that name (`--out midterm/`)
+    bare = not path.suffix and path.name == recipe
+    if path.exists() and not bare:
+        return path            # a folder given as a recipe: said in one line by the reader
     if path.suffix.lower() == ".toml":
         from quizgen.recipes import packaged_names_hint
 
