@@ -94,3 +94,22 @@ def seeds_dir() -> Path | None:
 def pytest_report_header(config) -> str:
     return (f"machine speed: the machine loop is {SPEED:.2f}× the reference's time; process "
             f"and browser timeouts scale by {SPEED * 2:.2f}")
+
+
+#: Modules of end-to-end checks (Chromium, whole decks and exams built and re-read, fresh
+#: installs, every phrase or family swept): marked slow, so that `-m "not slow"` is the quick
+#: subset. Measured on 2 shared cores, each takes from half a minute to several minutes.
+SLOW_MODULES = frozenset({
+    "test_cards_in_chromium", "test_skills", "test_new_language", "test_families",
+    "test_phrases", "test_sheet_chunks", "test_rebuild", "test_bench", "test_scan",
+    "test_anki_export", "test_lms_export", "test_typst_printer", "test_exam_recipes",
+    "test_reliability", "test_cli_fuzz", "test_invariants",
+})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    import pytest
+
+    for item in items:
+        if item.path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
