@@ -58,6 +58,7 @@ from quizgen.cli import grade as _grade  # noqa: E402,F401
 from quizgen.cli import export as _export  # noqa: E402,F401
 from quizgen.cli import scan as _scan  # noqa: E402,F401
 from quizgen.cli import recipe as _recipe  # noqa: E402,F401
+from quizgen.cli import preview as _preview  # noqa: E402,F401
 
 
 def fail(message: str) -> "typer.Exit":
