@@ -4,7 +4,9 @@ One page per scenario cell of a deck recipe (or per question of an exam recipe):
 problem of each level as the deck draws it (an exam: one version of each question), in every
 language (the recipe's first), with its figure (inline SVG), its worked
 solution (formulas in Unicode, so that nothing is fetched: the site opens from a USB stick or
-a student's phone with no network) and its answer. `index.html` lists the pages.
+a student's phone with no network) and its answer. `index.html` lists the pages and, for an
+exam recipe, shows the first page of two versions as printed (when pypdfium2, the scan extra,
+is installed to turn PDF pages into images).
 """
 
 from __future__ import annotations
@@ -74,6 +76,43 @@ def _exam_pages(recipe) -> list[dict[str, Any]]:
     return pages
 
 
+#: Exam versions whose first page the preview of an exam recipe shows.
+PREVIEW_VERSIONS = 2
+
+
+def _first_pages(recipe, folder: Path) -> list[str]:
+    """PNG file names of the first page of `PREVIEW_VERSIONS` exam versions, written into
+    `folder`; none when pypdfium2 (the scan extra) is not installed to rasterise them."""
+    try:
+        import pypdfium2
+    except ImportError:
+        return []
+    import tempfile
+
+    import pypdf
+
+    from quizgen.export.sheet import build_exam
+    from quizgen.generator import generate_one
+
+    with tempfile.TemporaryDirectory(prefix="quizgen-preview-") as tmp:
+        result = build_exam(recipe, None, PREVIEW_VERSIONS, Path(tmp) / "exam",
+                            generate=generate_one)
+        reader = pypdf.PdfReader(result.exam_pdf)
+        firsts = sorted(reader.get_destination_page_number(item) for item in reader.outline
+                        if not isinstance(item, list))
+        pdf = pypdfium2.PdfDocument(str(result.exam_pdf))
+        names = []
+        try:
+            for n, index in enumerate(firsts[:PREVIEW_VERSIONS], 1):
+                image = pdf[index].render(scale=1.4).to_pil()
+                name = f"version-{n}.png"
+                image.save(folder / name, format="PNG", optimize=True)
+                names.append(name)
+        finally:
+            pdf.close()
+    return names
+
+
 def load_any_recipe(name: str | None):
     """("deck" or "exam", the recipe) for a packaged name or a TOML file of either kind."""
     import tomllib
@@ -123,8 +162,10 @@ def build_preview(name: str | None, out: str | os.PathLike[str], *, force: bool 
             names.append(f"{page['name']}.html")
             if progress is not None:
                 progress(i + 1, len(pages))
+        images = _first_pages(recipe, staged) if kind == "exam" else []
+        names += images
         (staged / "index.html").write_text(
-            index_template.render(site_title=title, pages=pages, kind=kind,
+            index_template.render(site_title=title, pages=pages, kind=kind, images=images,
                                   description=getattr(recipe, "description", "")),
             encoding="utf-8")
         names.append("index.html")

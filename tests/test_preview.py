@@ -74,6 +74,13 @@ def test_an_exam_recipe_preview_has_a_page_per_question(tmp_path):
     for cell in ("OCC-2", "OCC-3", "OCC-4"):            # the versions' cells, each shown
         assert f"<h2>{cell} · " in q1
     assert 'lang="en"' in q1
+    pytest.importorskip("pypdfium2")
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for n in (1, 2):                                    # two versions' first pages, as printed
+        png = site / f"version-{n}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+        assert f'src="version-{n}.png"' in index
+    assert (site / "version-1.png").read_bytes() != (site / "version-2.png").read_bytes()
 
 
 def test_a_missing_recipe_is_one_line_naming_the_packaged_ones(tmp_path):
