@@ -118,7 +118,7 @@ def regrade_command(
 
 @app.command("check")
 def check_command(
-    problem: Annotated[str, typer.Argument(help="A box of an exam (Q2.occupancy, with --manifest and --roll or --version), a problem id (printed in the key), a problem JSON file, or - for JSON on stdin.")],
+    problem: Annotated[str, typer.Argument(help="A box of an exam (Q2.occupancy, with --manifest and --roll or --version-code), a problem id (printed in the key), a problem JSON file, or - for JSON on stdin.")],
     answer: Annotated[str, typer.Argument(help="The answer as a student would write it: 25%, 16/64, 8 blocks, ceil(100/32)…")],
     key: Annotated[Optional[str], typer.Option("--key", help="Which answer of the problem (default: its main answer, or the box's).")] = None,
     manifest: Annotated[Optional[Path], typer.Option("--manifest", "-m", help="Exam manifest (manifest.json of `quizgen sheet`) holding the box or problem id.")] = None,
