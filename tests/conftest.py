@@ -107,9 +107,28 @@ SLOW_MODULES = frozenset({
 })
 
 
+#: Single tests of other modules that take 10 s or more on 2 busy cores (sweeps over tens of
+#: thousands of problems, the data files rebuilt, compiles with nvcc, the default deck).
+SLOW_TESTS = frozenset({
+    "test_applicability.py::test_twenty_thousand_problems_say_only_what_applies",
+    "test_build_data.py::test_shipped_data_files_are_current",
+    "test_readme.py::test_quick_subset_is_marked",
+    "test_parse.py::test_fast_path_agrees_with_the_full_reader",
+    "test_text_scan.py::test_twenty_thousand_problems_read_cleanly",
+    "test_problem_ids.py::test_canonical_json_equals_sorted_json_dumps",
+    "test_pool_cache.py::test_cached_and_live_pools_agree",
+    "test_cli.py::test_readme_calculator_examples_run",
+    "test_cli.py::test_readme_main_job_builds_the_default_deck",
+    "test_ptxas.py::test_cu_compiles_with_nvcc_and_matches_the_shipped_report",
+    "test_ptxas.py::test_ptxas_gives_the_same_answer_as_the_numbers_by_hand",
+    "test_shared_physics.py::test_every_real_gpu_question_is_exact_or_says_textbook_and_shows_exact",
+})
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     import pytest
 
     for item in items:
-        if item.path.stem in SLOW_MODULES:
+        name = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+        if item.path.stem in SLOW_MODULES or name in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)

@@ -13,6 +13,7 @@ Every line is decoded and checked on its own, so one bad byte spoils only its ow
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, Any, Iterable, Iterator
 
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
@@ -42,11 +43,21 @@ def _canonical(obj: dict[str, Any]) -> dict[str, Any]:
                                field="line")
         given[name] = key
         if name in _SIZES and isinstance(value, str):
-            from quizgen.cli.options import parse_size
-
-            value = parse_size(key, value)
+            value = _size(key, value)
         out[name] = value
     return out
+
+
+_SIZE = re.compile(r"\s*(\d{1,10})\s*(|B|K|KB|KiB)\s*", re.IGNORECASE)
+
+
+def _size(key: str, text: str) -> int:
+    """Bytes from a size as the command line writes it: 49152, 48K, 48KB, 48 KiB (KB = 1024 B)."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise QuizgenError(f"got {text!r}; expected bytes like 49152, 48K or 48KB", field=key)
+    number, unit = int(match.group(1)), match.group(2).lower()
+    return number * 1024 if unit.startswith("k") else number
 
 
 #: The longest batch line read (bytes); a longer one is reported and skipped.
