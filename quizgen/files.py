@@ -603,6 +603,9 @@ def staged_folder(out: str | os.PathLike[str]) -> Iterator[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     staged = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
+        # mkdtemp's folder is private (0700); the published folder gets the user's umask, like
+        # any folder mkdir makes, so that a TA or a web server can read it
+        os.chmod(staged, 0o777 & ~_umask())
         yield staged
     finally:
         shutil.rmtree(staged, ignore_errors=True)    # already moved into place when published

@@ -113,7 +113,8 @@ def load_deck_recipe(path: str | Path | None = None) -> DeckRecipe:
                                "than any recipe; give the right file", field="recipe")
         text = data.decode("utf-8")
     except FileNotFoundError:
-        raise QuizgenError(f"no such recipe file: {path}", field="recipe") from None
+        raise QuizgenError(f"no such recipe file: {path}; {packaged_names_hint('deck')}",
+                           field="recipe") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise QuizgenError(f"cannot read {path}: {exc}", field="recipe") from None
     try:
@@ -346,3 +347,53 @@ def check_misconception_keys(keys: Any, field: str) -> None:
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise QuizgenError(f"{unknown[0]!r} is not a misconception quizgen models{hint}; the keys "
                        f"are: {', '.join(valid)}", field=field)
+
+
+# ---------------------------------------------------------------------------------------------
+# The packaged recipes: listed, shown and copied out to edit (`quizgen recipe`)
+
+@dataclass(frozen=True, slots=True)
+class PackagedRecipe:
+    name: str                       # what a command takes: `quizgen deck NAME`, `quizgen sheet NAME`
+    kind: str                       # "deck" or "exam"
+    path: Path
+    title: str
+
+
+def packaged_recipes() -> list[PackagedRecipe]:
+    """Every recipe shipped with quizgen: the deck recipes, then the exam recipes, by name."""
+    found = []
+    for kind, folder in (("deck", packaged_path("decks")), ("exam", packaged_path("decks", "exams"))):
+        for file in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+            if file.name.endswith(".lock.json"):
+                continue
+            try:
+                title = str(tomllib.loads(file.read_text(encoding="utf-8")).get("title", ""))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                title = ""
+            found.append(PackagedRecipe(file.stem, kind, file, title))
+    return found
+
+
+def packaged_recipe(name: str) -> PackagedRecipe:
+    """One packaged recipe by name (`midterm`, `midterm.toml`); an unknown name is one error line
+    that lists the packaged ones."""
+    stem = name[:-5] if name.lower().endswith(".toml") else name
+    for recipe in packaged_recipes():
+        if recipe.name == stem:
+            return recipe
+    raise QuizgenError(f"no packaged recipe {name!r}; {packaged_names_hint()}", field="recipe")
+
+
+def packaged_names_hint(kind: str | None = None) -> str:
+    """'packaged recipes: default, occupancy-basics (decks); midterm (exams)': said by every
+    recipe-not-found error, with how to get one to edit."""
+    groups = []
+    for which, label in (("deck", "decks"), ("exam", "exams")):
+        if kind not in (None, which):
+            continue
+        names = [r.name for r in packaged_recipes() if r.kind == which]
+        if names:
+            groups.append(f"{', '.join(names)} ({label})")
+    return ("packaged recipes: " + "; ".join(groups) +
+            " — give one by name, or `quizgen recipe copy NAME my.toml` for a copy to edit")

@@ -18,6 +18,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+def _scaled(seconds: float) -> float:
+    try:
+        from conftest import scaled
+    except ImportError:          # used outside pytest
+        return seconds * 3
+    return scaled(seconds)
+
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars", "--allow-file-access-from-files", "--remote-debugging-pipe"]
@@ -61,8 +69,9 @@ class Browser:
         self._buf = b""
         self._next = 0
 
-    #: Longest wait for one reply (a loaded machine is slow; a hung page must not hang the tests).
-    TIMEOUT = 40
+    #: Longest wait for one reply: 40 s on the reference machine, scaled by this machine's
+    #: measured speed (a loaded machine is slow; a hung page must not hang the tests).
+    TIMEOUT = _scaled(40)
 
     def send(self, method: str, params: dict[str, Any] | None = None,
              session: str | None = None) -> dict[str, Any]:
@@ -100,7 +109,7 @@ class Browser:
         except (BrowserError, OSError):
             pass
         try:
-            self._proc.wait(timeout=10)
+            self._proc.wait(timeout=_scaled(10))
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()

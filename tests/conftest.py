@@ -1,7 +1,16 @@
-"""Shared test helpers."""
+"""Shared test helpers, and how fast this machine is right now.
+
+`SPEED` is this machine's slowness next to the reference machine (an idle desktop core), measured
+once per session with the benchmark's machine loop: 1 there, 3 on a machine three times slower
+(or as loaded). Every wait on another process (Chromium's replies, a CLI run, a compile) is
+`scaled(seconds at the reference)`, so a loaded machine is slower but green, and a hung process
+still fails.
+"""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from hypothesis import settings
@@ -12,6 +21,67 @@ settings.load_profile("quizgen")
 
 REPO = Path(__file__).resolve().parent.parent
 
+#: The machine loop's time on the reference machine (bench/run.py's REFERENCE_LOOP_S).
+REFERENCE_LOOP_S = 0.4
+
+
+def _loop_seconds(steps: int = 2_000_000) -> float:
+    """Best of three timings of the machine loop, scaled to its 10 million steps."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        total = 0
+        for i in range(steps):
+            total += i
+        best = min(best, time.perf_counter() - start)
+    return best * (10_000_000 / steps)
+
+
+def _speed() -> float:
+    given = os.environ.get("QUIZGEN_TEST_SPEED")     # e.g. 4 on a machine known to be shared
+    if given:
+        try:
+            return max(1.0, float(given))
+        except ValueError:
+            pass
+    # never below 1 (a fast machine keeps the reference waits), and the loop is measured again
+    # by nothing else: a machine that gets busier later is covered by the margin in each wait
+    return max(1.0, _loop_seconds() / REFERENCE_LOOP_S)
+
+
+#: This machine's slowness next to the reference (≥ 1).
+SPEED = _speed()
+
+
+def scaled(seconds: float) -> float:
+    """A wait of `seconds` on the reference machine, on this one (with a margin of 2 for a
+    machine that gets busier while the tests run)."""
+    return seconds * SPEED * 2
+
+
+def _scale_process_timeouts() -> None:
+    """Every `timeout=` a test gives subprocess (run, communicate, wait) is a wait on the
+    reference machine: stretch it by `SPEED` here, in one place, so no test needs its own."""
+    import subprocess
+
+    if SPEED <= 1.0 or getattr(subprocess, "_quizgen_scaled", False):
+        return
+    # subprocess.run waits through Popen.communicate, so these two cover run() as well
+    communicate, wait = subprocess.Popen.communicate, subprocess.Popen.wait
+
+    def scaled_communicate(self, input=None, timeout=None):
+        return communicate(self, input, None if timeout is None else timeout * SPEED)
+
+    def scaled_wait(self, timeout=None):
+        return wait(self, None if timeout is None else timeout * SPEED)
+
+    subprocess.Popen.communicate = scaled_communicate
+    subprocess.Popen.wait = scaled_wait
+    subprocess._quizgen_scaled = True
+
+
+_scale_process_timeouts()
+
 
 def seeds_dir() -> Path | None:
     """The source notes: ../shared/seeds beside the checkout (as on developer machines and CI)."""
@@ -19,3 +89,46 @@ def seeds_dir() -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
+
+
+def pytest_report_header(config) -> str:
+    return (f"machine speed: the machine loop is {SPEED:.2f}× the reference's time; process "
+            f"and browser timeouts scale by {SPEED * 2:.2f}")
+
+
+#: Modules of end-to-end checks (Chromium, whole decks and exams built and re-read, fresh
+#: installs, every phrase or family swept): marked slow, so that `-m "not slow"` is the quick
+#: subset. Measured on 2 shared cores, each takes from half a minute to several minutes.
+SLOW_MODULES = frozenset({
+    "test_cards_in_chromium", "test_skills", "test_new_language", "test_families",
+    "test_phrases", "test_sheet_chunks", "test_rebuild", "test_bench", "test_scan",
+    "test_anki_export", "test_lms_export", "test_typst_printer", "test_exam_recipes",
+    "test_reliability", "test_cli_fuzz", "test_invariants",
+})
+
+
+#: Single tests of other modules that take 10 s or more on 2 busy cores (sweeps over tens of
+#: thousands of problems, the data files rebuilt, compiles with nvcc, the default deck).
+SLOW_TESTS = frozenset({
+    "test_applicability.py::test_twenty_thousand_problems_say_only_what_applies",
+    "test_build_data.py::test_shipped_data_files_are_current",
+    "test_readme.py::test_quick_subset_is_marked",
+    "test_parse.py::test_fast_path_agrees_with_the_full_reader",
+    "test_text_scan.py::test_twenty_thousand_problems_read_cleanly",
+    "test_problem_ids.py::test_canonical_json_equals_sorted_json_dumps",
+    "test_pool_cache.py::test_cached_and_live_pools_agree",
+    "test_cli.py::test_readme_calculator_examples_run",
+    "test_cli.py::test_readme_main_job_builds_the_default_deck",
+    "test_ptxas.py::test_cu_compiles_with_nvcc_and_matches_the_shipped_report",
+    "test_ptxas.py::test_ptxas_gives_the_same_answer_as_the_numbers_by_hand",
+    "test_shared_physics.py::test_every_real_gpu_question_is_exact_or_says_textbook_and_shows_exact",
+})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    import pytest
+
+    for item in items:
+        name = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+        if item.path.stem in SLOW_MODULES or name in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)

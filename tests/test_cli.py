@@ -113,19 +113,20 @@ def _readme_commands() -> list[str]:
 
 def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_one():
     commands = _readme_commands()
-    assert len(commands) == 2
-    main_job, tests = commands
+    assert len(commands) == 3          # the two commands, then the quick subset of the tests
+    main_job, tests = commands[:2]
     assert "pip install" in main_job and "quizgen deck" in main_job
     assert "pip install" in tests and "pytest" in tests
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert tests in ci.splitlines()
+    # CI reads the command out of the README (tests/test_readme.py checks how)
+    assert 'lines.index("Install and run the tests:")' in ci
 
 
 def test_readme_main_job_builds_the_default_deck(tmp_path):
     main_job = _readme_commands()[0]
-    deck_part = main_job.split("&&", 1)[1].strip()
+    deck_part = main_job.rsplit("&&", 1)[1].strip()
     args = deck_part.split()
-    assert args[0] == "quizgen"
+    assert args[0].endswith("quizgen")     # .venv/bin/quizgen
     result = subprocess.run([sys.executable, "-m", "quizgen", *args[1:], "--quiet"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr

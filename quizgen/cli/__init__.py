@@ -22,14 +22,29 @@ app = typer.Typer(
          "answer; 2 bad input or an output that cannot be written (one line on stderr says "
          "what and how to fix it); 3 a bug in quizgen (please report it).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,      # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("quizgen")
+        except PackageNotFoundError:          # a checkout on PYTHONPATH, not installed
+            number = "unknown (not installed)"
+        typer.echo(f"quizgen {number} (Python {sys.version.split()[0]})")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                 help="Print quizgen's version and exit."),
+) -> None:
     """GPU architecture practice: calculators, problems, decks, sheets and grading."""
 
 
@@ -42,6 +57,8 @@ from quizgen.cli import sheet as _sheet  # noqa: E402,F401
 from quizgen.cli import grade as _grade  # noqa: E402,F401
 from quizgen.cli import export as _export  # noqa: E402,F401
 from quizgen.cli import scan as _scan  # noqa: E402,F401
+from quizgen.cli import recipe as _recipe  # noqa: E402,F401
+from quizgen.cli import preview as _preview  # noqa: E402,F401
 
 
 def fail(message: str) -> "typer.Exit":

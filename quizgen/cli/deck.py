@@ -22,7 +22,7 @@ def deck_command(
     skills: Annotated[bool, typer.Option("--skills", help="Only skill notes: one note per cell and level that shows a new solved variant each day (Anki only).")] = False,
     variants: Annotated[Optional[int], typer.Option("--variants", help="Solved variants per skill note (default 12, or the recipe's 'variants').")] = None,
     lock: Annotated[Optional[Path], typer.Option("--lock", help="Lock file that remembers each note's content and time, so a rebuild re-stamps only changed notes. Default: beside the recipe (my.toml → my.lock.json), or beside --out for a shipped recipe.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, else a line on stderr every few seconds).")] = False,
     force: Annotated[bool, typer.Option("--force", help="With --format obsidian: write into a folder that holds other files too (they are never changed; one in the way of a note is kept as NAME.kept).")] = False,
 ) -> None:
     """Build the deck: auto-solved problems with worked solutions, one note per problem.
@@ -81,26 +81,7 @@ def deck_command(
 
 
 def _build(run, quiet: bool):
-    import time
+    from quizgen.cli.options import progress_reporter
 
-    if quiet:
-        summary = run(None)
-    else:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), transient=True) as bar:
-            task = bar.add_task("Solving problems", total=None)
-
-            shown = [0.0]
-
-            def progress(done: int, total: int) -> None:
-                # the bar redraws ten times a second: telling it more often only costs time
-                now = time.monotonic()
-                if done < total and now - shown[0] < 0.1:
-                    return
-                shown[0] = now
-                bar.update(task, completed=done, total=total)
-
-            summary = run(progress)
-    return summary
+    with progress_reporter("deck", "problems", quiet=quiet) as progress:
+        return run(progress)

@@ -19,7 +19,7 @@ def export_command(
     recipe: Annotated[Optional[str], typer.Argument(help="A deck recipe or an exam recipe (TOML file or packaged name: default, occupancy-basics, midterm). Default: the whole course.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="moodle (Moodle XML), gift (Moodle GIFT text) or qti (Canvas / Blackboard QTI 1.2 zip).")] = "moodle",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default quizgen-bank.xml, .txt or .zip by format).")] = None,
-    variants: Annotated[Optional[int], typer.Option("--variants", "-n", help="Problems per category (cell, or exam question). Default: per_cell × levels of a deck recipe, 20 for an exam.")] = None,
+    variants: Annotated[Optional[int], typer.Option("--variants", help="Problems per category (cell, or exam question). Default: per_cell × levels of a deck recipe, 20 for an exam.")] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language: {LANG_CHOICES} (default: the recipe's).")] = None,
     answers: Annotated[str, typer.Option("--answers", help="Deck recipes: main (each problem's one answer), all (every answer, as one multi-part question) or a comma list of answer keys.")] = "main",
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Leave the figures out of the worked solutions.")] = False,

@@ -17,7 +17,7 @@ from quizgen.cli.options import LANG_CHOICES, LANGS
 def grade_command(
     manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet`.")],
     answers: Annotated[Path, typer.Argument(help="The filled answer sheet (answers.csv; Excel's CSV is fine).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.csv, feedback/ and report.md.")] = Path("graded"),
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero (scored 0, listed in results.csv's needs_review column) or flag (left out of the score and listed).")] = "zero",
     force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
@@ -116,7 +116,7 @@ def _review_note(summary) -> None:
 def regrade_command(
     manifest: Annotated[Path, typer.Argument(help="manifest.json written by `quizgen sheet` (after a key fix, the fixed one).")],
     answers: Annotated[Path, typer.Argument(help="The filled answer sheet graded before.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The folder of the earlier results: they move to history/<n>/, the new ones take their place.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The folder of the earlier results: they move to history/<n>/, the new ones take their place.")] = Path("graded"),
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
@@ -144,10 +144,12 @@ def regrade_command(
 
 @app.command("check")
 def check_command(
-    problem: Annotated[str, typer.Argument(help="A problem id from --manifest, a problem JSON file, or - for JSON on stdin.")],
+    problem: Annotated[str, typer.Argument(help="A box of an exam (Q2.occupancy, with --manifest and --roll or --version-code), a problem id (printed in the key), a problem JSON file, or - for JSON on stdin.")],
     answer: Annotated[str, typer.Argument(help="The answer as a student would write it: 25%, 16/64, 8 blocks, ceil(100/32)…")],
-    key: Annotated[Optional[str], typer.Option("--key", "-k", help="Which answer of the problem (default: its main answer).")] = None,
-    manifest: Annotated[Optional[Path], typer.Option("--manifest", "-m", help="Exam manifest holding the problem id.")] = None,
+    key: Annotated[Optional[str], typer.Option("--key", help="Which answer of the problem (default: its main answer, or the box's).")] = None,
+    manifest: Annotated[Optional[Path], typer.Option("--manifest", "-m", help="Exam manifest (manifest.json of `quizgen sheet`) holding the box or problem id.")] = None,
+    roll: Annotated[Optional[str], typer.Option("--roll", help="With a box such as Q2.occupancy: the student's roll number, as in the roster.")] = None,
+    version: Annotated[Optional[str], typer.Option("--version-code", help="With a box: the paper's version code (printed beside its QR code), for an exam without a roster.")] = None,
     given: Annotated[Optional[list[str]], typer.Option("--given", help="The student's other answers, key=answer (repeatable), for carried errors.")] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the explanation: {LANG_CHOICES} (default: the problem's).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -155,14 +157,19 @@ def check_command(
     """Check one answer against one problem. Exit code 0: right; 1: wrong, blank or unreadable;
     2: bad input (no such problem, a bad option), with one line on stderr saying why.
 
-    Example: quizgen check OCC-2-1a2b3c4d5e 12.5% --manifest exam/manifest.json
+    Example: quizgen check Q1.occupancy 12.5% --roll R07 --manifest exam/manifest.json
     """
     from quizgen.cli import fail
     from quizgen.errors import QuizgenError
     from quizgen.grade.grader import check_answer
 
     try:
-        data = _load_problem(problem, manifest)
+        box = _box(problem, manifest, roll, version)
+        if box is not None:
+            data, box_key = box
+            key = key or box_key
+        else:
+            data = _load_problem(problem, manifest)
         others = _given(given)
 
         if lang is not None and lang not in LANGS:
@@ -202,6 +209,42 @@ def _given(items: list[str] | None) -> dict[str, str]:
         name, value = item.split("=", 1)
         out[name.strip()] = value
     return out
+
+
+def _box(ref: str, manifest: Path | None, roll: str | None, version: str | None):
+    """(problem, answer key) of box `ref` ("Q2.occupancy", or "Q2" for its main answer) on one
+    student's paper; None when `ref` is not a box."""
+    import re
+
+    from quizgen.errors import QuizgenError
+
+    match = re.fullmatch(r"\s*[Qq](\d{1,4})(?:\.(\w+))?\s*", ref)
+    if match is None:
+        if roll is not None or version is not None:
+            raise QuizgenError(f"got {ref!r}; with --roll or --version-code give a box such as "
+                               "Q2.occupancy (the answer sheet's column)", field="problem")
+        return None
+    if manifest is None or (roll is None) == (version is None):
+        raise QuizgenError(f"box {ref} is on a student's paper: give --manifest and either --roll "
+                           "or --version-code", field="problem")
+    from quizgen.grade.match import load_manifest
+
+    data = load_manifest(manifest)
+    who = roll.strip() if roll is not None else version.strip().upper()
+    field = "roll" if roll is not None else "version"
+    papers = [s for s in data["students"] if isinstance(s, dict)
+              and str(s.get(field, "")).strip().upper() == who.upper()]
+    if not papers:
+        raise QuizgenError(f"no paper with {field} {who!r} in {manifest}", field=field)
+    number, key = int(match.group(1)), match.group(2)
+    for question in papers[0].get("questions") or []:
+        if isinstance(question, dict) and question.get("number") == number:
+            asked = question.get("asked") or list(question.get("answers") or {})
+            if key is not None and key not in asked:
+                raise QuizgenError(f"question {number} has no box {key!r}; its boxes: "
+                                   f"{', '.join(f'Q{number}.{k}' for k in asked)}", field="problem")
+            return question, key
+    raise QuizgenError(f"the exam has no question {number}", field="problem")
 
 
 def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:

@@ -24,7 +24,7 @@ GpuFileOpt = Annotated[Optional[Path], typer.Option("--gpu-file", help="TOML fil
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="Override a GPU field, e.g. --set smem_per_sm=65536 (repeatable).")]
 LangOpt = Annotated[str, typer.Option("--lang", "-l", help=f"Language of the worked solution: {LANG_CHOICES}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the worked solution.")]
-ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Occupancy model: exact (NVIDIA's allocation rules) or textbook (the notes' formulas). Default: textbook for the textbook GPU, exact for real GPUs.")]
+ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Occupancy model: exact (NVIDIA's allocation rules) or textbook (the notes' formulas). Default: textbook for the textbook GPU, exact for real GPUs.")]
 
 
 #: The largest size (bytes) a launch may ask for: 2 GiB, far above any SM's shared memory.
@@ -101,3 +101,70 @@ def check_lang(lang: str) -> str:
     if lang not in LANGS:
         raise QuizgenError(f"got {lang!r}; expected {LANG_CHOICES}", field="lang")
     return lang
+
+
+#: Off a terminal, a long command prints a progress line on stderr this often (seconds);
+#: ``QUIZGEN_PROGRESS_SECONDS`` sets another interval (0: a line at every step).
+PROGRESS_SECONDS = 5.0
+
+
+def progress_reporter(what: str, unit: str, *, quiet: bool = False):
+    """A context manager yielding ``update(done, total)`` (or None when `quiet`).
+
+    On a terminal: a progress bar on stderr, gone when the work is done. Elsewhere (a log, CI, a
+    pipe): a line on stderr every few seconds, ``deck: 120/464 problems (12 s)``, so long work is
+    never silent. Standard output only ever gets the command's result.
+    """
+    import os
+    import time
+    from contextlib import contextmanager
+
+    @contextmanager
+    def reporter():
+        if quiet:
+            yield None
+            return
+        from rich.console import Console
+
+        console = Console(stderr=True)
+        if console.is_terminal:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn)
+
+            bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+                           TimeElapsedColumn(), console=console, transient=True)
+            task = bar.add_task(what, total=None)
+            shown = [0.0]
+
+            def update(done: int, total: int) -> None:
+                now = time.monotonic()    # the bar redraws ten times a second: no need for more
+                if done < total and now - shown[0] < 0.1:
+                    return
+                shown[0] = now
+                bar.update(task, completed=done, total=total)
+
+            with bar:
+                yield update
+            return
+        try:
+            every = float(os.environ.get("QUIZGEN_PROGRESS_SECONDS", PROGRESS_SECONDS))
+        except ValueError:
+            every = PROGRESS_SECONDS
+        start = time.monotonic()
+        last = [start]
+
+        def update(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - last[0] < every or done >= total:
+                return
+            last[0] = now
+            try:
+                sys.stderr.write(f"{what}: {done:,}/{total:,} {unit} ({now - start:.0f} s)\n")
+                sys.stderr.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        yield update
+
+    import sys
+
+    return reporter()

@@ -2,7 +2,6 @@
 
 
 import dataclasses
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -19,19 +18,30 @@ def _recipe_path(recipe: str | None) -> Path:
     if recipe is None:
         return packaged_path("decks", "exams", "midterm.toml")
     path = Path(recipe)
-    if path.suffix.lower() == ".toml" or path.exists():
+    if path.is_file():
         return path
+    # a bare name is a packaged recipe, even beside a folder of that name (`--out midterm/`)
+    bare = not path.suffix and path.name == recipe
+    if path.exists() and not bare:
+        return path            # a folder given as a recipe: said in one line by the reader
+    if path.suffix.lower() == ".toml":
+        from quizgen.recipes import packaged_names_hint
+
+        raise QuizgenError(f"no such file: {recipe}; {packaged_names_hint('exam')}", field="recipe")
     candidate = packaged_path("decks", "exams", f"{recipe}.toml")
     if candidate.is_file():
         return candidate
-    raise QuizgenError(f"no such exam recipe: {recipe}", field="recipe")
+    from quizgen.recipes import packaged_names_hint
+
+    raise QuizgenError(f"no such exam recipe: {recipe}; {packaged_names_hint('exam')}",
+                       field="recipe")
 
 
 @app.command("sheet")
 def sheet_command(
     recipe: Annotated[Optional[str], typer.Argument(help="Exam recipe (TOML file, or a packaged one such as midterm). Default: midterm.")] = None,
-    roster: Annotated[Optional[Path], typer.Option("--roster", "-r", help="Class roster CSV with a 'name' column (and optionally 'roll'): one version per student.")] = None,
-    versions: Annotated[Optional[int], typer.Option("--versions", "-n", help="Without a roster: this many anonymous versions.")] = None,
+    roster: Annotated[Optional[Path], typer.Option("--roster", help="Class roster CSV with a 'name' column (and optionally 'roll'): one version per student.")] = None,
+    versions: Annotated[Optional[int], typer.Option("--versions", help="Without a roster: this many anonymous versions.")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for exam.pdf, key.pdf, manifest.json, answers.csv.")] = Path("exam"),
     paper: Annotated[str, typer.Option("--paper", help="a4 or letter.")] = "a4",
     practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each worked solution right after its problem.")] = False,
@@ -39,12 +49,21 @@ def sheet_command(
     shuffle: Annotated[Optional[bool], typer.Option("--shuffle/--no-shuffle", help="Print each student's questions in an order of their own (kept in the manifest; question numbers stay). Default: the recipe's.")] = None,
     font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
     bubbles: Annotated[bool, typer.Option("--bubbles", help="Print a bubble grid under every answer box, corner marks and a QR code on every page, for `quizgen scan` (the manifest records every bubble).")] = False,
+    title: Annotated[Optional[str], typer.Option("--title", help="The exam's title, printed on every page (default: the recipe's).")] = None,
+    course: Annotated[Optional[str], typer.Option("--course", help="Your course, printed on every page, e.g. 'CS 610: GPU Programming' (default: the recipe's).")] = None,
+    date: Annotated[Optional[str], typer.Option("--date", help="The exam's date as it should be printed, e.g. 2026-03-12 (default: the recipe's).")] = None,
+    duration: Annotated[Optional[str], typer.Option("--duration", help="Time allowed as printed, e.g. '90 minutes' (default: the recipe's).")] = None,
+    instructions: Annotated[Optional[str], typer.Option("--instructions", help="Instructions on each paper's first page ('' for none; default: the recipe's).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of every version's numbers: another seed, other numbers (default: the recipe's).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Build into a folder that holds files quizgen did not write (a filled answers.csv, graded/): only quizgen's own files are replaced; yours stay (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Write a unique exam version per student, an answer key with worked solutions, and the
     grader's inputs (manifest.json, answers.csv).
 
-    Example: quizgen sheet --roster class.csv --out midterm/
+    Example: quizgen sheet --roster class.csv --course "CS 610" --date 2026-03-12 --out midterm/
+
+    The title, course, date and duration are printed on every page. `quizgen recipe copy
+    midterm my-exam.toml` gives the packaged recipe to edit.
 
     For paper graded from a scanner: quizgen sheet --roster class.csv --bubbles --out midterm/
     """
@@ -73,10 +92,14 @@ def sheet_command(
         the_recipe = dataclasses.replace(the_recipe, lang=lang.lower())
     if shuffle is not None:
         the_recipe = dataclasses.replace(the_recipe, shuffle=shuffle)
+    the_recipe = _cover(the_recipe, title=title, course=course, date=date, duration=duration,
+                        instructions=instructions, seed=seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         students = read_roster(roster) if roster is not None else None
-        with _progress() as progress:
+        from quizgen.cli.options import progress_reporter
+
+        with progress_reporter("sheet", "students") as progress:
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,
                                 font_paths=[str(p) for p in (font_path or [])], force=force,
@@ -86,22 +109,14 @@ def sheet_command(
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
 
 
-@contextmanager
-def _progress():
-    """A progress bar on stderr (students compiled so far), shown only on a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+def _cover(recipe, **given):
+    """The recipe with the cover fields given on the command line, each checked as the recipe's
+    own field would be (one error line naming the option)."""
+    from quizgen.export.sheet import parse_exam_recipe
 
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield None
-        return
-    bar = Progress(TextColumn("Building the exam (Typst)"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("students"), TimeRemainingColumn(), console=console, transient=True)
-    task = bar.add_task("sheet", total=None)
-
-    def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
-    with bar:
-        yield update
+    given = {key: value for key, value in given.items() if value is not None}
+    if not given:
+        return recipe
+    raw = {key: value for key, value in recipe.to_dict().items()}
+    raw.update(given)
+    return parse_exam_recipe(raw)

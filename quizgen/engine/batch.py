@@ -3,6 +3,8 @@
 Each input line is an object with ``gpu`` (a preset name, or an object of GPU fields with an
 optional ``"base"`` preset), ``threads_per_block`` (or ``block``), ``regs_per_thread``,
 ``smem_per_block`` (static), ``dyn_smem``, ``optin``, ``carveout``, ``barriers`` and ``model``.
+The command line's names are accepted too: ``threads``, ``regs``, ``smem``, ``dyn-smem`` (a
+size may then be written as on the command line, ``"48KB"``).
 A bad line (not UTF-8, not JSON, nested too deeply, longer than 1 MB, or a launch the engine
 refuses) gets ``{"line": n, "error": "..."}`` on its own output line; the other lines still run.
 Every line is decoded and checked on its own, so one bad byte spoils only its own line.
@@ -11,6 +13,7 @@ Every line is decoded and checked on its own, so one bad byte spoils only its ow
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, Any, Iterable, Iterator
 
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
@@ -19,6 +22,42 @@ from quizgen.gpus import GPU, resolve_gpu
 
 _KEYS = frozenset({"gpu", "threads_per_block", "block", "regs_per_thread", "smem_per_block",
                    "dyn_smem", "optin", "carveout", "barriers", "model", "id"})
+
+
+#: The command line's option names (`quizgen occupancy --threads 256 --regs 64 --smem 48KB`),
+#: accepted as keys for the line's own names.
+ALIASES = {"threads": "threads_per_block", "regs": "regs_per_thread", "smem": "smem_per_block",
+           "dyn-smem": "dyn_smem", "dyn_smem": "dyn_smem", "threads-per-block": "threads_per_block",
+           "regs-per-thread": "regs_per_thread", "smem-per-block": "smem_per_block"}
+_SIZES = ("smem_per_block", "dyn_smem")
+
+
+def _canonical(obj: dict[str, Any]) -> dict[str, Any]:
+    """The line with the command line's names (and sizes such as "48KB") in the line's own."""
+    out: dict[str, Any] = {}
+    given: dict[str, str] = {}
+    for key, value in obj.items():
+        name = ALIASES.get(key, key)
+        if name in out:
+            raise QuizgenError(f"{given[name]!r} and {key!r} name the same field; give one",
+                               field="line")
+        given[name] = key
+        if name in _SIZES and isinstance(value, str):
+            value = _size(key, value)
+        out[name] = value
+    return out
+
+
+_SIZE = re.compile(r"\s*(\d{1,10})\s*(|B|K|KB|KiB)\s*", re.IGNORECASE)
+
+
+def _size(key: str, text: str) -> int:
+    """Bytes from a size as the command line writes it: 49152, 48K, 48KB, 48 KiB (KB = 1024 B)."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise QuizgenError(f"got {text!r}; expected bytes like 49152, 48K or 48KB", field=key)
+    number, unit = int(match.group(1)), match.group(2).lower()
+    return number * 1024 if unit.startswith("k") else number
 
 
 #: The longest batch line read (bytes); a longer one is reported and skipped.
@@ -55,9 +94,11 @@ def solve_line(obj: Any, gpu_cache: dict[str, GPU], default_gpu: GPU | None = No
     if not isinstance(obj, dict):
         raise QuizgenError("each line must be a JSON object", field="line")
     if not _KEYS.issuperset(obj):
+        obj = _canonical(obj)
+    if not _KEYS.issuperset(obj):
         unknown = sorted(set(obj) - _KEYS)
-        raise QuizgenError(f"unknown key {unknown[0]!r}; keys are: {', '.join(sorted(_KEYS))}",
-                           field="line")
+        raise QuizgenError(f"unknown key {unknown[0]!r}; keys are: {', '.join(sorted(_KEYS))} "
+                           "(or the command line's threads, regs, smem, dyn-smem)", field="line")
     if "gpu" not in obj and default_gpu is not None:
         spec: Any = default_gpu
     else:

@@ -1338,6 +1338,7 @@ def _key_unit(student: Student, code: str, questions, labels) -> dict[str, Any]:
         item = _question_common(number, spec, problem, labels)
         item["answers"] = _answer_rows(problem, asked)
         item["solution"] = _solution(problem)
+        item["id"] = problem.id      # what `quizgen check ID ANSWER --manifest` takes
         items.append(item)
     return {"name": student.name, "roll": student.roll, "version": code, "questions": items}
 

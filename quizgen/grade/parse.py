@@ -665,6 +665,27 @@ def canonical_unit(word: str) -> str | None:
     return None
 
 
+# A spreadsheet turns a typed fraction into a date ("4/1" → 4/1/2026 or 1-Apr, "3/8" → 8-Mar):
+# such an answer is what a program made of the student's, not the student's answer, so it is
+# unreadable (a teacher reviews it), never a number that happens to be wrong (4/1/2026 would be
+# 2/1013 and 2026-01-04 would be 2021).
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_DATE = re.compile(
+    r"\s*(?:"
+    r"\d{1,2}[/.-]\d{1,2}[/.-](?:19|20)\d\d"                    # 4/1/2026, 01-04-2026, 1.4.2026
+    r"|(?:19|20)\d\d[/.-]\d{1,2}[/.-]\d{1,2}(?:[ T]\d\d?:\d\d(?::\d\d)?)?"   # 2026-04-01
+    rf"|\d{{1,2}}[ -]{_MONTHS}(?:[ -]\d{{2,4}})?"                   # 1-Apr, 01-Apr-26
+    rf"|{_MONTHS}[ -]\d{{1,4}}(?:[ -,]+\d{{2,4}})?"                  # Apr-01, April 1, 2026
+    r")\s*", re.IGNORECASE | re.ASCII)
+
+
+def _date_shaped(text: str) -> Parsed | None:
+    if len(text) <= 40 and _DATE.fullmatch(text):
+        return Parsed(False, None, "expression", None, text,
+                      _why("date_shaped", text=_quote(text.strip())))
+    return None
+
+
 def parse_with_work(text: str) -> tuple[Parsed, Work]:
     """The full reader (tokenizer, parser, evaluator), also returning how much work it did.
 
@@ -678,6 +699,9 @@ def parse_with_work(text: str) -> tuple[Parsed, Work]:
     if len(text) > MAX_LENGTH:
         return Parsed(False, None, "expression", None, text,
                       _why("too_long", length=str(len(text)), most=MAX_LENGTH)), work
+    dated = _date_shaped(text)
+    if dated is not None:
+        return dated, work
     try:
         tokens = _Tokenizer(_normalise(text), work).run()
         tree, multiplier, unit, percent = _Parser(tokens, work).answer()
