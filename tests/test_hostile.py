@@ -206,7 +206,7 @@ def test_file_stems_stay_distinct_as_windows_and_macos_compare_them():
 
 def test_feedback_of_a_roll_named_con_is_not_a_device_on_windows(exam):
     names = sorted(p.name for p in (exam / "graded" / "feedback").iterdir())
-    assert names == ["R01.md", "_CON.md", "_aux.md"]
+    assert names == ["R01.html", "_CON.html", "_aux.html"]
 
 
 # ---------------------------------------------------------------------------------------------

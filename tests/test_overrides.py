@@ -83,7 +83,7 @@ def test_regrade_applies_overrides_and_keeps_the_earlier_results(graded):
     changes = _rows(graded["out"] / "changes.csv")
     assert {(r["roll"], r["box"], r["before"], r["after"]) for r in changes.values()} == {
         ("B2", "Q1.occupancy", "0", "1"), ("C3", "Q1.limiter", "0", "1")}
-    feedback = (graded["out"] / "feedback" / "B2.md").read_text("utf-8")
+    feedback = (graded["out"] / "feedback" / "B2.html").read_text("utf-8")   # as graded
     assert "working shows the right fraction" in feedback
     # a second regrade without overrides goes back, and keeps both earlier results
     again = runner.invoke(app, ["regrade", str(graded["manifest"]), str(graded["answers"]),

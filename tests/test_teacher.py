@@ -179,8 +179,10 @@ def test_a_date_in_the_answer_sheet_is_needs_review_with_its_reason(tmp_path):
         result = next(csv.DictReader(fh))
     assert "Q1.occupancy" in result["needs_review"].split(";")[0] or \
         "Q1.occupancy" in result["needs_review"]
+    import html
+
     feedback = next((tmp_path / "graded" / "feedback").iterdir()).read_text(encoding="utf-8")
-    assert "'3/8/2026' is a date" in feedback
+    assert "'3/8/2026' is a date" in html.unescape(feedback)      # the page is HTML
 
 
 def test_version_and_completion(tmp_path):

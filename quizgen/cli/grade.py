@@ -120,7 +120,7 @@ def regrade_command(
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as html (opens in any browser, math typeset offline) or md (Markdown with LaTeX math).")] = "html",
+    fmt: Annotated[Optional[str], typer.Option("--format", "-f", help="Feedback pages as html or md (default: the format of the earlier results, else html).")] = None,
 ) -> None:
     """Grade again after a key fix or a teacher's decision, keeping the earlier results
     (history/<n>/) and listing every changed box in changes.csv.

@@ -340,6 +340,10 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
                 shutil.copytree(out / name, kept / name) if (out / name).is_dir() \
                     else shutil.copy2(out / name, kept / name)
     lang = options.get("lang")
+    if options.get("feedback_format") is None:     # as the earlier results were written
+        earlier = out / "feedback"
+        md = earlier.is_dir() and any(earlier.glob("*.md")) and not any(earlier.glob("*.html"))
+        options["feedback_format"] = "md" if md else "html"
 
     def adjust(students, manifest):
         return apply_overrides(students, manifest, rules, lang=lang)
