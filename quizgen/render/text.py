@@ -1,18 +1,18 @@
 """Render a worked solution as terminal text, Markdown or HTML from the jinja2 templates.
 
 Templates live in ``templates/solution.{txt,md,html}.j2`` and are rendered strictly (undefined
-values are errors) by the one environment, `quizgen.render.jinja` (HTML escaped). Math comes from the formula registry: Unicode on the terminal, LaTeX in
+values are errors) by the one sandboxed environment, `quizgen.render.jinja` (HTML escaped). Math
+comes from the formula registry: Unicode on the terminal, LaTeX in
 Markdown and HTML (MathJax/KaTeX ``\\( \\)``).
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from quizgen.problems.model import Solution
 from quizgen.render import math as qmath
-from quizgen.render.fastjinja import file_template
+from quizgen.render.jinja import template
 from quizgen.render.phrases import book
 from quizgen.render.numbers import in_math
 from quizgen.render.solution import format_value
@@ -48,12 +48,6 @@ def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: s
         from quizgen.errors import QuizgenError
 
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
-    return _template(fmt)(title=title, question=question, solution=solution,
-                          steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang), lang=lang)
-
-
-@cache
-def _template(fmt: str):
-    """The solution template of `fmt` as a render function: compiled to Python for the plain
-    formats (much quicker to start and to run), the Jinja environment's for HTML (escaped)."""
-    return file_template(f"solution.{fmt}.j2")
+    return template(f"solution.{fmt}.j2").render(
+        title=title, question=question, solution=solution,
+        steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang), lang=lang)
