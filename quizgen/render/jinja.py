@@ -15,8 +15,12 @@
 - The filters, registered once: ``num``, ``pct``, ``kb``, ``size`` (the one number formatter's
   forms), ``typst_string``, ``typst_array`` (sheets), ``md`` (a student's text in Markdown).
 
-Every template is compiled once: file templates are kept by the environment (no size limit),
-phrases by `phrase_renderer` (one function per text, rendered from a plain dict).
+Every template is compiled once per process: file templates are kept by the environment (no
+size limit), phrases by `phrase_renderer` (one function per text, rendered from a plain dict).
+Jinja's compiled code is also kept between processes, in Jinja's own bytecode cache (a folder
+only this user may write, in the system's temporary folder), keyed by the template's source and
+the versions of Python and Jinja: compiling the 750 phrases of the default deck takes longer
+than building the rest of it.
 """
 
 from __future__ import annotations
@@ -85,6 +89,18 @@ def _finalize(context, value: Any) -> Any:
     return phrase_finalize(value) if context.name is None else value
 
 
+#: The bytecode cache's file names: quizgen's own (another program's Jinja, compiling the same
+#: source without a sandbox, never shares them); the number changes with the environment's options.
+CACHE_PATTERN = "__quizgen_sandbox_1_%s.cache"
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    try:
+        return jinja2.FileSystemBytecodeCache(pattern=CACHE_PATTERN)
+    except (OSError, RuntimeError):     # no private temporary folder: compile every time
+        return None
+
+
 @cache
 def environment() -> Sandbox:
     """The one environment (built on first use)."""
@@ -98,6 +114,7 @@ def environment() -> Sandbox:
         keep_trailing_newline=True,
         finalize=_finalize,
         cache_size=-1,       # every file template compiled once
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters.update(FILTERS)
     return env
@@ -153,21 +170,37 @@ def template(name: str) -> FileTemplate:
         raise template_error(name, exc, getattr(exc, "filename", None)) from None
 
 
+def _phrase_template(env: Sandbox, text: str) -> jinja2.Template:
+    """`env.from_string(text)`, its compiled code taken from the bytecode cache when there."""
+    cache_ = env.bytecode_cache
+    if cache_ is None:
+        return env.from_string(text, globals={})
+    bucket = cache_.get_bucket(env, text, None, text)    # one file per phrase text
+    if bucket.code is None:
+        bucket.code = env.compile(text)
+        try:
+            cache_.set_bucket(bucket)
+        except OSError:          # a full or read-only temporary folder: compiled, not kept
+            pass
+    return env.template_class.from_code(env, bucket.code, {})
+
+
 @cache
 def phrase_renderer(text: str) -> Callable[[dict[str, Any]], str]:
     """The phrase `text` compiled once, as a function of one plain dict of values.
 
-    It renders with a context that shares the dict (no globals merged, nothing copied: Jinja's
-    quickest call); a name the dict lacks is an error. Errors come out as Jinja raised them
-    (`phrase_error` names the phrase)."""
-    compiled = environment().from_string(text)
-    root, new_context = compiled.root_render_func, compiled.new_context
+    It renders with a context whose values are the dict itself (no globals, nothing copied:
+    what Jinja's ``new_context(values, shared=True)`` makes); a name the dict lacks is an error.
+    Errors come out as Jinja raised them (`phrase_error` names the phrase)."""
+    env = environment()
+    compiled = _phrase_template(env, text)
+    root, blocks, context_class = compiled.root_render_func, compiled.blocks, env.context_class
 
     def render(values: dict[str, Any]) -> str:
         try:
-            return "".join(root(new_context(values, shared=True)))
+            return "".join(root(context_class(env, values, None, blocks)))
         except Exception:
-            compiled.environment.handle_exception()   # the traceback in template lines
+            env.handle_exception()     # the traceback in the template's lines
 
     return render
 

@@ -127,12 +127,12 @@ class _Lazy:
         self.siblings: tuple[Any, ...] = ()
 
     def render_map(self, context: dict[str, Any]) -> str:
-        compiled = self.compiled
-        if compiled is None:
-            compiled = self.compiled = _compiled(self.text)
-            if CHECK:
-                self.compiled = compiled = _checking(self, compiled)
         try:
+            compiled = self.compiled
+            if compiled is None:
+                compiled = self.compiled = _compiled(self.text)
+                if CHECK:
+                    self.compiled = compiled = _checking(self, compiled)
             out = compiled(context)
         except Exception as exc:   # name the phrase: someone editing a phrasebook needs to find it
             from quizgen.render.jinja import phrase_error
