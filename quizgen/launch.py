@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 
 def main() -> None:
-    from quizgen.cli import main as cli_main
-
+    try:
+        from quizgen.cli import main as cli_main
+    except (ValueError, OSError) as exc:
+        # The CLI lists its languages as it loads, from the templates folder: one that
+        # QUIZGEN_TEMPLATES names wrongly is said in one line, like any other bad input.
+        sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(2) from None
     try:
         cli_main()
     finally:
