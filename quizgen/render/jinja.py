@@ -31,6 +31,8 @@ from functools import cache
 from typing import Any, Callable
 
 import jinja2
+from jinja2.nodes import EvalContext
+from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from quizgen.errors import QuizgenError
@@ -86,7 +88,29 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 @jinja2.pass_context
 def _finalize(context, value: Any) -> Any:
-    return phrase_finalize(value) if context.name is None else value
+    if value.__class__ is str or context.name is not None:
+        return value
+    return phrase_finalize(value)
+
+
+class PhraseContext(Context):
+    """The context Jinja makes for a template without a name, blocks or globals rendered with
+    ``new_context(values, shared=True)`` (what every phrase is), built without working out
+    again each time what those make: no autoescape (a phrase is text), nothing but `values`."""
+
+    def __init__(self, environment: jinja2.Environment, values: dict[str, Any]) -> None:
+        self.parent = values
+        self.vars = {}
+        self.environment = environment
+        self.eval_ctx = eval_ctx = EvalContext.__new__(EvalContext)
+        eval_ctx.environment, eval_ctx.autoescape, eval_ctx.volatile = environment, False, False
+        self.exported_vars = set()
+        self.name = None
+        self.globals_keys = _NO_GLOBALS
+        self.blocks = {}
+
+
+_NO_GLOBALS: frozenset[str] = frozenset()
 
 
 #: The bytecode cache's file names: quizgen's own (another program's Jinja, compiling the same
@@ -190,15 +214,17 @@ def phrase_renderer(text: str) -> Callable[[dict[str, Any]], str]:
     """The phrase `text` compiled once, as a function of one plain dict of values.
 
     It renders with a context whose values are the dict itself (no globals, nothing copied:
-    what Jinja's ``new_context(values, shared=True)`` makes); a name the dict lacks is an error.
+    `PhraseContext`); a name the dict lacks is an error.
     Errors come out as Jinja raised them (`phrase_error` names the phrase)."""
     env = environment()
     compiled = _phrase_template(env, text)
-    root, blocks, context_class = compiled.root_render_func, compiled.blocks, env.context_class
+    root = compiled.root_render_func
+    if compiled.blocks or env.autoescape(None):    # not a phrase's: Jinja's own context
+        return lambda values: compiled.render(values)
 
     def render(values: dict[str, Any]) -> str:
         try:
-            return "".join(root(context_class(env, values, None, blocks)))
+            return "".join(root(PhraseContext(env, values)))
         except Exception:
             env.handle_exception()     # the traceback in the template's lines
 
