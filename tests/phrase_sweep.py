@@ -22,6 +22,7 @@ from quizgen.errors import QuizgenError
 from quizgen.kernels import KERNEL_DIR
 from quizgen.generator import CELLS, generate_one
 from quizgen.render import phrases
+from quizgen.render.jinja import TemplateError
 
 CALCULATORS = [
     "occupancy --gpu a100 --threads 256 --regs 64 --smem 48KB",
@@ -236,7 +237,7 @@ def library_only() -> None:
                 if step.why and phrases.has(lang, "why", step.why):
                     try:
                         phrases.phrase(lang, "why", step.why, step_context(step, gpu.to_dict()))
-                    except KeyError:    # a why this step's numbers do not fill: checked above
+                    except TemplateError:    # a why this step's numbers do not fill: checked above
                         pass
         _misconception_feedback(lang, "a_trap_without_a_phrase", "")
         for T in (256, 1000):      # OccupancyExactFamily.real_note's sentence

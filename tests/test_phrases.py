@@ -204,3 +204,27 @@ def test_templates_naming_a_file_or_nothing_is_one_line(tmp_path):
     assert "QUIZGEN_TEMPLATES: is a file, not a folder" in line and str(afile) in line
     line = _one_error_line(_generate(tmp_path, tmp_path / "missing"))
     assert "QUIZGEN_TEMPLATES: no such folder" in line
+
+
+def test_compiled_code_is_kept_in_a_private_cache_of_its_own(tmp_path):
+    """The bytecode cache is Jinja's, in a folder only this user can open, under file names no
+    other program's Jinja writes (its code, compiled without a sandbox, is never read here); a
+    phrase loaded from it prints what a fresh compile prints."""
+    import stat
+
+    from quizgen.render.jinja import CACHE_PATTERN, _phrase_template
+
+    cache = ENV.bytecode_cache
+    if cache is None:
+        pytest.skip("no private temporary folder on this machine")
+    assert isinstance(cache, jinja2.FileSystemBytecodeCache) and cache.pattern == CACHE_PATTERN
+    assert CACHE_PATTERN != "__jinja2_%s.cache"
+    assert stat.S_IMODE(os.stat(cache.directory).st_mode) == 0o700
+    text = f"{{{{ n }}}} blocks, written at {tmp_path.name}"     # a phrase no other test uses
+    first = _phrase_template(ENV, text)
+    kept = [p for p in Path(cache.directory).glob(CACHE_PATTERN % "*")
+            if p.read_bytes().find(tmp_path.name.encode()) >= 0]
+    assert len(kept) == 1
+    again = _phrase_template(ENV, text)
+    assert first is not again
+    assert again.render(n=4096) == first.render(n=4096) == f"4,096 blocks, written at {tmp_path.name}"
