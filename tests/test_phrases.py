@@ -207,18 +207,18 @@ def test_templates_naming_a_file_or_nothing_is_one_line(tmp_path):
 
 
 def test_compiled_code_is_kept_in_a_private_cache_of_its_own(tmp_path):
-    """The bytecode cache is Jinja's, in a folder only this user can open, under file names no
-    other program's Jinja writes (its code, compiled without a sandbox, is never read here); a
-    phrase loaded from it prints what a fresh compile prints."""
+    """The bytecode cache is Jinja's, in quizgen's own folder that only this user can open (code
+    read from it runs); a phrase loaded from it prints what a fresh compile prints. A folder
+    others may write is not used."""
     import stat
 
-    from quizgen.render.jinja import CACHE_PATTERN, _phrase_template
+    from quizgen.render.jinja import CACHE_PATTERN, _bytecode_cache, _phrase_template, cache_dir
 
     cache = ENV.bytecode_cache
     if cache is None:
-        pytest.skip("no private temporary folder on this machine")
+        pytest.skip("no private cache folder on this machine")
     assert isinstance(cache, jinja2.FileSystemBytecodeCache) and cache.pattern == CACHE_PATTERN
-    assert CACHE_PATTERN != "__jinja2_%s.cache"
+    assert Path(cache.directory) == cache_dir() and cache_dir().parts[-2:] == ("quizgen", "templates")
     assert stat.S_IMODE(os.stat(cache.directory).st_mode) == 0o700
     text = f"{{{{ n }}}} blocks, written at {tmp_path.name}"     # a phrase no other test uses
     first = _phrase_template(ENV, text)
@@ -228,3 +228,15 @@ def test_compiled_code_is_kept_in_a_private_cache_of_its_own(tmp_path):
     again = _phrase_template(ENV, text)
     assert first is not again
     assert again.render(n=4096) == first.render(n=4096) == f"4,096 blocks, written at {tmp_path.name}"
+
+
+def test_a_cache_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
+    from quizgen.render.jinja import _bytecode_cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert _bytecode_cache().directory == str(tmp_path / "quizgen" / "templates")
+    os.chmod(tmp_path / "quizgen" / "templates", 0o777)
+    assert _bytecode_cache() is None
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    (tmp_path / "file").write_text("")
+    assert _bytecode_cache() is None

@@ -17,17 +17,19 @@
 
 Every template is compiled once per process: file templates are kept by the environment (no
 size limit), phrases by `phrase_renderer` (one function per text, rendered from a plain dict).
-Jinja's compiled code is also kept between processes, in Jinja's own bytecode cache (a folder
-only this user may write, in the system's temporary folder), keyed by the template's source and
-the versions of Python and Jinja: compiling the 750 phrases of the default deck takes longer
-than building the rest of it.
+Jinja's compiled code is also kept between processes, in Jinja's own bytecode cache (`cache_dir`,
+a folder only this user may open), keyed by the template's source and the versions of Python and
+Jinja: compiling the 750 phrases of the default deck takes about as long as building the rest.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import traceback
 from functools import cache
+from pathlib import Path
 from typing import Any, Callable
 
 import jinja2
@@ -113,16 +115,31 @@ class PhraseContext(Context):
 _NO_GLOBALS: frozenset[str] = frozenset()
 
 
-#: The bytecode cache's file names: quizgen's own (another program's Jinja, compiling the same
-#: source without a sandbox, never shares them); the number changes with the environment's options.
+#: The bytecode cache's file names: the number changes with the environment's options (code
+#: compiled under other options is never read).
 CACHE_PATTERN = "__quizgen_sandbox_1_%s.cache"
 
 
+def cache_dir() -> Path:
+    """Where compiled templates are kept: ``$XDG_CACHE_HOME/quizgen/templates`` (by default
+    ``~/.cache/quizgen/templates``), a folder only this user may open."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "quizgen" / "templates"
+
+
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's bytecode cache in `cache_dir`, or None (compile every time) where that folder
+    cannot be made, or is not this user's alone: code read from it runs."""
+    folder = cache_dir()
     try:
-        return jinja2.FileSystemBytecodeCache(pattern=CACHE_PATTERN)
-    except (OSError, RuntimeError):     # no private temporary folder: compile every time
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+    except OSError:
         return None
+    if not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077 or (
+            hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder), pattern=CACHE_PATTERN)
 
 
 @cache
