@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import jinja2
 from jinja2.nodes import EvalContext
-from jinja2.runtime import Context
+from jinja2.runtime import Context, LoopContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from quizgen.errors import QuizgenError
@@ -74,10 +74,15 @@ FILTERS = {"num": numbers.number, "pct": numbers.percent, "kb": numbers.kb, "siz
 _DICT_ATTRS = frozenset(dir(dict))
 
 
+#: A for loop's own variables (``loop.index``, ``loop.last``, …): public, read only.
+_LOOP_ATTRS = frozenset(name for name in dir(LoopContext) if not name.startswith("_"))
+
+
 class Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, with a quick path for the commonest lookup of all, a key of a
-    plain dict (``gpu.regs_per_sm``): what the sandbox does for it (a failed ``getattr``, then
-    the item) without raising and catching an AttributeError first."""
+    """Jinja's immutable sandbox, with quick paths for the commonest lookups of all, each giving
+    what the sandbox gives: a key of a plain dict (``gpu.regs_per_sm``: a failed ``getattr``,
+    then the item, without raising and catching an AttributeError first), and a loop's own
+    variables (``loop.index``: public attributes of Jinja's loop, safe by the sandbox's rules)."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if obj.__class__ is dict and attribute not in _DICT_ATTRS:
@@ -85,6 +90,8 @@ class Sandbox(ImmutableSandboxedEnvironment):
                 return obj[attribute]
             except KeyError:
                 return self.undefined(obj=obj, name=attribute)
+        if obj.__class__ is LoopContext and attribute in _LOOP_ATTRS:
+            return getattr(obj, attribute)
         return super().getattr(obj, attribute)
 
 

@@ -8,6 +8,7 @@ Markdown and HTML (MathJax/KaTeX ``\\( \\)``).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from quizgen.problems.model import Solution
@@ -18,6 +19,7 @@ from quizgen.render.numbers import in_math
 from quizgen.render.solution import format_value
 
 FORMATS = {"txt": "unicode", "md": "latex", "html": "latex"}
+SOLUTION_FIELDS = tuple(f.name for f in dataclasses.fields(Solution))
 
 
 def labels(lang: str) -> dict[str, str]:
@@ -48,6 +50,9 @@ def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: s
         from quizgen.errors import QuizgenError
 
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
+    # The solution as a plain dict of its fields: a template reads them as it would the
+    # object's attributes (``solution.answer``), without the sandbox's checks of an object's.
+    fields = {name: getattr(solution, name) for name in SOLUTION_FIELDS}
     return template(f"solution.{fmt}.j2").render(
-        title=title, question=question, solution=solution,
+        title=title, question=question, solution=fields,
         steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang), lang=lang)
