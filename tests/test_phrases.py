@@ -240,3 +240,15 @@ def test_a_cache_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
     (tmp_path / "file").write_text("")
     assert _bytecode_cache() is None
+
+
+@pytest.mark.parametrize("written, said", [
+    ('x = "{{ B }}"\n', "'x' is not a table of phrases"),
+    ('[step]\nwarps = "Warps"\n', "phrase [step] warps is defined twice (also in "),
+    ('[step\n', "not readable TOML"),
+])
+def test_a_phrase_file_quizgen_cannot_read_is_one_line_naming_it(tmp_path, written, said):
+    pack = _pack(tmp_path)
+    (pack / "phrases" / "zz.hinglish.toml").write_text(written, encoding="utf-8")
+    line = _one_error_line(_generate(tmp_path, pack))
+    assert f"{pack / 'phrases' / 'zz.hinglish.toml'}: " in line and said in line, line

@@ -21,6 +21,7 @@ import tomllib
 from functools import cache
 from typing import Any
 
+from quizgen.errors import QuizgenError
 from quizgen.languages import DEFAULT_LANG, LANGS, html_lang, language_name  # noqa: F401
 from quizgen.resources import data_dir
 
@@ -37,30 +38,29 @@ def labels(lang: str, section: str) -> dict[str, str]:
 def book(lang: str) -> dict[str, dict[str, Any]]:
     """All phrase tables of one language, merged across files."""
     if lang not in LANGS:
-        from quizgen.errors import QuizgenError
-
         raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
     merged: dict[str, dict[str, Any]] = {}
     folder = data_dir("templates") / "phrases"
     if not folder.is_dir():
-        from quizgen.errors import QuizgenError
-
         raise QuizgenError(f"no phrases/ folder in {folder.parent}", field="templates")
     for path in sorted(folder.glob(f"*.{lang}.toml")):
         try:
             with path.open("rb") as fh:
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
-            from quizgen.errors import QuizgenError
-
             raise QuizgenError(f"{path}: not readable TOML ({exc})", field="templates") from None
         for section, table in data.items():
+            if not isinstance(table, dict):
+                raise QuizgenError(f"{path}: {section!r} is not a table of phrases; write it "
+                                   "under a [section] heading", field="templates")
             target = merged.setdefault(section, {})
             for key, value in table.items():
                 if key in target:
-                    raise RuntimeError(f"phrase [{section}] {key} defined twice ({path.name})")
+                    raise QuizgenError(f"{path}: phrase [{section}] {key} is defined twice "
+                                       f"(also in {ORIGINS.get((lang, section, key))})",
+                                       field="templates")
                 target[key] = value
-                ORIGINS[(lang, section, key)] = f"phrases/{path.name}"
+                ORIGINS[(lang, section, key)] = str(path)
     return merged
 
 
