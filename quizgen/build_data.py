@@ -1,14 +1,13 @@
 """Make the data files shipped in ``quizgen/data/`` afresh: ``python -m quizgen.build_data``.
 
-Three files are generated from the code and shipped with the package, so that the hot paths need
-no sympy and no scanning, and ``quizgen --help`` answers at once:
+Two files are generated from the code and shipped with the package, so that the hot paths need
+no sympy and no scanning:
 
 * ``pools.json``: which candidates of each cell and level land in the cell (from the families'
   spaces and checks);
-* ``formulas.json``: every formula of the engine printed by sympy (LaTeX, Unicode, Typst, MathML);
-* ``help.txt``: the top-level ``quizgen --help`` as the CLI prints it in 80 columns.
+* ``formulas.json``: every formula of the engine printed by sympy (LaTeX, Unicode, Typst, MathML).
 
-Run it after changing a family's space or check, a formula, or a command's help. It rewrites only
+Run it after changing a family's space or check, or a formula. It rewrites only
 the files whose contents change; ``--check`` writes nothing and exits 1 when a file is out of date
 (the tests run the same check). The compiled kernels' reports (``data/kernels/``) need nvcc and
 are made by ``python -m quizgen.build_kernels``.
@@ -39,12 +38,6 @@ def _formulas() -> str:
     return cache_text()
 
 
-def _help() -> str:
-    from quizgen.launch import live_help
-
-    return live_help()
-
-
 @dataclass(frozen=True)
 class DataFile:
     """One generated file: its name in ``quizgen/data/``, what it holds, how it is made."""
@@ -57,7 +50,6 @@ class DataFile:
 DATA_FILES = (
     DataFile("pools.json", "which candidates land in each cell and level", _pools),
     DataFile("formulas.json", "the engine's formulas printed by sympy", _formulas),
-    DataFile("help.txt", "the top-level `quizgen --help`", _help),
 )
 
 

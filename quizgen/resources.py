@@ -20,7 +20,11 @@ def data_dir(name: str) -> Path:
     override = os.environ.get("QUIZGEN_TEMPLATES") if name == "templates" else None
     if override:
         if not Path(override).is_dir():
-            raise FileNotFoundError(f"QUIZGEN_TEMPLATES: no such folder: {override}")
+            from quizgen.errors import QuizgenError
+
+            what = "is a file, not a folder" if Path(override).exists() else "no such folder"
+            raise QuizgenError(f"{what}: {override} (name a folder holding a full copy of "
+                               "quizgen's templates)", field="QUIZGEN_TEMPLATES")
         return Path(override)
     for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
         if candidate.is_dir():

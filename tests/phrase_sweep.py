@@ -1,9 +1,11 @@
-"""Render every phrase variant compiled and by Jinja: run with QUIZGEN_CHECK_PHRASES=1.
+"""Reach and render every phrase variant: run with QUIZGEN_CHECK_PHRASES=1.
 
-Each phrase rendered renders every variant of its key with the same context both ways
-(`quizgen.render.phrases.check_variant`). This drives the code that renders phrases (generation
-of every cell, level and language; the calculators; grading a class and its reports; skills and
-LMS banks) and prints the templated variants never reached, one a line (none: all agree).
+Each phrase rendered renders every variant of its key with the same context
+(`quizgen.render.phrases.check_variant`): a variant a writer's values cannot fill is found
+whichever variant a seed happens to pick. This drives the code that renders phrases (generation
+of every cell, level and language, with their text and Markdown solutions; the calculators;
+grading a class and its reports; skills and LMS banks) and prints the templated variants never
+rendered to text, one a line (none: every variant is reached and renders).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from quizgen.errors import QuizgenError
 from quizgen.kernels import KERNEL_DIR
 from quizgen.generator import CELLS, generate_one
 from quizgen.render import phrases
+from quizgen.render.jinja import TemplateError
 
 CALCULATORS = [
     "occupancy --gpu a100 --threads 256 --regs 64 --smem 48KB",
@@ -61,20 +64,17 @@ CALCULATORS = [
 ]
 
 
-def solution_both_ways(problem) -> None:
-    """The worked solution as text and Markdown: compiled and by Jinja, the same."""
-    from quizgen.render import text
-    from quizgen.render.jinja import template
+def solution_texts(problem) -> None:
+    """The worked solution as text and Markdown: rendered, and every step's title in it."""
+    from quizgen.render.text import render_solution
 
     for fmt in ("txt", "md"):
-        context = dict(title=problem.title, question=problem.question, solution=problem.solution,
-                       steps=text.math_steps(problem.solution, text.FORMATS[fmt]),
-                       labels=text.labels(problem.lang), lang=problem.lang)
-        fast = text._template(fmt)(**context)
-        slow = template(f"solution.{fmt}.j2").render(**context)
-        if fast != slow:
-            raise AssertionError(f"solution.{fmt}.j2 of {problem.id} ({problem.lang}) differs "
-                                 f"from Jinja: {fast!r} != {slow!r}")
+        text = render_solution(problem.solution, problem.lang, fmt, title=problem.title,
+                               question=problem.question)
+        missing = [s.title for s in problem.solution.steps if s.title not in text]
+        if missing:
+            raise AssertionError(f"solution.{fmt}.j2 of {problem.id} ({problem.lang}) leaves out "
+                                 f"the steps {missing}")
 
 
 def run(args: str) -> None:
@@ -237,7 +237,7 @@ def library_only() -> None:
                 if step.why and phrases.has(lang, "why", step.why):
                     try:
                         phrases.phrase(lang, "why", step.why, step_context(step, gpu.to_dict()))
-                    except KeyError:    # a why this step's numbers do not fill: checked above
+                    except TemplateError:    # a why this step's numbers do not fill: checked above
                         pass
         _misconception_feedback(lang, "a_trap_without_a_phrase", "")
         for T in (256, 1000):      # OccupancyExactFamily.real_note's sentence
@@ -246,7 +246,7 @@ def library_only() -> None:
 
 def templated() -> set[tuple[str, str, str, int]]:
     """Every variant that is a Jinja template (the ``[*-label]`` tables' ``{name}`` placeholders
-    are for str.format: Jinja and the compiler both print them as written)."""
+    are for str.format: Jinja prints them as written)."""
     out = set()
     for lang in phrases.LANGS:
         for section, table in phrases.book(lang).items():
@@ -317,7 +317,7 @@ def main(seeds: int) -> None:
             except QuizgenError:        # a cell that does not run on that GPU
                 continue
             if seed == 0 and gpu is None:
-                solution_both_ways(problem)
+                solution_texts(problem)
     for args in CALCULATORS:
         run(args)
     with tempfile.TemporaryDirectory() as tmp:
@@ -332,7 +332,7 @@ def main(seeds: int) -> None:
     library_only()
     # A variant no flow above reached is rendered with the contexts its section's phrases were
     # rendered with (a call site fills all keys of a section alike, e.g. the notes of a failed
-    # launch); counted only where both engines render text.
+    # launch); counted only where it renders text.
     lazies = {v.where: v for lang in phrases.LANGS for entry in phrases._entries(lang).values()
               for v in entry[0] if v.__class__ is phrases._Lazy}
     for where in sorted(templated() - phrases.CHECKED):
@@ -342,7 +342,7 @@ def main(seeds: int) -> None:
                 break
     # What is still unreached (a message of a path no flow above takes, e.g. the grader's
     # refusals of a malformed sheet) is rendered with its own names set to sample values of one
-    # kind at a time; counted, again, only where both engines render text.
+    # kind at a time; counted, again, only where it renders text.
     for where in sorted(templated() - phrases.CHECKED):
         for context in _sample_contexts(lazies[where].text):
             phrases.check_variant(lazies[where], context)

@@ -1,4 +1,5 @@
-"""`quizgen --help` from the shipped copy: the same text the CLI prints, at every entry point."""
+"""`quizgen --help`: the same text from every entry point, wrapped to the terminal; commands and
+a wrongly set QUIZGEN_TEMPLATES reach the user the same way."""
 
 from __future__ import annotations
 
@@ -7,16 +8,22 @@ import shutil
 import subprocess
 import sys
 
-from quizgen import launch
+
+def run(args: list[str], columns: int = 80, **env: str) -> subprocess.CompletedProcess:
+    full = {**os.environ, "COLUMNS": str(columns), **env}
+    full.pop("LINES", None)
+    return subprocess.run(args, capture_output=True, text=True, env=full, timeout=120)
 
 
-def run(args: list[str], columns: int = 80) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
+def live_help(columns: int = 80) -> str:
+    """The top-level help as the CLI itself prints it."""
+    done = run([sys.executable, "-c", "from quizgen.cli import main; main()", "--help"], columns)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_help_reads_the_same_from_every_entry_point():
-    live = launch.live_help()
+    live = live_help()
     assert live.startswith("Usage: quizgen [OPTIONS] COMMAND")
     for flag in ("--help", "-h"):
         done = run([sys.executable, "-m", "quizgen", flag])
@@ -31,7 +38,7 @@ def test_help_reads_the_same_from_every_entry_point():
 def test_a_narrow_terminal_gets_help_wrapped_to_its_width():
     done = run([sys.executable, "-m", "quizgen", "--help"], columns=60)
     assert done.returncode == 0
-    assert done.stdout != launch.live_help()
+    assert done.stdout != live_help()
     assert max(len(line) for line in done.stdout.splitlines()) <= 58
     assert "occupancy" in done.stdout
 
@@ -41,3 +48,14 @@ def test_commands_still_reach_the_cli():
     assert done.returncode == 0 and "--threads" in done.stdout
     done = run([sys.executable, "-m", "quizgen", "nonsense"])
     assert done.returncode == 2
+
+
+def test_a_templates_folder_that_is_not_one_is_said_before_any_command(tmp_path):
+    """The CLI reads its languages from the templates folder as it loads: even `--help`."""
+    for args in (["--help"], ["occupancy", "--threads", "256"]):
+        done = run([sys.executable, "-m", "quizgen", *args],
+                   QUIZGEN_TEMPLATES=str(tmp_path / "nowhere"))
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines() == [
+            f"error: QUIZGEN_TEMPLATES: no such folder: {tmp_path / 'nowhere'} (name a folder "
+            "holding a full copy of quizgen's templates)"]

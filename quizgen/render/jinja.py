@@ -1,5 +1,9 @@
 """quizgen's one Jinja environment: phrases, worked solutions, exam sheets, grade and scan reports.
 
+- Sandboxed (Jinja's ``ImmutableSandboxedEnvironment``): a template, ours or one from a folder
+  ``QUIZGEN_TEMPLATES`` names, reads no attribute starting with ``_``, calls nothing marked
+  unsafe and changes no list or dict it is given; one that tries is a `TemplateError` (one line
+  naming the template and its line), as is any other template that cannot be read or rendered.
 - ``StrictUndefined``: a missing value is an error, never an empty gap in what a student reads.
 - The loader reads the templates folder (``QUIZGEN_TEMPLATES`` names another one); a template is
   named by its path in it: ``solution.md.j2``, ``grade/report.md.j2``, ``sheet/exam.typ.j2``.
@@ -11,23 +15,40 @@
 - The filters, registered once: ``num``, ``pct``, ``kb``, ``size`` (the one number formatter's
   forms), ``typst_string``, ``typst_array`` (sheets), ``md`` (a student's text in Markdown).
 
-Phrases are rendered tens of times per problem, so `quizgen.render.fastjinja` compiles the phrase
-templates (and the text and Markdown solutions) to Python with these same filters and the same
-phrase finalize, and falls back to this environment for what it does not compile.
+Every template is compiled once per process: file templates are kept by the environment (no
+size limit), phrases by `phrase_renderer` (one function per text, rendered from a plain dict).
+Jinja's compiled code is also kept between processes, in Jinja's own bytecode cache (`cache_dir`,
+a folder only this user may open), keyed by the template's source and the versions of Python and
+Jinja: compiling the 750 phrases of the default deck takes about as long as building the rest.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+import traceback
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
+import jinja2
+from jinja2.nodes import EvalContext
+from jinja2.runtime import Context, LoopContext
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from quizgen.errors import QuizgenError
 from quizgen.languages import html_lang
 from quizgen.render import numbers
 from quizgen.render.typst import typst_string
 
 #: What a phrase prints for ``{{ value }}`` (Jinja's ``finalize``, for templates without a name).
 phrase_finalize = numbers.shown
+
+
+class TemplateError(QuizgenError):
+    """A template (a file or a phrase) that cannot be compiled or rendered: one line naming it
+    and its line."""
 
 
 def typst_array(items: Any) -> str:
@@ -45,36 +66,196 @@ def md_escape(text: Any) -> str:
     return _MD_SPECIAL.sub(r"\\\1", one)
 
 
-#: The project's filters, by name (the environment's and the compiled phrases').
+#: The project's filters, by name.
 FILTERS = {"num": numbers.number, "pct": numbers.percent, "kb": numbers.kb, "size": numbers.size,
            "of": numbers.counted, "agree": numbers.agree,
            "typst_string": typst_string, "typst_array": typst_array, "md": md_escape,
            "html_lang": html_lang}
 
+_DICT_ATTRS = frozenset(dir(dict))
+
+
+#: A for loop's own variables (``loop.index``, ``loop.last``, …): public, read only.
+_LOOP_ATTRS = frozenset(name for name in dir(LoopContext) if not name.startswith("_"))
+
+
+class Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, with quick paths for the commonest lookups of all, each giving
+    what the sandbox gives: a key of a plain dict (``gpu.regs_per_sm``: a failed ``getattr``,
+    then the item, without raising and catching an AttributeError first), and a loop's own
+    variables (``loop.index``: public attributes of Jinja's loop, safe by the sandbox's rules)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if obj.__class__ is dict and attribute not in _DICT_ATTRS:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        if obj.__class__ is LoopContext and attribute in _LOOP_ATTRS:
+            return getattr(obj, attribute)
+        return super().getattr(obj, attribute)
+
+
+@jinja2.pass_context
+def _finalize(context, value: Any) -> Any:
+    if value.__class__ is str or context.name is not None:
+        return value
+    return phrase_finalize(value)
+
+
+class PhraseContext(Context):
+    """The context Jinja makes for a template without a name, blocks or globals rendered with
+    ``new_context(values, shared=True)`` (what every phrase is), built without working out
+    again each time what those make: no autoescape (a phrase is text), nothing but `values`."""
+
+    def __init__(self, environment: jinja2.Environment, values: dict[str, Any]) -> None:
+        self.parent = values
+        self.vars = {}
+        self.environment = environment
+        self.eval_ctx = eval_ctx = EvalContext.__new__(EvalContext)
+        eval_ctx.environment, eval_ctx.autoescape, eval_ctx.volatile = environment, False, False
+        self.exported_vars = set()
+        self.name = None
+        self.globals_keys = _NO_GLOBALS
+        self.blocks = {}
+
+
+_NO_GLOBALS: frozenset[str] = frozenset()
+
+
+#: The bytecode cache's file names: the number changes with the environment's options (code
+#: compiled under other options is never read).
+CACHE_PATTERN = "__quizgen_sandbox_1_%s.cache"
+
+
+def cache_dir() -> Path:
+    """Where compiled templates are kept: ``$XDG_CACHE_HOME/quizgen/templates`` (by default
+    ``~/.cache/quizgen/templates``), a folder only this user may open."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "quizgen" / "templates"
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's bytecode cache in `cache_dir`, or None (compile every time) where that folder
+    cannot be made, or is not this user's alone: code read from it runs."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077 or (
+            hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder), pattern=CACHE_PATTERN)
+
 
 @cache
-def environment():
-    """The cached environment (built on first use)."""
-    import jinja2
-
+def environment() -> Sandbox:
+    """The one environment (built on first use)."""
     from quizgen.resources import data_dir
 
-    @jinja2.pass_context
-    def finalize(context, value: Any) -> Any:
-        return phrase_finalize(value) if context.name is None else value
-
-    env = jinja2.Environment(
+    env = Sandbox(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(("html", "html.j2"), default_for_string=False,
                                             default=False),
         keep_trailing_newline=True,
-        finalize=finalize,
+        finalize=_finalize,
+        cache_size=-1,       # every file template compiled once
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters.update(FILTERS)
     return env
 
 
-def template(name: str):
-    """The file template `name` (its path in the templates folder)."""
-    return environment().get_template(name)
+def _line(exc: BaseException, filename: str | None) -> int | None:
+    """The template line where `exc` happened, from the traceback Jinja rewrote for it."""
+    lineno = getattr(exc, "lineno", None)         # a syntax error knows its line
+    if lineno:
+        return lineno
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename == (filename or "<template>"):
+            return frame.lineno
+    return None
+
+
+def template_error(what: str, exc: BaseException, filename: str | None = None) -> TemplateError:
+    """`exc`, raised compiling or rendering template `what`, as one line naming it and its line."""
+    if isinstance(exc, TemplateError):
+        return exc
+    line = _line(exc, filename)
+    if isinstance(exc, jinja2.TemplateNotFound):
+        message = f"no template {exc.name!r} in {environment().loader.searchpath[0]}"
+    else:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+    return TemplateError(f"{what}{f', line {line}' if line else ''}: {message}", field="template")
+
+
+class FileTemplate:
+    """A file template of the environment, rendered with keyword values."""
+
+    __slots__ = ("name", "_template")
+
+    def __init__(self, name: str, compiled: jinja2.Template) -> None:
+        self.name, self._template = name, compiled
+
+    def render(self, **context: Any) -> str:
+        try:
+            return self._template.render(**context)
+        except Exception as exc:
+            raise template_error(self._where(), exc, self._template.filename) from None
+
+    def _where(self) -> str:
+        return self._template.filename or self.name
+
+
+def template(name: str) -> FileTemplate:
+    """The file template `name` (its path in the templates folder), compiled once."""
+    env = environment()
+    try:
+        return FileTemplate(name, env.get_template(name))
+    except Exception as exc:
+        raise template_error(name, exc, getattr(exc, "filename", None)) from None
+
+
+def _phrase_template(env: Sandbox, text: str) -> jinja2.Template:
+    """`env.from_string(text)`, its compiled code taken from the bytecode cache when there."""
+    cache_ = env.bytecode_cache
+    if cache_ is None:
+        return env.from_string(text, globals={})
+    bucket = cache_.get_bucket(env, text, None, text)    # one file per phrase text
+    if bucket.code is None:
+        bucket.code = env.compile(text)
+        try:
+            cache_.set_bucket(bucket)
+        except OSError:          # a full or read-only temporary folder: compiled, not kept
+            pass
+    return env.template_class.from_code(env, bucket.code, {})
+
+
+@cache
+def phrase_renderer(text: str) -> Callable[[dict[str, Any]], str]:
+    """The phrase `text` compiled once, as a function of one plain dict of values.
+
+    It renders with a context whose values are the dict itself (no globals, nothing copied:
+    `PhraseContext`); a name the dict lacks is an error.
+    Errors come out as Jinja raised them (`phrase_error` names the phrase)."""
+    env = environment()
+    compiled = _phrase_template(env, text)
+    root = compiled.root_render_func
+    if compiled.blocks or env.autoescape(None):    # not a phrase's: Jinja's own context
+        return lambda values: compiled.render(values)
+
+    def render(values: dict[str, Any]) -> str:
+        try:
+            return "".join(root(PhraseContext(env, values)))
+        except Exception:
+            env.handle_exception()     # the traceback in the template's lines
+
+    return render
+
+
+def phrase_error(what: str, exc: BaseException) -> TemplateError:
+    """`exc` from compiling or rendering the phrase `what`, as one line."""
+    return template_error(what, exc, None)

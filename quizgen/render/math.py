@@ -300,8 +300,3 @@ class UnicodePrinter:
     def doprint(self, expr) -> str:
         return self._impl.doprint(expr)
 
-
-if __name__ == "__main__":  # the earlier command for formulas.json; every data file now has one
-    from quizgen import build_data
-
-    build_data.main(["formulas.json"])

@@ -1,24 +1,25 @@
 """Render a worked solution as terminal text, Markdown or HTML from the jinja2 templates.
 
 Templates live in ``templates/solution.{txt,md,html}.j2`` and are rendered strictly (undefined
-values are errors) by the one environment, `quizgen.render.jinja` (HTML escaped). Math comes from
-the formula registry: Unicode on the terminal, LaTeX in Markdown (MathJax/KaTeX ``\\( \\)``),
-MathML in HTML (typeset by the browser itself, with no script and no network).
+values are errors) by the one sandboxed environment, `quizgen.render.jinja` (HTML escaped). Math
+comes from the formula registry: Unicode on the terminal, LaTeX in Markdown (MathJax/KaTeX
+``\\( \\)``), MathML in HTML (typeset by the browser itself, with no script and no network).
 """
 
 from __future__ import annotations
 
-from functools import cache
+import dataclasses
 from typing import Any
 
 from quizgen.problems.model import Solution
 from quizgen.render import math as qmath
-from quizgen.render.fastjinja import file_template
+from quizgen.render.jinja import template
 from quizgen.render.phrases import book
 from quizgen.render.numbers import in_math
 from quizgen.render.solution import format_value
 
 FORMATS = {"txt": "unicode", "md": "latex", "html": "mathml"}
+SOLUTION_FIELDS = tuple(f.name for f in dataclasses.fields(Solution))
 
 
 def labels(lang: str) -> dict[str, str]:
@@ -56,12 +57,9 @@ def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: s
         from quizgen.errors import QuizgenError
 
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
-    return _template(fmt)(title=title, question=question, solution=solution,
-                          steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang), lang=lang)
-
-
-@cache
-def _template(fmt: str):
-    """The solution template of `fmt` as a render function: compiled to Python for the plain
-    formats (much quicker to start and to run), the Jinja environment's for HTML (escaped)."""
-    return file_template(f"solution.{fmt}.j2")
+    # The solution as a plain dict of its fields: a template reads them as it would the
+    # object's attributes (``solution.answer``), without the sandbox's checks of an object's.
+    fields = {name: getattr(solution, name) for name in SOLUTION_FIELDS}
+    return template(f"solution.{fmt}.j2").render(
+        title=title, question=question, solution=fields,
+        steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang), lang=lang)
