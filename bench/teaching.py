@@ -5,8 +5,10 @@ problem in front of the student, does every multiple-choice card offer four real
     python bench/teaching.py --cells OCC-1 OCC-4 --seeds 80
 
 Per cell it prints: the step types level 3 has and level 1 lacks (a level that climbs has at
-least one), the share of whys that contain one of their own step's numbers (target ≥ 70%), and
-the problems whose options number fewer than four. Overall it prints the most frequent why's
+least one), the share of whys that contain one of their own step's numbers (target ≥ 70%), per
+language the share of whys that give a reason and the share that only restate their formula
+with numbers (`why_kind`; target: reasons ≥ 90% in every cell and language), and the problems
+whose options number fewer than four. Overall it prints the most frequent why's
 share of all whys, per language (target ≤ 2%). ``tests/test_teaching_depth.py`` asserts the
 same figures through `measure`.
 """
@@ -63,18 +65,119 @@ def why_names_its_numbers(step: SolutionStep) -> bool:
     return False
 
 
+# --- Does a why give a reason? -------------------------------------------------------------
+# A why gives a reason when, once its numbers, its symbols and the words of the step's own
+# formula are taken out, what is left still says *what makes the step necessary*: it names a
+# mechanism of the hardware or a rule (a reservation, a pool, a cap, whole warps, masked lanes,
+# a scheduler that issues, blocks handed out one SM at a time, ...) AND ties it to the step with
+# a reason marker (a connective such as "because / so / kyunki / toh", or the modal of a rule
+# such as "cannot / must / nahi ho sakta / chahiye"). A restated formula ("Occupancy = 8/32 =
+# 25%.", "Active warps ÷ max warps: 16/64.") has neither left once its arithmetic is gone, and
+# filler ("This step matters.") names no mechanism. Both vocabularies are per language: a new
+# language of the phrasebook needs its own (the test asserts every language has one).
+
+#: lang → reason markers: connectives and the modals of a rule (whole words or phrases).
+REASON_MARKERS: dict[str, tuple[str, ...]] = {
+    "en": ("because", "since", "so", "so that", "hence", "therefore", "thus", "otherwise",
+           "cannot", "can't", "can only", "never", "must", "has to", "have to", "need", "needs",
+           "unless", "until", "whether or not", "even", "still", "whatever", "however",
+           "as long as", "instead of", "rather than", "only when", "only if", "no more than",
+           "at most", "at least", "nor", "once", "as soon as", "while", "if", "else", "only after"),
+    "hinglish": ("kyunki", "kyonki", "isliye", "toh", "taaki", "warna", "varna", "chahe",
+                 "padta", "padte", "padti", "padega", "padegi", "chahiye", "sakta", "sakte",
+                 "sakti", "kabhi", "wajah", "jab tak", "tabhi", "bina", "tab bhi", "phir bhi",
+                 "kitna bhi", "kuch bhi", "kitne bhi", "jab", "agar", "zyada se zyada",
+                 "kam se kam", "ke baad hi"),
+}
+
+#: lang → mechanism terms (stems: "reserv" covers reserve, reserved, reservation): the hardware
+#: and its rules, not the names of the quantities a step computes (warps, blocks, occupancy).
+MECHANISMS: dict[str, tuple[str, ...]] = {
+    "en": ("reserv", "pool", "allocat", "granular", "whole", "partial", "leftover", "left over",
+           "cap", "ceiling", "limit", "lid", "hardware", "schedul", "issu", "resident", "host",
+           "hold", "fit", "share", "compet", "lane", "mask", "lockstep", "serial",
+           "one after another", "pass", "stall", "wait", "latenc", "hide", "in flight",
+           "outstanding", "slot", "wave", "round", "distribut", "breadth-first", "spread",
+           "overlap", "pipelin", "bandwidth", "roof", "feed", "alu", "register file",
+           "sub-partition", "carveout", "carve-out", "opt-in", "barrier", "bundle", "boundar",
+           "straddle", "align", "row-major", "fastest", "place value", "order", "at once",
+           "together", "independent", "unit", "multiple of", "rule", "driver", "l1", "l2",
+           "dram", "memory", "bound", "per block", "per warp", "block by block", "occupy",
+           "idle", "paid for", "wast", "run out", "runs out"),
+    "hinglish": ("reserv", "pool", "allocat", "granular", "poor", "adhoor", "aadh", "bach",
+                 "cap", "ceiling", "limit", "lid", "hardware", "schedul", "issu", "resident",
+                 "host", "rakh", "fit", "hissa", "hisse", "baant", "bant", "compet", "lane",
+                 "mask", "lockstep", "serial", "ek ke baad ek", "pass", "stall", "wait",
+                 "intezaar", "latenc", "chhup", "in flight", "outstanding", "slot", "wave",
+                 "round", "distribut", "breadth-first", "overlap", "pipelin", "bandwidth",
+                 "roof", "alu", "register file", "sub-partition", "carveout", "carve-out",
+                 "opt-in", "barrier", "bundle", "boundar", "straddle", "align", "row-major",
+                 "fastest", "place value", "order", "ek saath", "independent", "unit",
+                 "multiple", "rule", "niyam", "driver", "l1", "l2", "dram", "memory", "bound",
+                 "per block", "per warp", "khaali", "takra", "jagah", "idle", "bekaar", "waste",
+                 "khatam", "baari"),
+}
+
+_ARITHMETIC = re.compile(r"\d|_|[=÷×⌊⌋⌈⌉≤≥<>+−·/∞η]")
+_TOKEN = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
+
+
+def _words(text: str) -> list[str]:
+    """`text` lowercased as words, without numbers, symbols, and the tokens that hold a digit,
+    an underscore or an operator (B_max, R_SM, ⌊65,536/8,192⌋: a formula's own writing)."""
+    return _TOKEN.findall(" ".join(t for t in text.split() if not _ARITHMETIC.search(t)).lower())
+
+
+def _has(words: list[str], terms: tuple[str, ...], stems: bool) -> bool:
+    line = " " + " ".join(words) + " "
+    return any((" " + term) in line if stems else (" " + term + " ") in line for term in terms)
+
+
+def gives_reason(why: str, lang: str, formula: str | None = None) -> bool:
+    """True when `why` gives a reason beyond its own arithmetic: with its numbers, symbols and
+    the words of the step's `formula` name (``blocks_by_regs`` → blocks, by, regs) taken out, it
+    still names a mechanism of the hardware or a rule and ties it to the step with a reason
+    marker, both from `lang`'s vocabulary. The one criterion of the benchmark and the tests."""
+    own = set((formula or "").lower().split("_"))
+    words = [w for w in _words(why) if w not in own]
+    return _has(words, REASON_MARKERS[lang], stems=False) and _has(words, MECHANISMS[lang], stems=True)
+
+
+def why_gives_reason(step: SolutionStep, lang: str) -> bool:
+    """True when the why of `step` gives a reason (`gives_reason`), not its formula again."""
+    return bool(step.why) and gives_reason(step.why, lang, step.formula)
+
+
+#: A number joined to an operator, or a floor/ceiling: the why writes out arithmetic.
+_RESTATED = re.compile(r"\d\S*\s*[=÷×/−+<>≤≥]|[⌊⌈]")
+
+
+def why_kind(step: SolutionStep, lang: str) -> str:
+    """``reason`` (`why_gives_reason`), ``formula`` (arithmetic with no reason: the formula
+    restated with numbers) or ``prose`` (words with neither: a claim without its reason)."""
+    if why_gives_reason(step, lang):
+        return "reason"
+    return "formula" if _RESTATED.search(step.why) else "prose"
+
+
 @dataclass
 class CellMeasure:
     cell: str
     climbing_steps: set[str] = field(default_factory=set)     # step types in L3 and not in L1
     whys: int = 0
     whys_with_numbers: int = 0
+    kinds: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))  # lang → kind → n
     mcq: int = 0
     mcq_short: list[str] = field(default_factory=list)        # problem ids with < 4 options
 
     @property
     def number_share(self) -> float:
         return self.whys_with_numbers / self.whys if self.whys else 1.0
+
+    def share(self, kind: str, lang: str) -> float:
+        """The share of `lang`'s whys in this cell that are of `kind` (see `why_kind`)."""
+        n = sum(self.kinds[lang].values())
+        return self.kinds[lang][kind] / n if n else (1.0 if kind == "reason" else 0.0)
 
 
 @dataclass
@@ -104,6 +207,7 @@ def measure(cells: Iterable[str] | None = None, seeds: int = 40,
                         if st.why:
                             m.whys += 1
                             m.whys_with_numbers += why_names_its_numbers(st)
+                            m.kinds[lang][why_kind(st, lang)] += 1
                             why_count[lang][st.why] += 1
                     if p.choices:
                         m.mcq += 1
@@ -124,13 +228,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=40)
     args = ap.parse_args(argv)
     ms = measure(args.cells, args.seeds)
-    print(f"{'cell':7} {'L3 new steps':>12} {'whys w/ numbers':>16} {'MCQ < 4 options':>16}")
+    langs = list(LANGS)
+    head = "".join(f" {'reason ' + lang[:5]:>12} {'formula ' + lang[:5]:>13}" for lang in langs)
+    print(f"{'cell':7} {'L3 new steps':>12} {'whys w/ numbers':>16}{head} {'MCQ < 4 options':>16}")
     for c, m in ms.cells.items():
-        print(f"{c:7} {len(m.climbing_steps):>12} {m.number_share:>15.1%} "
+        cols = "".join(f" {m.share('reason', lang):>12.1%} {m.share('formula', lang):>13.1%}"
+                       for lang in langs)
+        print(f"{c:7} {len(m.climbing_steps):>12} {m.number_share:>15.1%}{cols} "
               f"{len(m.mcq_short):>7} of {m.mcq:<6}")
     whys = sum(m.whys for m in ms.cells.values())
     with_numbers = sum(m.whys_with_numbers for m in ms.cells.values())
     print(f"\nwhys naming their step's numbers: {with_numbers / max(whys, 1):.1%} of {whys:,}")
+    for lang in langs:
+        kinds = sum((m.kinds[lang] for m in ms.cells.values()), Counter())
+        n = max(sum(kinds.values()), 1)
+        low = min(ms.cells.values(), key=lambda m: m.share("reason", lang))
+        print(f"whys giving a reason ({lang}): {kinds['reason'] / n:.1%}, formula restated "
+              f"{kinds['formula'] / n:.1%}, other prose {kinds['prose'] / n:.1%} of {n:,}; "
+              f"lowest cell {low.cell} {low.share('reason', lang):.1%}")
     for lang, share in ms.top_why_share.items():
         print(f"most frequent why ({lang}): {share:.2%}  {ms.top_why[lang][:70]!r}")
     return 0
