@@ -103,7 +103,8 @@ MECHANISMS: dict[str, tuple[str, ...]] = {
            "straddle", "align", "row-major", "fastest", "place value", "order", "at once",
            "together", "independent", "unit", "multiple of", "rule", "driver", "l1", "l2",
            "dram", "memory", "bound", "per block", "per warp", "block by block", "occupy",
-           "idle", "paid for", "wast", "run out", "runs out"),
+           "idle", "paid for", "wast", "run out", "runs out", "one per sm", "hand out",
+           "hands out", "handed out", "deal", "consecutive"),
     "hinglish": ("reserv", "pool", "allocat", "granular", "poor", "adhoor", "aadh", "bach",
                  "cap", "ceiling", "limit", "lid", "hardware", "schedul", "issu", "resident",
                  "host", "rakh", "fit", "hissa", "hisse", "baant", "bant", "compet", "lane",
@@ -115,7 +116,7 @@ MECHANISMS: dict[str, tuple[str, ...]] = {
                  "fastest", "place value", "order", "ek saath", "independent", "unit",
                  "multiple", "rule", "niyam", "driver", "l1", "l2", "dram", "memory", "bound",
                  "per block", "per warp", "khaali", "takra", "jagah", "idle", "bekaar", "waste",
-                 "khatam", "baari"),
+                 "khatam", "baari", "ek-ek", "consecutive", "lagatar"),
 }
 
 _ARITHMETIC = re.compile(r"\d|_|[=÷×⌊⌋⌈⌉≤≥<>+−·/∞η]")
