@@ -66,61 +66,75 @@ def why_names_its_numbers(step: SolutionStep) -> bool:
 
 
 # --- Does a why give a reason? -------------------------------------------------------------
-# A why gives a reason when, once its numbers, its symbols and the words of the step's own
-# formula are taken out, what is left still says *what makes the step necessary*: it names a
-# mechanism of the hardware or a rule (a reservation, a pool, a cap, whole warps, masked lanes,
-# a scheduler that issues, blocks handed out one SM at a time, ...) AND ties it to the step with
-# a reason marker (a connective such as "because / so / kyunki / toh", or the modal of a rule
-# such as "cannot / must / nahi ho sakta / chahiye"). A restated formula ("Occupancy = 8/32 =
-# 25%.", "Active warps ÷ max warps: 16/64.") has neither left once its arithmetic is gone, and
-# filler ("This step matters.") names no mechanism. Both vocabularies are per language: a new
-# language of the phrasebook needs its own (the test asserts every language has one).
+# A why gives a reason when it says *what in the hardware or the rule makes the step necessary*,
+# beyond its own arithmetic. Measured per sentence, once its numbers, symbols and the words of
+# the step's own formula name are taken out: a reason marker, and a mechanism term on the side
+# of the marker that carries the cause:
+#   - a consequence marker ("so", "toh", "isliye") takes its cause from the words before it,
+#   - a cause marker ("because", "since", "kyunki", "chahe") from the words after it,
+#   - the modal of a rule ("cannot", "must", "nahi ho sakta", "chahiye") from its sentence.
+# Mechanism terms name the hardware and its rules (a reservation, a pool, a cap, whole warps,
+# masked lanes, a scheduler that issues, blocks handed out one SM at a time, ...), never the
+# outcome a step computes (idle, wasted, rounded, left over). So "Occupancy = 8/32 = 25%." and
+# "16 warps give 512 lanes for 512 threads, so 0 lanes idle." fail (no cause before the "so"),
+# "This step matters, so do it carefully." fails (no mechanism), and "Registers are reserved
+# per block, because a block cannot start until all its threads have theirs" passes. Both
+# vocabularies are per language; a new language of the phrasebook needs its own (tested).
 
-#: lang → reason markers: connectives and the modals of a rule (whole words or phrases).
-REASON_MARKERS: dict[str, tuple[str, ...]] = {
-    "en": ("because", "since", "so", "so that", "hence", "therefore", "thus", "otherwise",
-           "cannot", "can't", "can only", "never", "must", "has to", "have to", "need", "needs",
-           "unless", "until", "whether or not", "even", "still", "whatever", "however",
-           "as long as", "instead of", "rather than", "only when", "only if", "no more than",
-           "at most", "at least", "nor", "once", "as soon as", "while", "if", "else", "only after"),
-    "hinglish": ("kyunki", "kyonki", "isliye", "toh", "taaki", "warna", "varna", "chahe",
-                 "padta", "padte", "padti", "padega", "padegi", "chahiye", "sakta", "sakte",
-                 "sakti", "kabhi", "wajah", "jab tak", "tabhi", "bina", "tab bhi", "phir bhi",
-                 "kitna bhi", "kuch bhi", "kitne bhi", "jab", "agar", "zyada se zyada",
-                 "kam se kam", "ke baad hi"),
+#: lang → reason markers by where their cause stands: ``after`` the marker ("because X"),
+#: ``before`` it ("X, so"), or anywhere in the ``sentence`` (the modal of a rule).
+REASON_MARKERS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "after": ("because", "since", "so that", "as long as", "unless", "until", "whether or not",
+                  "even", "whatever", "however", "if", "once", "as soon as", "while"),
+        "before": ("so", "hence", "therefore", "thus", "which is why", "that is why"),
+        "sentence": ("cannot", "can't", "can only", "never", "must", "has to", "have to", "need",
+                     "needs", "no more than", "at most", "at least", "only if", "only when",
+                     "only after", "still", "nor", "instead of", "rather than", "otherwise",
+                     "else", "not until"),
+    },
+    "hinglish": {
+        "after": ("kyunki", "kyonki", "taaki", "chahe", "jab", "agar", "kitna bhi", "kitne bhi",
+                  "kuch bhi", "jab tak"),
+        "before": ("toh", "isliye", "isi wajah se"),
+        "sentence": ("padta", "padte", "padti", "padega", "padegi", "chahiye", "sakta", "sakte",
+                     "sakti", "kabhi", "bina", "tab bhi", "phir bhi", "warna", "varna",
+                     "zyada se zyada", "kam se kam", "ke baad hi", "tabhi"),
+    },
 }
 
 #: lang → mechanism terms (stems: "reserv" covers reserve, reserved, reservation): the hardware
-#: and its rules, not the names of the quantities a step computes (warps, blocks, occupancy).
+#: and its rules, not the names or outcomes of the quantities a step computes.
 MECHANISMS: dict[str, tuple[str, ...]] = {
-    "en": ("reserv", "pool", "allocat", "granular", "whole", "partial", "leftover", "left over",
-           "cap", "ceiling", "limit", "lid", "hardware", "schedul", "issu", "resident", "host",
-           "hold", "fit", "share", "compet", "lane", "mask", "lockstep", "serial",
-           "one after another", "pass", "stall", "wait", "latenc", "hide", "in flight",
-           "outstanding", "slot", "wave", "round", "distribut", "breadth-first", "spread",
-           "overlap", "pipelin", "bandwidth", "roof", "feed", "alu", "register file",
-           "sub-partition", "carveout", "carve-out", "opt-in", "barrier", "bundle", "boundar",
-           "straddle", "align", "row-major", "fastest", "place value", "order", "at once",
-           "together", "independent", "unit", "multiple of", "rule", "driver", "l1", "l2",
-           "dram", "memory", "bound", "per block", "per warp", "block by block", "occupy",
-           "idle", "paid for", "wast", "run out", "runs out", "one per sm", "hand out",
-           "hands out", "handed out", "deal", "consecutive"),
-    "hinglish": ("reserv", "pool", "allocat", "granular", "poor", "adhoor", "aadh", "bach",
-                 "cap", "ceiling", "limit", "lid", "hardware", "schedul", "issu", "resident",
-                 "host", "rakh", "fit", "hissa", "hisse", "baant", "bant", "compet", "lane",
-                 "mask", "lockstep", "serial", "ek ke baad ek", "pass", "stall", "wait",
-                 "intezaar", "latenc", "chhup", "in flight", "outstanding", "slot", "wave",
-                 "round", "distribut", "breadth-first", "overlap", "pipelin", "bandwidth",
-                 "roof", "alu", "register file", "sub-partition", "carveout", "carve-out",
-                 "opt-in", "barrier", "bundle", "boundar", "straddle", "align", "row-major",
-                 "fastest", "place value", "order", "ek saath", "independent", "unit",
-                 "multiple", "rule", "niyam", "driver", "l1", "l2", "dram", "memory", "bound",
-                 "per block", "per warp", "khaali", "takra", "jagah", "idle", "bekaar", "waste",
-                 "khatam", "baari", "ek-ek", "consecutive", "lagatar"),
+    "en": ("reserv", "pool", "allocat", "granular", "whole", "cap", "ceiling", "limit", "lid",
+           "hardware", "schedul", "issu", "resident", "host", "hold", "fit", "share", "compet",
+           "lane", "mask", "lockstep", "serial", "one after another", "pass", "stall", "wait",
+           "latenc", "hide", "in flight", "outstanding", "slot", "wave", "distribut",
+           "breadth-first", "spread", "overlap", "pipelin", "bandwidth", "roof", "feed", "alu",
+           "register file", "sub-partition", "carveout", "carve-out", "opt-in", "barrier",
+           "bundle", "boundar", "straddle", "align", "row-major", "fastest", "place value",
+           "order", "at once", "together", "independent", "unit", "multiple of", "rule",
+           "driver", "l1", "l2", "dram", "memory", "bound", "block by block", "run out",
+           "runs out", "one per sm", "hand out", "hands out", "handed out", "deal",
+           "consecutive", "full warp", "all its", "all of its", "path"),
+    "hinglish": ("reserv", "pool", "allocat", "granular", "poor", "adhoor", "aadh", "cap",
+                 "ceiling", "limit", "lid", "hardware", "schedul", "issu", "resident", "host",
+                 "rakh", "fit", "hissa", "hisse", "baant", "bant", "compet", "lane", "mask",
+                 "lockstep", "serial", "ek ke baad ek", "pass", "stall", "wait", "intezaar",
+                 "latenc", "chhup", "in flight", "outstanding", "slot", "wave", "distribut",
+                 "breadth-first", "overlap", "pipelin", "bandwidth", "roof", "alu",
+                 "register file", "sub-partition", "carveout", "carve-out", "opt-in", "barrier",
+                 "bundle", "boundar", "straddle", "align", "row-major", "fastest", "place value",
+                 "order", "ek saath", "independent", "unit", "multiple", "rule", "niyam",
+                 "driver", "l1", "l2", "dram", "memory", "bound", "takra", "jagah", "khatam",
+                 "baari", "ek-ek", "consecutive", "lagatar", "apne saare", "path"),
 }
 
-_ARITHMETIC = re.compile(r"\d|_|[=÷×⌊⌋⌈⌉≤≥<>+−·/∞η]")
+_ARITHMETIC = re.compile(r"\d|_|[=÷×⌊⌋⌈⌉≤≥<>+−·/∞η→]")
 _TOKEN = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
+#: Where a cause stops: a sentence's end, or a colon (what follows a colon is the arithmetic or
+#: its reading, not the cause of what precedes it); a semicolon or a dash does not stop it.
+_SENTENCE = re.compile(r"(?<!\d)[.:!?]+|[.:!?]+(?!\d)")
 
 
 def _words(text: str) -> list[str]:
@@ -129,19 +143,34 @@ def _words(text: str) -> list[str]:
     return _TOKEN.findall(" ".join(t for t in text.split() if not _ARITHMETIC.search(t)).lower())
 
 
-def _has(words: list[str], terms: tuple[str, ...], stems: bool) -> bool:
-    line = " " + " ".join(words) + " "
-    return any((" " + term) in line if stems else (" " + term + " ") in line for term in terms)
+def _at(words: list[str], phrase: str) -> list[int]:
+    """Where the words of `phrase` start in `words`."""
+    p = phrase.split()
+    return [i for i in range(len(words) - len(p) + 1) if words[i:i + len(p)] == p]
+
+
+def _names_mechanism(words: list[str], lang: str) -> bool:
+    line = " " + " ".join(words)
+    return any(" " + term in line for term in MECHANISMS[lang])
 
 
 def gives_reason(why: str, lang: str, formula: str | None = None) -> bool:
-    """True when `why` gives a reason beyond its own arithmetic: with its numbers, symbols and
-    the words of the step's `formula` name (``blocks_by_regs`` → blocks, by, regs) taken out, it
-    still names a mechanism of the hardware or a rule and ties it to the step with a reason
-    marker, both from `lang`'s vocabulary. The one criterion of the benchmark and the tests."""
+    """True when `why` gives a reason beyond its own arithmetic: in one of its sentences, with
+    numbers, symbols and the words of the step's `formula` name (``blocks_by_regs`` → blocks, by,
+    regs) taken out, a reason marker of `lang` has a mechanism term on its cause's side. The one
+    criterion of the benchmark and the tests."""
     own = set((formula or "").lower().split("_"))
-    words = [w for w in _words(why) if w not in own]
-    return _has(words, REASON_MARKERS[lang], stems=False) and _has(words, MECHANISMS[lang], stems=True)
+    for sentence in _SENTENCE.split(why):
+        words = [w for w in _words(sentence) if w not in own]
+        for side, markers in REASON_MARKERS[lang].items():
+            for marker in markers:
+                for i in _at(words, marker):
+                    cause = (words[i + len(marker.split()):] if side == "after" else
+                             words[:i] if side == "before" else
+                             words[:i] + words[i + len(marker.split()):])
+                    if _names_mechanism(cause, lang):
+                        return True
+    return False
 
 
 def why_gives_reason(step: SolutionStep, lang: str) -> bool:

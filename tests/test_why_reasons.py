@@ -67,6 +67,17 @@ def test_every_language_has_a_vocabulary():
     ("en", "Blocks → warps: 5 × 8 = 40.", "active_warps", False),
     ("hinglish", "Occupancy = 16/64 = 25%.", "occupancy", False),
     ("hinglish", "Blocks → warps: 5 × 8 = 40.", "active_warps", False),
+    # a conclusion after "so"/"toh" with no cause before it: the arithmetic read aloud
+    ("en", "16 warps give 32 × 16 = 512 lanes for 512 threads, so 0 lanes idle.", "wasted_lanes",
+     False),
+    ("en", "27 × 32 = 864, so 27 full warps and no partial one.", "warps_round_up", False),
+    ("en", "Compare with the hardware: 268 > 64, so 204 warps are missing.", "warp_deficit", False),
+    ("hinglish", "1 warp = 32 × 1 = 32 lanes, threads sirf 24, toh 8 lanes idle.", "wasted_lanes",
+     False),
+    ("hinglish", "⌈768/32⌉ = 24: division exact hai, toh upar round karne se kuch nahi badalta.",
+     "warps_round_up", False),
+    ("en", "One sub-partition has 16,384 registers for 9 warps: at most ⌊16,384/9⌋ = 1,820 per "
+     "warp.", "regs_per_warp_by_sm", False),
     # filler: a connective, but no mechanism of the hardware or a rule
     ("en", "This step matters, so do it carefully.", None, False),
     ("hinglish", "Yeh step zaroori hai, toh dhyan se karo.", None, False),
@@ -79,6 +90,10 @@ def test_every_language_has_a_vocabulary():
      "registers leave the pool together.", "regs_per_block", True),
     ("en", "⌈100/32⌉ = 4: the hardware issues whole warps, so the 4 leftover threads still "
      "take a warp of their own.", "warps_per_block", True),
+    ("en", "Only resident warps can hide the stall, so compare with the hardware's cap: 268 > 64, "
+     "and 204 warps are missing.", "warp_deficit", True),
+    ("hinglish", "Har warp apne saare 32 lanes issue karta hai, bhare hon ya nahi, isliye 8 lanes "
+     "idle hain.", "wasted_lanes", True),
 ])
 def test_the_criterion_tells_a_reason_from_a_restated_formula(lang, why, formula, reason):
     assert teaching.gives_reason(why, lang, formula) is reason, why
