@@ -5,7 +5,7 @@ no sympy and no scanning, and ``quizgen --help`` answers at once:
 
 * ``pools.json``: which candidates of each cell and level land in the cell (from the families'
   spaces and checks);
-* ``formulas.json``: every formula of the engine printed by sympy (LaTeX, Unicode, Typst);
+* ``formulas.json``: every formula of the engine printed by sympy (LaTeX, Unicode, Typst, MathML);
 * ``help.txt``: the top-level ``quizgen --help`` as the CLI prints it in 80 columns.
 
 Run it after changing a family's space or check, a formula, or a command's help. It rewrites only

@@ -37,3 +37,23 @@ def require_int(field: str, value: object, *, minimum: int | None = None,
         else:
             allowed = "a whole number"
     raise QuizgenError(f"got {value!r}; expected {allowed}", field=field)
+
+
+def finite_number(value: object, field: str) -> float:
+    """`value` (a number or its text) as a float, refusing what is not a finite number.
+
+    One rule for every number a teacher gives: ``inf``, ``nan`` and a number too large for a
+    float (``1e309``, which would otherwise be kept as a 310-digit exact value) are refused alike.
+    """
+    import math
+
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan   # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        number = math.nan
+    if not math.isfinite(number):
+        shown = repr(value)
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        raise QuizgenError(f"got {shown}; expected a finite number (inf, nan and numbers beyond "
+                           "±1.8e308 are refused)", field=field)
+    return number

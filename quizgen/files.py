@@ -214,12 +214,14 @@ LIMITS = {
     "gpu-file": 1 << 20,     # a TOML file of GPUs
     "recipe": 1 << 20,       # a deck or exam recipe
     "batch line": 1 << 20,   # one line of an occupancy batch
+    "ptxas": 64 << 20,       # a ptxas log, or what nvcc or a demangler prints (KB per kernel)
+    "cu": 64 << 20,
 }
 
 
 NOUNS = {"problem": "problem", "manifest": "exam manifest", "answers": "answer sheet",
          "roster": "class roster", "gpu-file": "GPU file", "recipe": "recipe",
-         "batch line": "launch"}
+         "batch line": "launch", "ptxas": "ptxas log", "cu": "compiler output"}
 
 
 def size_text(n: int) -> str:
@@ -267,6 +269,63 @@ def read_stream_limited(stream: IO[Any] | None, field: str, limit: int | None = 
     return data
 
 
+def run_limited(argv: Sequence[str], field: str, *, input: str | None = None,
+                timeout: float = 600, limit: int | None = None) -> tuple[int, str, str]:
+    """Run `argv` (no shell) and return (exit code, stdout, stderr) as text, reading at most
+    `limit` bytes of its output in all: a program that prints more is stopped and refused in
+    one line, instead of holding everything it printed in memory."""
+    import subprocess
+    import threading
+
+    limit = LIMITS[field] if limit is None else limit
+    proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE if input is not None else
+                            subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    chunks: dict[int, list[bytes]] = {1: [], 2: []}
+    total = [0]
+    over = threading.Event()
+    lock = threading.Lock()
+
+    def drain(stream: IO[bytes], key: int) -> None:
+        while True:
+            chunk = stream.read1(1 << 16)       # type: ignore[attr-defined]
+            if not chunk:
+                return
+            with lock:
+                total[0] += len(chunk)
+                if total[0] > limit:
+                    over.set()
+                    proc.kill()
+                    return
+                chunks[key].append(chunk)
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, 1), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, 2), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        if input is not None:
+            try:
+                proc.stdin.write(input.encode("utf-8"))       # type: ignore[union-attr]
+                proc.stdin.close()                            # type: ignore[union-attr]
+            except (BrokenPipeError, OSError):
+                pass
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        for reader in readers:
+            reader.join(timeout=5)
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()                                    # type: ignore[union-attr]
+    if over.is_set():
+        raise QuizgenError(f"{Path(argv[0]).name} printed more than {size_text(limit)}, far more "
+                           f"than any {NOUNS.get(field, field)}; stopped it", field=field)
+    return (code, b"".join(chunks[1]).decode("utf-8", "replace"),
+            b"".join(chunks[2]).decode("utf-8", "replace"))
+
+
 def utf8_text(data: bytes, where: object, field: str) -> str:
     """`data` as UTF-8 (a byte-order mark is dropped), or one line saying where it is not."""
     try:
@@ -275,6 +334,67 @@ def utf8_text(data: bytes, where: object, field: str) -> str:
         line = data[:exc.start].count(b"\n") + 1
         raise QuizgenError(f"{where} is not UTF-8 text (line {line}); save it as UTF-8",
                            field=field) from None
+
+
+# ------------------------------------------------------------------------------------------------
+# File names made from a teacher's text (a roll number, a student's name)
+
+#: Names Windows keeps for devices, with or without an extension (``CON.html`` opens the console).
+_RESERVED = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$",
+                       *(f"{d}{n}" for d in ("COM", "LPT") for n in "0123456789¹²³")})
+#: A stem's length: well inside 255 bytes (Linux, macOS) and 255 UTF-16 units (Windows), with
+#: room for a suffix, an extension and a folder inside Windows' 260-character paths.
+STEM_CHARS, STEM_BYTES = 80, 160
+
+
+def file_stems(names: Sequence[str], *, alternates: Sequence[str] | None = None,
+               fallback: str = "file") -> list[str]:
+    """A file stem for each name, safe on Windows, macOS and Linux, and distinct from each other
+    as those systems compare names (without case; é composed or not).
+
+    Characters other than letters, digits, ``.`` and ``-`` become ``_``; leading and trailing
+    dots, spaces and ``_`` go (Windows drops trailing ones); a device name (CON, PRN, AUX, NUL,
+    COM1, LPT1, with or without an extension) gets a leading ``_``; a long name is cut. A name
+    already taken gets ``-<its alternate>`` (a version code), then ``-2``, ``-3``..."""
+    seen: set[str] = set()
+    out = []
+    for i, name in enumerate(names):
+        stem = _safe_stem(name) or _safe_stem(fallback) or "file"
+        if _fold(stem) in seen:
+            alternate = _safe_stem(alternates[i]) if alternates and alternates[i] else ""
+            room = len(alternate.encode("utf-8")) + 6          # "-<alternate>-<n>"
+            base = _cut(stem, STEM_CHARS - room, STEM_BYTES - room)
+            stem = f"{base}-{alternate}" if alternate else base
+            n = 2
+            while _fold(stem) in seen:
+                stem, n = f"{base}-{alternate + '-' if alternate else ''}{n}", n + 1
+        seen.add(_fold(stem))
+        out.append(stem)
+    return out
+
+
+def _safe_stem(text: str) -> str:
+    import unicodedata
+
+    stem = re.sub(r"[^\w.\-]+", "_", unicodedata.normalize("NFC", str(text)))
+    stem = _cut(stem.strip("._ -"), STEM_CHARS).rstrip("._ -")
+    if stem.split(".", 1)[0].upper() in _RESERVED:
+        stem = "_" + stem
+    return stem
+
+
+def _cut(text: str, chars: int, size: int = STEM_BYTES) -> str:
+    """`text` cut to at most `chars` characters and `size` bytes of UTF-8."""
+    text = text[:max(chars, 1)]
+    while len(text.encode("utf-8")) > max(size, 4):
+        text = text[:-1]
+    return text
+
+
+def _fold(stem: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", stem).casefold()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -299,6 +419,59 @@ def plain_cell(text: str) -> str:
     if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r":
         return text[1:]
     return text
+
+
+#: Characters that show nothing and that a spreadsheet or a copy from a web page leaves in a
+#: cell: byte-order marks (two exports pasted into one file), zero-width space, word joiner,
+#: Mongolian vowel separator, and the direction marks and embeddings.
+_INVISIBLE = re.compile("[\ufeff\u200b\u2060\u180e\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+                        # zero-width (non-)joiners join letters of Devanagari and other scripts:
+                        # kept between two such letters, dropped beside ASCII, a space or an edge
+                        "|(?<![^\x00-\x7f\\s])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\\s])")
+
+
+def clean_cell(text: str) -> str:
+    """A cell as read from any CSV a teacher gives: without byte-order marks and zero-width
+    characters, which no one typed on purpose and which make a roll or a box unmatchable."""
+    return _INVISIBLE.sub("", text) if not text.isascii() else text
+
+
+class CsvRows:
+    """`csv.reader` over `source` whose every cell is `clean_cell`ed; `line_num` as csv's."""
+
+    def __init__(self, source: Iterable[str], delimiter: str = ",", *, strict: bool = False) -> None:
+        # A byte-order mark goes before the CSV is split: one at the start of a pasted export
+        # would otherwise stand before a quote and keep the quotes in the cell.
+        lines = (line.replace(BOM, "") if BOM in line else line for line in source)
+        self._reader = csv.reader(lines, delimiter=delimiter, strict=strict)
+
+    @property
+    def line_num(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self) -> "CsvRows":
+        return self
+
+    def __next__(self) -> list[str]:
+        row = next(self._reader)
+        if "".join(row).isascii():          # most rows: nothing to clean
+            return row
+        return [clean_cell(cell) for cell in row]
+
+
+def csv_rows(source: Iterable[str], delimiter: str = ",", *, strict: bool = False) -> CsvRows:
+    """The one reader of every CSV quizgen reads (rosters, answer sheets, overrides, a scan's
+    review fixes): rows of cells cleaned of invisible characters (see `clean_cell`)."""
+    return CsvRows(source, delimiter, strict=strict)
+
+
+def visible(text: str) -> str:
+    """`text` with every character that prints as nothing (control and format characters,
+    such as a byte-order mark) written as its code, ``<U+FEFF>``: for warnings that quote a
+    teacher's text."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in text)
 
 
 def sniff_delimiter(first_line: str) -> str:

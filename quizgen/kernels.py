@@ -140,15 +140,17 @@ def compile_resource_usage(source: Path, arch: str, nvcc: str | None = None) -> 
                            "`nvcc --resource-usage` and pass the output to --ptxas", field="cu")
     if not Path(source).is_file():
         raise QuizgenError(f"cannot read {source}: no such file", field="cu")
+    from quizgen.files import run_limited
+
     try:
-        done = subprocess.run([nvcc, "--resource-usage", f"-arch={arch}", "-c", str(source),
-                               "-o", os.devnull], capture_output=True, text=True, timeout=600)
+        code, out, err = run_limited([nvcc, "--resource-usage", f"-arch={arch}", "-c",
+                                      str(source), "-o", os.devnull], "cu", timeout=600)
     except (OSError, subprocess.SubprocessError) as exc:
         raise QuizgenError(f"could not run {nvcc}: {exc}", field="cu") from None
-    if done.returncode != 0:
-        first = next((ln for ln in done.stderr.splitlines() if "error" in ln), done.stderr.strip()[:200])
+    if code != 0:
+        first = next((ln for ln in err.splitlines() if "error" in ln), err.strip()[:200])
         raise QuizgenError(f"nvcc failed on {source}: {first}", field="cu")
-    return done.stdout + done.stderr
+    return out + err
 
 
 def gpu_for_kernel(usage: KernelUsage, gpu=None, arch: str | None = None):

@@ -323,3 +323,26 @@ def plan_slots(recipe: DeckRecipe) -> list[Slot]:
                     slots.append(Slot(cell, level, index, lang, gpu,
                                       problem_seed(recipe.seed, cell, level, index)))
     return slots
+
+
+def misconception_keys() -> tuple[str, ...]:
+    """Every misconception (wrong method) the families model, by key: the phrasebook names
+    each one (a test keeps every family's misconceptions named)."""
+    from quizgen.render.phrases import book
+
+    return tuple(sorted(book(DEFAULT_LANG)["misconception"]))
+
+
+def check_misconception_keys(keys: Any, field: str) -> None:
+    """Refuse (one line, listing the valid keys) a key that names no misconception: a recipe's
+    ``[lms] partial`` grade for it would never apply."""
+    import difflib
+
+    valid = misconception_keys()
+    unknown = [str(k) for k in keys if k not in valid]
+    if not unknown:
+        return
+    close = difflib.get_close_matches(unknown[0], valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise QuizgenError(f"{unknown[0]!r} is not a misconception quizgen models{hint}; the keys "
+                       f"are: {', '.join(valid)}", field=field)

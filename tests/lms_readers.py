@@ -177,6 +177,12 @@ class MoodleQuestion:
     single: bool = True
     subs: list[Sub] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    # numerical: what qformat_xml::import_numerical reads (its defaults when absent)
+    units: list[tuple[str, str]] = field(default_factory=list)     # (unit_name, multiplier)
+    showunits: int | None = None
+    unitgradingtype: int = 0
+    unitpenalty: float = 0.1
+    unitsleft: bool = False
 
 
 def split_category_path(path: str) -> list[str]:
@@ -240,6 +246,12 @@ def read_moodle_xml(data: str | bytes) -> list[MoodleQuestion]:
             if not question.answers:
                 raise ImportRejected(f"{name}: no answers")
         if qtype == "numerical":
+            question.units = [(u.findtext("unit_name") or "", u.findtext("multiplier") or "1")
+                              for u in q.findall("units/unit")]
+            question.showunits = int(q.findtext("showunits")) if q.findtext("showunits") else None
+            question.unitgradingtype = int(q.findtext("unitgradingtype") or 0)
+            question.unitpenalty = float(q.findtext("unitpenalty") or 0.1)
+            question.unitsleft = (q.findtext("unitsleft") or "0").strip() not in ("", "0")
             for a in question.answers:
                 if not (php_is_numeric(a.text) or a.text == "*"):
                     raise ImportRejected(f"{name}: answer {a.text!r} is not a number")
@@ -421,6 +433,7 @@ class QtiItem:
     right: list[str]                    # numerical: [exact, low, high]; choice: right options' texts
     options: list[tuple[str, str]]      # choice: (text, feedback)
     feedback: dict[str, str]
+    accepted: list[list[str]] = field(default_factory=list)   # numerical: every [exact, low, high]
 
 
 def read_qti(path) -> list[QtiItem]:
@@ -484,17 +497,26 @@ def _qti_item(item, group, names, webcontent, zf) -> QtiItem:
                 raise ImportRejected(f"image {src} not in the package's web content")
     conditions = item.findall(f"{QTI}resprocessing/{QTI}respcondition")
     scoring = [c for c in conditions if c.find(QTI + "setvar") is not None]
-    if len(scoring) != 1 or scoring[0].findtext(QTI + "setvar") != "100":
-        raise ImportRejected("expected one condition that sets SCORE to 100")
+    if not scoring or any(c.findtext(QTI + "setvar") != "100" for c in scoring):
+        raise ImportRejected("expected conditions that set SCORE to 100")
+    if qtype != "numerical_question" and len(scoring) != 1:
+        raise ImportRejected("a choice item has one scoring condition")
     var = scoring[0].find(QTI + "conditionvar")
     options: list[tuple[str, str]] = []
+    accepted: list[list[str]] = []
     if qtype == "numerical_question":
         fib = presentation.find(f"{QTI}response_str/{QTI}render_fib")
         if fib is None or fib.get("fibtype") != "Decimal":
             raise ImportRejected("numerical item without a Decimal fill-in")
-        right = [var.findtext(f"{QTI}or/{QTI}varequal"),
-                 var.findtext(f"{QTI}or/{QTI}and/{QTI}vargte"),
-                 var.findtext(f"{QTI}or/{QTI}and/{QTI}varlte")]
+        # Canvas's export: one condition per answer, an exact value or a window around it.
+        for condition in scoring:
+            cv = condition.find(QTI + "conditionvar")
+            accepted.append([cv.findtext(f"{QTI}or/{QTI}varequal"),
+                             cv.findtext(f"{QTI}or/{QTI}and/{QTI}vargte"),
+                             cv.findtext(f"{QTI}or/{QTI}and/{QTI}varlte")])
+            if any(v is None or not php_is_numeric(v) for v in accepted[-1]):
+                raise ImportRejected("numerical answer without an exact value and a window")
+        right = accepted[0]
     else:
         lid = presentation.find(QTI + "response_lid")
         want = "Single" if qtype == "multiple_choice_question" else "Multiple"
@@ -514,4 +536,264 @@ def _qti_item(item, group, names, webcontent, zf) -> QtiItem:
             raise ImportRejected("right answer is no option")
         right = [labels[c] for c in chosen]
     return QtiItem(group, qtype, item.get("title", ""), text or "",
-                   float(fields.get("points_possible", "0")), right, options, feedback)
+                   float(fields.get("points_possible", "0")), right, options, feedback,
+                   accepted)
+
+
+# ---------------------------------------------------------------------------------------------
+# How Moodle grades a numerical answer: qtype_numerical_answer_processor::apply_units and
+# qtype_numerical_question (question/type/numerical/questiontype.php and question.php), with
+# how an import stores the question (qformat_xml::import_numerical, qtype_numerical::
+# save_units / save_question_options / save_unit_options), line for line where it decides.
+
+UNITINPUT, UNITRADIO, UNITSELECT, UNITNONE = 0, 1, 2, 3        # showunits / unitdisplay
+UNITOPTIONAL, UNITGRADEDOUTOFMARK, UNITGRADEDOUTOFMAX = 0, 1, 2  # unitgradingtype
+PHP_PRECISION = 14                                               # php.ini "precision"
+_EXPONENT = re.compile(r"(?:e|E|(?:x|\*|×)10(?:\^|\*\*))([+-]?\d+)")
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?"
+
+
+class AnswerProcessor:
+    """qtype_numerical_answer_processor: a response's number, its unit and the unit's
+    multiplier (1 / the unit's stored multiplier; None for no or an unknown unit)."""
+
+    def __init__(self, units: dict[str, float], unitsbefore: bool = False,
+                 decsep: str = ".", thousandssep: str = ","):   # langconfig of English
+        self.units = dict(units)
+        self.unitsbefore = unitsbefore
+        self.decsep, self.thousandssep = decsep, thousandssep
+
+    def apply_units(self, response: str | None, separateunit: str | None = None):
+        if response is None:
+            return None, None, None
+        response = response.replace(" ", "")
+        response = _EXPONENT.sub(r"e\1", response)
+        if "." in response or response.count(",") > 1:
+            response = response.replace(",", "")
+        else:   # PHP's str_replace with arrays: each pair in turn over the whole string
+            for old, new in ((self.thousandssep, ""), (self.decsep, "."), (",", ".")):
+                response = response.replace(old, new)
+        regex = f"{_NUMBER}$" if self.unitsbefore else f"^{_NUMBER}"
+        m = re.search(regex, response)
+        if m is None:
+            return None, None, None
+        number = m.group(0)
+        unit = response[:-len(number)] if self.unitsbefore else response[len(number):]
+        if separateunit is not None:
+            unit = separateunit
+        multiplier = 1 / self.units[unit] if self.is_known_unit(unit) else None
+        return float(number), unit, multiplier
+
+    def is_known_unit(self, unit: str) -> bool:
+        return unit in self.units
+
+    def contains_thousands_separator(self, value: str) -> bool:
+        return self.thousandssep in (".", ",") and self.thousandssep in value
+
+    def default_unit(self) -> str | None:
+        return next(iter(self.units), None)
+
+
+@dataclass
+class NumericalAnswer:
+    """qtype_numerical_answer: `answer` is the stored text ('*' matches anything)."""
+
+    answer: str
+    fraction: float
+    tolerance: float
+    feedback: str = ""
+    tolerancetype: int | str = 2          # numerical questions: always nominal
+
+    def interval(self) -> tuple[float, float]:
+        if self.answer == "*":
+            raise ValueError("no interval for *")
+        answer = float(self.answer)
+        epsilon = 10.0 ** -PHP_PRECISION
+        tolerance = abs(self.tolerance) + epsilon
+        if self.tolerancetype in (1, "relative"):
+            spread = abs(answer) * tolerance
+            return answer - spread, answer + spread
+        if self.tolerancetype in (2, "nominal"):
+            tolerance = abs(self.tolerance) + epsilon * max(abs(self.tolerance), abs(answer), epsilon)
+            return answer - tolerance, answer + tolerance
+        if self.tolerancetype in (3, "geometric"):
+            quotient = 1 + abs(tolerance)
+            return answer / quotient, answer * quotient
+        raise ValueError(f"unknown tolerance type {self.tolerancetype}")
+
+    def within_tolerance(self, value: float) -> bool:
+        if self.answer == "*":
+            return True
+        low, high = self.interval()
+        return low <= value <= high
+
+
+@dataclass
+class Graded:
+    fraction: float
+    answer: NumericalAnswer | None      # the answer whose feedback the student sees
+    complete: bool                      # is_complete_response (False: Moodle shows `error`)
+    error: str                          # get_validation_error's string key, '' when none
+
+
+@dataclass
+class NumericalQuestion:
+    """qtype_numerical_question as the question engine grades it."""
+
+    answers: list[NumericalAnswer]
+    ap: AnswerProcessor
+    unitdisplay: int = UNITNONE
+    unitgradingtype: int = UNITOPTIONAL
+    unitpenalty: float = 0.1
+
+    def has_separate_unit_field(self) -> bool:
+        return self.unitdisplay in (UNITRADIO, UNITSELECT)
+
+    def is_gradable_response(self, response: str) -> bool:
+        return bool(response) or response == "0"
+
+    def validation_error(self, response: str) -> str:
+        if not self.is_gradable_response(response):
+            return "pleaseenterananswer"
+        value, unit, _ = self.ap.apply_units(response)
+        if value is None:
+            return "invalidnumber"
+        if self.unitdisplay != UNITINPUT and unit:
+            return "invalidnumbernounit"
+        if self.ap.contains_thousands_separator(response):
+            return "pleaseenteranswerwithoutthousandssep"
+        return ""
+
+    def matching_answer(self, value: float | None, multiplier: float | None):
+        if value is None:
+            return None, False
+        scaled = value * multiplier if multiplier is not None else value
+        for answer in self.answers:
+            if answer.within_tolerance(scaled):
+                return answer, multiplier is not None
+            if answer.within_tolerance(value):
+                return answer, False
+        return None, False
+
+    def apply_unit_penalty(self, fraction: float, unitisright: bool) -> float:
+        if unitisright:
+            return fraction
+        if self.unitgradingtype == UNITGRADEDOUTOFMARK:
+            fraction -= self.unitpenalty * fraction
+        elif self.unitgradingtype == UNITGRADEDOUTOFMAX:
+            fraction -= self.unitpenalty
+        return max(fraction, 0.0)
+
+    def grade(self, response: str) -> Graded:
+        """grade_response, as a quiz calls it on submission (deferred feedback grades every
+        gradable response, complete or not)."""
+        error = self.validation_error(response)
+        if not self.is_gradable_response(response):
+            return Graded(0.0, None, False, error)
+        value, _, multiplier = self.ap.apply_units(response)
+        answer, unitisright = self.matching_answer(value, multiplier)
+        if answer is None:
+            return Graded(0.0, None, not error, error)
+        return Graded(self.apply_unit_penalty(answer.fraction, unitisright), answer, not error,
+                      error)
+
+    def correct_response(self) -> str:
+        """get_correct_response: the first answer at 100%, with the default unit when the
+        unit is typed in the box (what the review shows as "The correct answer is")."""
+        right = next(a for a in self.answers if a.fraction == 1.0)
+        if self.unitdisplay == UNITINPUT and self.ap.default_unit():
+            return f"{right.answer} {self.ap.default_unit()}"
+        return right.answer
+
+
+def _php_number_text(value: float) -> str:
+    """A float as PHP stores it back into a text column (precision 14, no trailing zeros)."""
+    text = f"{value:.{PHP_PRECISION}G}"
+    if "E" in text:
+        mantissa, exponent = text.split("E")
+        text = mantissa.rstrip("0").rstrip(".") + "E" + ("+" if int(exponent) >= 0 else "-") + \
+            str(abs(int(exponent)))
+    elif "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _apply_unit(raw: str, units: dict[str, float], unitsleft: bool) -> float | None:
+    """qtype_numerical::apply_unit: the value in the base unit (None: not a number)."""
+    value, _, multiplier = AnswerProcessor(units, unitsleft).apply_units(raw)
+    if value is None:
+        return None
+    return value * multiplier if multiplier is not None else value
+
+
+def numerical_from_import(question: MoodleQuestion) -> NumericalQuestion:
+    """A Moodle XML numerical question as Moodle stores and then grades it."""
+    units: dict[str, float] = {}
+    for name, multiplier in question.units:          # save_units: nameless, zero or repeated go
+        value = _apply_unit(multiplier, {}, False)
+        if name and value and name not in units:
+            units[name] = value
+    answers = []
+    for a in question.answers:
+        if a.text.strip() == "*":
+            text = "*"
+        else:
+            stored = _apply_unit(a.text, units, question.unitsleft)
+            if stored is None:
+                raise ImportRejected(f"answer {a.text!r} is not a number")
+            text = _php_number_text(stored)
+        tolerance = _apply_unit(str(a.tolerance if a.tolerance is not None else 0), units,
+                                question.unitsleft)
+        answers.append(NumericalAnswer(text, a.fraction, tolerance or 0.0, a.feedback))
+    showunits = question.showunits
+    if showunits is None:           # import_numerical's default
+        showunits = UNITNONE if not units else UNITINPUT
+    # save_unit_options on an import sets unitgradingtype to 0 (only the editing form's
+    # "unitrole" grades units) and keeps the file's showunits and unitpenalty.
+    return NumericalQuestion(answers, AnswerProcessor(units, question.unitsleft), showunits,
+                             UNITOPTIONAL, question.unitpenalty)
+
+
+def numerical_from_cloze(sub: Sub) -> NumericalQuestion:
+    """A NUMERICAL sub-question of a cloze (qtype_multianswer_extract_question makes it with
+    no units, so save_unit_options gives it showunits 3 and unitpenalty 1)."""
+    if sub.qtype != "numerical":
+        raise ValueError("not a numerical sub-question")
+    answers = [NumericalAnswer(a if a == "*" else _php_number_text(float(a.replace(",", "."))),
+                               f, t or 0.0, fb)
+               for a, f, t, fb in zip(sub.answers, sub.fractions, sub.tolerance, sub.feedback)]
+    return NumericalQuestion(answers, AnswerProcessor({}), UNITNONE, UNITOPTIONAL, 1.0)
+
+
+def numerical_from_gift(question: GiftQuestion) -> NumericalQuestion:
+    """A GIFT numerical question: qformat_gift sets no units, so the question has none
+    (showunits 3, as a legacy import without a base unit)."""
+    answers = [NumericalAnswer("*" if text == "*" else _php_number_text(float(text)), weight,
+                               tol or 0.0, feedback)
+               for text, weight, feedback, tol in question.answers]
+    return NumericalQuestion(answers, AnswerProcessor({}), UNITNONE, UNITOPTIONAL, 0.1)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a (re-)import does with idnumbers: qformat_default::importprocess (question/format.php)
+
+
+class MoodleBank:
+    """Question bank entries by category, as imports fill it. An imported question whose
+    idnumber its category already holds is added all the same, with the idnumber removed
+    ("We cannot have duplicate idnumbers in a category. Just remove it.")."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, ...], list[str | None]] = {}
+
+    def import_questions(self, questions: list[MoodleQuestion]) -> tuple[int, int]:
+        """(questions added, idnumbers removed)."""
+        added = removed = 0
+        for q in questions:
+            held = self.entries.setdefault(q.category, [])
+            idnumber = (q.idnumber or "").strip() or None
+            if idnumber is not None and idnumber in held:
+                idnumber, removed = None, removed + 1
+            held.append(idnumber)
+            added += 1
+        return added, removed

@@ -245,13 +245,23 @@ def test_back_side_says_equal_for_every_accepted_form(browser, tmp_path):
             old.replaceWith(s);
         }
         const v = qa.querySelector('.qz-verdict');
-        return v.hidden ? null : [v.className.includes('qz-equal'), v.textContent];
+        const red = qa.querySelectorAll('#typeans .typeBad, #typeans .typeMissed').length;
+        return v.hidden ? null : [v.className.includes('qz-equal'), v.textContent, red,
+                                  qa.querySelector('#typeans').textContent];
     })""")
     assert set(page.eval("Object.keys(window)")) == before          # nothing kept between cards
     wrong = [(cases[i][1][:120], got) for i, got in enumerate(verdicts)
              if got is None or got[0] is not cases[i][2]]
     assert not wrong, (len(wrong), wrong[:5])
-    assert {text for _, text in verdicts} == {"equal ✓", "not equal ✗", "barabar ✓", "barabar nahi ✗"}
+    assert {got[1] for got in verdicts} == {"equal ✓", "not equal ✗", "barabar ✓", "barabar nahi ✗"}
+    # an answer judged equal shows no red letters from Anki's own comparison, only what was
+    # typed and the key's form; a wrong one keeps Anki's diff
+    for i, (equal, _, red, shown) in enumerate(verdicts):
+        form = cases[i][1]
+        if equal:
+            assert red == 0, (form[:80], shown)
+        elif "typeBad" in form or "typeMissed" in form:
+            assert red > 0, (form[:80], shown)
     assert sum(case[2] for case in cases) >= 1000
 
     # AnkiDroid / AnkiMobile: every side is a fresh page; the back's check needs nothing from

@@ -62,12 +62,25 @@ COMMANDS: dict[str, dict[str, list[str]]] = {
               "--given": ["occupancy=1", "x", "=", "blocks_per_sm=1e999999"], "--json": []},
     "grade": {"--out": ["{out}/graded", "{out}"], "--invalid": ["flag", "zero", "x"],
               "--lang": ["en", "xx"], "--format": ["md", "html", "pdf"], "--force": []},
+    "regrade": {"--out": ["{out}/graded", "{out}"], "--invalid": ["flag", "zero", "x"],
+                "--overrides": ["{in}/overrides.csv", "{in}", "{in}/missing.csv",
+                                "{in}/answers.csv"],
+                "--lang": ["en", "xx"], "--format": ["md", "html"]},
+    "scan": {"--manifest": ["{in}/scan.json", "{in}/manifest.json", "{in}/answers.csv", "{in}"],
+             "--out": ["{out}/scanned", "{out}"], "--dpi": ["50", "150", "100000", "x"],
+             "--no-report": [], "--force": []},
 }
 POSITIONAL = {
     "check": [["{in}/problem.json", "25%"], ["-", "1"], ["{in}/manifest.json", "1"],
               ["{in}/problem.json", "1e999999"], ["OCC-3-x", "(((("]],
     "grade": [["{in}/manifest.json", "{in}/answers.csv"], ["{in}/answers.csv", "{in}/manifest.json"],
               ["{in}/manifest.json", "{in}/problem.json"], ["{in}", "{in}/answers.csv"]],
+    "regrade": [["{in}/manifest.json", "{in}/answers.csv", "--out", "{out}/graded"],
+                ["{in}/scan.json", "{in}/answers.csv", "--out", "{out}/graded"],
+                ["{in}/manifest.json", "{in}/answers.csv"]],
+    "scan": [["{in}/page.png", "--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
+             ["{in}/answers.csv", "--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
+             ["{in}/page.png"]],
 }
 
 
@@ -80,6 +93,8 @@ SOUND = {
     "waves": ["--grid", "2000", "--blocks-per-sm", "8"],
     "bound": ["--load-bytes", "16", "--flops", "10", "--load-latency", "400"],
     "grade": ["--out", "{out}/graded"],
+    "regrade": ["--out", "{out}/graded", "--overrides", "{in}/overrides.csv"],
+    "scan": ["--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
 }
 
 
@@ -103,6 +118,29 @@ def _json_bytes(value) -> bytes:
     return json.dumps(value).encode()
 
 
+#: Override rows: sound, in conflict, unreadable, invisible characters, numbers beyond a float.
+OVERRIDE_ROWS = ["A1,Q1.occupancy,1,,half", "A1,Q1.occupancy,0,,none", "*,Q1.occupancy,,25%,",
+                 "A1,Q1.occupancy,,banana,", "*,q1.blocks_per_sm,,banana,", "\ufeffA1,Q1.occupancy,2,,",
+                 "\u200bA1\u200b,Q1.blocks_per_sm,1e309,,", "A1,Q1.occupancy,inf,,",
+                 "A1,Q1.occupancy,nan,,", "Z9,Q1.occupancy,1,,nobody", "A1,Q9.nope,1,,",
+                 "\ufeffroll,box,points,accept,reason", "A1,Q1.occupancy,1,2,", ",,1,,",
+                 "A1,Q1.occupancy,-1,,", "A1,Q1.occupancy,\"1,5\",,", "A1,Q1.occupancy,1/0,,"]
+
+# a scan layout field → values that are wrong in type or range
+LAYOUT_EDITS = {
+    ("scan", "page_size"): [[1e6, 1e6], [0, 0], "a4", [210], None],
+    ("scan", "marks"): [[], [[1e9, 1]], "x", [[1, 2, 3]] * 4],
+    ("scan", "radius"): [-1, 0, 1e300, "x"],
+    ("scan", "qr"): [[1e9, 0], None],
+    ("sheet", "boxes"): ["abc", [1], [{"page": "x"}], None],
+    ("sheet", "pages"): [0, 10**9, "2"],
+    ("box", "places"): [10**9, -1, "3"],
+    ("box", "page"): [99, 0, None],
+    ("box", "bubbles"): [[[1, 2]], "x", [[1e9, 1e9, "p0", "1"]]],
+    ("box", "kind"): ["essay", None],
+}
+
+
 @st.composite
 def input_files(draw, problem: dict, manifest: dict, answers: str) -> dict[str, bytes]:
     """The input folder: each file either sound, slightly broken, or junk."""
@@ -124,7 +162,21 @@ def input_files(draw, problem: dict, manifest: dict, answers: str) -> dict[str, 
         data[key] = draw(st.sampled_from(["x", None, [], {}, -1, 1e308]))
         return _json_bytes(data)
 
+    def broken_scan_manifest():
+        data = json.loads(json.dumps(SCAN_MANIFEST))
+        where, values = draw(st.sampled_from(sorted(LAYOUT_EDITS.items(), key=str)))
+        node = {"scan": data["scan"], "sheet": data["students"][0]["sheet"],
+                "box": data["students"][0]["sheet"]["boxes"][0]}[where[0]]
+        node[where[1]] = draw(st.sampled_from(values))
+        return _json_bytes(data)
+
+    overrides = st.lists(st.sampled_from(OVERRIDE_ROWS), max_size=4).map(
+        lambda rows: ("roll,box,points,accept,reason\n" + "\n".join(rows) + "\n").encode())
     files = {
+        "overrides.csv": draw(st.one_of(overrides, overrides, overrides, junk)),
+        "scan.json": draw(st.one_of(st.just(_json_bytes(SCAN_MANIFEST)),
+                                    st.builds(broken_scan_manifest), junk)),
+        "page.png": draw(st.sampled_from([b"\x89PNG\r\n\x1a\n", b"", b"%PDF-1.4\n"])),
         "problem.json": draw(st.one_of(st.just(_json_bytes(problem)), st.builds(broken_problem),
                                        junk)),
         "manifest.json": draw(st.one_of(st.just(_json_bytes(manifest)),
@@ -191,7 +243,28 @@ def _exam():
 PROBLEM, MANIFEST, ANSWERS = _exam()
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
+def _scan_manifest() -> dict:
+    """MANIFEST with answer grids, as `quizgen sheet --bubbles` lays them out (without Typst)."""
+    from quizgen.export import bubbles
+    from quizgen.export.sheet import _scan_layout, parse_exam_recipe
+
+    data = json.loads(json.dumps(MANIFEST))
+    data["scan"] = _scan_layout(parse_exam_recipe(data["recipe"]), "a4")
+    labels = {"bubble_sign": "-", "bubble_as": "as", "bubble_percent": "%",
+              "bubble_fraction": "f", "bubble_choose": "choose"}
+    grid = bubbles.box_grid("fraction", 0.5, labels)
+    box = {"column": "Q1.occupancy", "kind": "number", "page": 1, "region": [20, 40, 120, 60],
+           "r": bubbles.RADIUS, "places": grid["places"], "decimals": grid["decimals"],
+           "sign": grid["sign"], "selector": grid["selector"],
+           "bubbles": [[20 + b["x"], 40 + b["y"], b["row"], b["value"]] for b in grid["bubbles"]]}
+    data["students"][0]["sheet"] = {"pages": 1, "boxes": [box]}
+    return data
+
+
+SCAN_MANIFEST = _scan_manifest()
+
+
+@settings(max_examples=160, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(command_lines(), input_files(PROBLEM, MANIFEST, ANSWERS), st.binary(max_size=200))
 def test_any_command_line_exits_0_1_or_2_and_writes_only_its_output(args, files, stdin):
@@ -219,3 +292,105 @@ def test_any_command_line_exits_0_1_or_2_and_writes_only_its_output(args, files,
     finally:
         os.chdir(cwd)
         shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Manifests and overrides, edited anywhere
+
+ODD_VALUES = [None, True, -1, 0, 1e300, 10**400, "x", "", [], {}, [1e6, 1e6], [[]], {"a": 1},
+              "\ufeff\u200b", 2**63, -0.5]
+
+
+def _paths(node, prefix=()):
+    """Every place in a JSON value (as a path of keys and indices), the value itself first."""
+    yield prefix
+    if isinstance(node, dict):
+        for key in sorted(node):
+            if key not in ("solution", "figure", "question"):     # long texts: nothing read
+                yield from _paths(node[key], prefix + (key,))
+    elif isinstance(node, list):
+        for i, item in enumerate(node[:3]):
+            yield from _paths(item, prefix + (i,))
+
+
+SCAN_PATHS = [p for p in _paths(SCAN_MANIFEST) if p]
+
+
+@st.composite
+def edited_manifests(draw):
+    data = json.loads(json.dumps(SCAN_MANIFEST))
+    for path in draw(st.lists(st.sampled_from(SCAN_PATHS), min_size=1, max_size=3)):
+        node = data
+        try:
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = draw(st.sampled_from(ODD_VALUES))
+        except (KeyError, IndexError, TypeError):
+            pass                         # an earlier edit replaced the way there
+    return json.dumps(data).encode()
+
+
+def _check_run(args: list[str], files: dict[str, bytes]) -> None:
+    root = Path(tempfile.mkdtemp(prefix="quizgen-fuzz-"))
+    cwd = os.getcwd()
+    try:
+        inputs, out = root / "in", root / "out"
+        inputs.mkdir()
+        out.mkdir()
+        for name, data in files.items():
+            (inputs / name).write_bytes(data)
+        args = [a.replace("{in}", str(inputs)).replace("{out}", str(out)) for a in args]
+        before = _snapshot(root, out)
+        os.chdir(root)
+        code, err = _run(args, b"")
+        os.chdir(cwd)
+        assert code in (0, 1, 2, None), (args, code, err)
+        assert "Traceback" not in err, (args, err)
+        if code == 2:
+            lines = err.strip().splitlines()
+            assert [line for line in lines if not line.startswith("warning: ")] == lines[-1:]
+            assert lines[-1].startswith("error: "), (args, err)
+        assert all(line.isprintable() for line in err.splitlines()), err
+        assert _snapshot(root, out) == before, args
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(edited_manifests(), st.sampled_from(["scan", "grade", "check"]))
+def test_a_manifest_edited_anywhere_is_used_or_refused_in_one_line(manifest, command):
+    args = {"scan": ["scan", "{in}/page.png", "--manifest", "{in}/m.json", "--out", "{out}/s"],
+            "grade": ["grade", "{in}/m.json", "{in}/answers.csv", "--out", "{out}/g"],
+            "check": ["check", PROBLEM["id"], "1", "--manifest", "{in}/m.json"]}[command]
+    _check_run(args, {"m.json": manifest, "answers.csv": ANSWERS.encode("utf-8"),
+                      "page.png": b"\x89PNG\r\n\x1a\n"})
+
+
+ROLLS = st.one_of(st.sampled_from(["A1", "a1", "*", "\ufeffA1", "A\u200b1", "Z9", ""]),
+                  st.just(MANIFEST["students"][0]["version"]), st.text(max_size=6))
+BOXES = st.one_of(st.sampled_from(["Q1.occupancy", "q1.blocks_per_sm", " Q1 . occupancy ",
+                                   "Q1.nope", "Q2.occupancy", "occupancy", ""]), st.text(max_size=6))
+POINTS = st.one_of(st.sampled_from(["0", "1", "2", "0.5", "1,5", "1/3", "4", "5", "1e309", "inf",
+                                    "nan", "-1", "=1+1", "1e-400", "10000000"]),
+                   st.text(max_size=5))
+ACCEPTS = st.one_of(st.sampled_from(["25%", "0.25", "4", "banana", "1/4", "yes", "shared memory",
+                                     "\u200b25%"]), st.text(max_size=6))
+OVERRIDE = st.one_of(
+    st.tuples(ROLLS, BOXES, POINTS, st.just(""), st.text(max_size=10)),
+    st.tuples(ROLLS, BOXES, st.just(""), ACCEPTS, st.text(max_size=10)),
+    st.lists(st.one_of(ROLLS, POINTS, ACCEPTS), max_size=6))
+
+
+@settings(max_examples=50, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(OVERRIDE, max_size=5), st.sampled_from([",", ";", "\t"]))
+def test_any_overrides_file_is_applied_or_refused_in_one_line(rows, delimiter):
+    lines = [delimiter.join(["roll", "box", "points", "accept", "reason"])]
+    lines += [delimiter.join(cell.replace(delimiter, " ").replace("\n", " ").replace('"', "")
+                             for cell in row) for row in rows]
+    _check_run(["regrade", "{in}/manifest.json", "{in}/answers.csv", "--out", "{out}/g",
+                "--overrides", "{in}/o.csv"],
+               {"manifest.json": _json_bytes(MANIFEST), "answers.csv": ANSWERS.encode("utf-8"),
+                "o.csv": ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")})

@@ -56,19 +56,20 @@ def test_grade_writes_results_and_refuses_to_overwrite(exam):
     assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "4")
     assert rows["B2"]["Q1.occupancy"] == "0" and rows["B2"]["needs_review"] == "Q1.occupancy"
     assert rows["A1"]["needs_review"] == ""
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.md", "B2.md"]
+    # the feedback a student can open anywhere: HTML with its math typeset by the browser
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.html", "B2.html"]
 
     again = runner.invoke(app, args)
     assert again.exit_code == 2
     assert again.stderr.strip().count("\n") == 0 and "--force" in again.stderr
-    flag = runner.invoke(app, args + ["--force", "--invalid", "flag", "--format", "html"])
+    flag = runner.invoke(app, args + ["--force", "--invalid", "flag", "--format", "md"])
     assert flag.exit_code == 0, flag.output
     assert "1 answers left out of the score" in flag.stderr
     with (out / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
         rows = {r["roll"]: r for r in csv.DictReader(fh)}
     assert (rows["B2"]["score"], rows["B2"]["max_score"]) == ("2", "2")
     assert rows["B2"]["Q1.occupancy"] == "invalid"
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.html", "B2.html"]
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["A1.md", "B2.md"]
 
 
 @pytest.mark.parametrize("extra, message", [

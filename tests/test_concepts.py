@@ -302,3 +302,30 @@ def test_a_malformed_card_names_its_field(change, message):
     with pytest.raises(QuizgenError) as err:
         _parse_card({**GOOD, **change}, "x.toml", 0)
     assert err.value.field == "card" and message in str(err.value) and "x.toml" in str(err.value)
+
+
+@pytest.mark.parametrize("gpu", ["textbook", "a100", "t4", "h100"])
+def test_a_cards_worked_number_is_on_the_cards_own_gpu(gpu):
+    """The card's footer names its GPU; its worked number must be computed there and say so
+    (an A100's numbers under a textbook footer was the slip)."""
+    from quizgen.generator import generate_one
+    from quizgen.gpus import get_gpu
+    from quizgen.render.writers.family import gpu_label
+
+    the_gpu = get_gpu(gpu)
+    seen = set()
+    for level in (1, 2, 3):
+        for seed in range(20):
+            problem = generate_one("L-6", level=level, seed=seed, gpu=gpu, lang="en")
+            steps = problem.solution.steps
+            note = next((st.note for st in steps if st.note and st.note.startswith("A worked number")), "")
+            values = {k: v for st in steps for k, v in st.values.items()}
+            if "W_max" in values:               # occupancy and latency examples use the cap
+                assert values["W_max"] == the_gpu.max_warps_per_sm, (problem.id, values)
+                assert gpu_label(the_gpu, "en") in note, note
+                seen.add("cap")
+            if "R_SM" in values:
+                assert values["R_SM"] == the_gpu.regs_per_sm
+            if "N_sched" in values:
+                assert values["N_sched"] == the_gpu.schedulers_per_sm
+    assert "cap" in seen

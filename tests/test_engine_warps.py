@@ -186,6 +186,8 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
     steps += warps.warp_slices((7, 5, 3), 1, explain=True)[1]
     steps += warps.threads_at_block_cap((12, 1, 1), 32, 64, explain=True)[1]
     steps += warps.grid_idle_lanes((1920, 1080), (30, 30, 1), explain=True)[1]
+    steps += warps.global_thread(5195, 960, explain=True).steps
+    steps += warps.launch_idle_lanes(50_000, (627, 1, 1), explain=True)[2]
     used = {k: v for k, v in warps.FORMULAS.items() if k not in ("warp_first_index", "warp_last_index")}
     check_steps(steps, used)
 

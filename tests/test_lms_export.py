@@ -43,20 +43,28 @@ def _by_id(bank):
 
 
 def _assert_numerical_against_record(problem, key, answers, tolerance_of):
-    """answers: [(text, fraction, feedback, tolerance)], the right one first."""
+    """answers: [(text, fraction, feedback, tolerance)]: the record's number at 100% and, where
+    the prompt offers a percentage, that number × 100 at 100% too; no other answer in its window."""
+    from quizgen.export.lms import offers_percent
+
     value = problem.answers[key]
-    right = [a for a in answers if a[1] == 1.0]
-    assert len(right) == 1
+    right = sorted((a for a in answers if a[1] == 1.0), key=lambda a: abs(float(a[0]) - value))
+    assert len(right) == (2 if offers_percent(problem, key) else 1)
     assert float(right[0][0]) == value                     # exactly the record's number
     specs = getattr(problem, "answer_specs", None) or {}
     expected = specs[key]["tolerance"] if key in specs else problem.tolerances.get(key, 0.0)
     assert right[0][3] == expected == answer_tolerance(problem, key)
+    if len(right) == 2:
+        assert float(right[1][0]) == pytest.approx(value * 100, abs=1e-9)
+        assert right[1][3] == pytest.approx(right[0][3] * 100, abs=1e-12)
     low, high = value - right[0][3], value + right[0][3]
     for text, fraction, feedback, tol in answers:
         if fraction == 1.0 or text == "*":
             continue
         wrong = float(text)
-        assert not (wrong - tol <= high and low <= wrong + tol), (key, wrong, value)
+        # no wrong answer lies in the right window (how the windows of percent forms meet the
+        # others is graded by Moodle's rules in tests/test_lms_moodle_grading.py)
+        assert not low <= wrong <= high, (key, wrong, value)
         assert feedback.strip()
 
 
@@ -223,9 +231,10 @@ def test_a_misconceptions_partial_grade_comes_from_the_recipe(tmp_path):
     grades = {}
     for q in questions:
         box = records[q.idnumber].boxes[0]
-        for a, read in zip(box.answers, q.answers):
+        read = {r.text: r.fraction for r in q.answers}
+        for a in box.answers:
             if a.misconception:
-                grades.setdefault(a.misconception, set()).add(read.fraction)
+                grades.setdefault(a.misconception, set()).add(read[a.text])
     assert grades["no_floor"] == {0.5}
     assert all(g == {0.1} for k, g in grades.items() if k != "no_floor")
 
@@ -347,8 +356,15 @@ def test_qti_package_structure_and_answers_equal_the_records(tmp_path):
             exact, low, high = (float(v) for v in item.right)
             tol = answer_tolerance(problem, box.key)
             assert exact == value and low == value - tol and high == value + tol
-            for wrong in box.answers[1:]:
-                assert html.escape(wrong.text) in item.feedback["general_incorrect_fb"]
+            from quizgen.export.lms import offers_percent
+
+            if offers_percent(problem, box.key):     # the percentage, accepted too
+                exact, low, high = (float(v) for v in item.accepted[1])
+                assert exact == pytest.approx(value * 100) and high - low == pytest.approx(200 * tol)
+            assert len(item.accepted) == (2 if offers_percent(problem, box.key) else 1)
+            for wrong in box.answers:
+                if wrong.grade < 100 and not wrong.percent:
+                    assert html.escape(wrong.text) in item.feedback["general_incorrect_fb"]
         elif item.qtype == "multiple_answers_question":
             from quizgen.render.answers import answer_text
 

@@ -91,3 +91,75 @@ def test_unknown_lms_is_one_line_before_any_grading(graded):
     assert result.exit_code == 2
     assert "lms: got 'blackboard'" in result.stderr and result.stderr.strip().count("\n") == 0
     assert not (tmp / "x").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Every shipped exam recipe, as a teacher runs it: sheet → fill in → grade --lms
+
+
+def _shipped_exams():
+    from quizgen.recipes import packaged_path
+
+    return sorted(packaged_path("decks", "exams").glob("*.toml"))
+
+
+def _quizgen(*args, cwd):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "quizgen", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, encoding="utf-8")
+
+
+def _fill_right_answers(folder):
+    """answers.csv with every box written as the key writes it (the right answers)."""
+    import json
+
+    from quizgen.render.answers import answer_text
+
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8-sig"))
+    rows = _read(folder / "answers.csv")
+    header = rows[0]
+    by_roll = {s["roll"]: s for s in manifest["students"]}
+    for row in rows[1:]:
+        for q in by_roll[row[header.index("roll")]]["questions"]:
+            for key in q["asked"]:
+                row[header.index(f"Q{q['number']}.{key}")] = answer_text(
+                    q["answers"][key], q["units"].get(key, ""), q["lang"])
+    filled = folder.parent / "filled-answers.csv"
+    with filled.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return manifest, filled
+
+
+@pytest.mark.parametrize("extra", [(), ("--lang", "hinglish", "--shuffle")],
+                         ids=["as-shipped", "hinglish-shuffled"])
+@pytest.mark.parametrize("recipe", _shipped_exams(), ids=lambda p: p.stem)
+def test_every_shipped_exam_grades_into_both_gradebooks(tmp_path, recipe, extra):
+    """The README's sheet → grade --lms commands on each shipped exam recipe (points per box
+    or per question): full marks in every column for a class that writes the key's answers."""
+    (tmp_path / "class.csv").write_text("name,roll\nAsha Rao,CS21-001\nRavi K,CS21-002\n",
+                                        encoding="utf-8")
+    built = _quizgen("sheet", recipe, "--roster", "class.csv", "--out", "midterm/", *extra,
+                     cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    manifest, filled = _fill_right_answers(tmp_path / "midterm")
+    questions = manifest["recipe"]["questions"]
+    possible = [sum(Fraction(str(v)) for v in q["points"].values())
+                if isinstance(q["points"], dict) else Fraction(str(q["points"]))
+                for q in questions]
+    for lms in ("moodle", "canvas"):
+        out = f"graded-{lms}/"
+        result = _quizgen("grade", "midterm/manifest.json", filled.name, "--out", out, "--lms",
+                          lms, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        rows = _read(tmp_path / out / f"{lms}-grades.csv")
+        first = 2 if lms == "moodle" else 5
+        assert len(rows[0]) == first + len(questions) + 1
+        assert all("{" not in title and "[" not in title for title in rows[0])
+        students = rows[1:] if lms == "moodle" else rows[2:]
+        if lms == "canvas":
+            assert [Fraction(v) for v in rows[1][first:]] == possible + [sum(possible)]
+        assert len(students) == 2
+        for row in students:
+            assert [Fraction(v) for v in row[first:]] == possible + [sum(possible)]

@@ -207,3 +207,33 @@ def test_a_note_in_both_layouts_keeps_the_new_notes_schedule(tmp_path):
     assert not (tmp_path / "OCC-1.md").exists()
     assert marker + "\n<!--SR:!2027-05-05,9,270-->" in new.read_text()
     assert "2027-01-01" not in new.read_text()
+
+
+def test_rebuild_keeps_callout_and_same_line_schedules_when_the_text_changes(tmp_path):
+    """The plugin's other two forms (see test_obsidian_plugin.py for the model they come from):
+    the metadata callout (first review: header with a trailing space, ``>  `` before the comment;
+    later reviews of a multi-line card: no trailing space, ``> ``) and the same-line comment;
+    each card keeps its own through a rebuild whose text changed."""
+    r = recipe()
+    write_obsidian(r, tmp_path, problems_for=engine_problem)
+    occ = tmp_path / "OCC-1.hinglish.md"
+    text = occ.read_text()
+    m1, m2, m3 = re.findall(r"%%qz:[0-9a-f]{12}%%", text)[:3]
+    forms = {m1: "\n> [!sr|card-metadata] \n>  <!--SR:!2027-01-05,4,270-->",
+             m2: "\n> [!sr|card-metadata]\n> <!--SR:!2027-02-06,9,250-->",
+             m3: " <!--SR:!2027-03-07,2,230-->"}
+    for marker, form in forms.items():
+        text = text.replace(marker, marker + form)
+    occ.write_text(text)
+
+    def changed(cell, **kwargs):
+        problem = engine_problem(cell, **kwargs)
+        problem.solution.trap = "Revised trap."
+        return problem
+
+    write_obsidian(r, tmp_path, problems_for=changed)
+    again = occ.read_text()
+    assert "Revised trap." in again and again.count("<!--SR:") == 3
+    for marker, form in forms.items():
+        assert again.count(marker + form) == 1, marker
+    assert again.count("[!sr|card-metadata]") == 2

@@ -101,7 +101,7 @@ BAD = [
     (["grade", "{tmp}/mixed.json", "{tmp}/answers.csv", "--out", "{tmp}/g"], "students[1]"),
     (["grade", "{tmp}/m.json", "{tmp}/folder", "--out", "{tmp}/g"], "answers"),
     (["check", "X", "1", "--manifest", "{tmp}/deep.json"], "manifest"),
-    (["check", "X", "1", "--manifest", "{tmp}/mixed.json"], "problem"),
+    (["check", "X", "1", "--manifest", "{tmp}/mixed.json"], "students[1]"),
     (["check", "{tmp}/random.bin", "1"], "problem"),
     (["occupancy", "--batch", "{tmp}/folder"], "batch"),
     (["occupancy", "--batch", "-", "--threads", "256"], "batch"),

@@ -83,16 +83,20 @@ SEED_CASES = [
     # wrong options: not posed
     ("001 self-test 4", "W-G", {"branches": branches((16, 40), (16, 40))},
      {"divergent_time": 80, "slowdown": 2.0}, False),
-    # seed 000 Ex 6: L = 300: η(64) = 64/300, η(600) = 1 (the plateau)
-    ("000 Ex 6 N=64", "OCC-6", {"latency": 300, "resident_warps": 64},
+    # seed 000 Ex 6, one scheduler as the seed works it: L = 300: η(64) = 64/300, η(600) = 1
+    ("000 Ex 6 N=64", "OCC-6", {"latency": 300, "resident_warps": 64, "schedulers": 1},
      {"efficiency": 64 / 300, "plateau_warps": 300, "efficiency_at_cap": 64 / 300}, True),
-    ("000 Ex 6 N=32", "OCC-6", {"latency": 300, "resident_warps": 32},
+    ("000 Ex 6 N=32", "OCC-6", {"latency": 300, "resident_warps": 32, "schedulers": 1},
      {"efficiency": 32 / 300, "efficiency_at_cap": 64 / 300, "spare_warps": 0}, True),
     # η(600) = 1 as the seed says, but no SM holds 600 warps (cap 64): not an OCC-6 problem
-    ("000 Ex 6 N=600", "OCC-6", {"latency": 300, "resident_warps": 600},
+    ("000 Ex 6 N=600", "OCC-6", {"latency": 300, "resident_warps": 600, "schedulers": 1},
      {"efficiency": 1.0, "spare_warps": 300}, False),
-    ("000 Ex 6 N=300", "OCC-6", {"latency": 300, "resident_warps": 300},
+    ("000 Ex 6 N=300", "OCC-6", {"latency": 300, "resident_warps": 300, "schedulers": 1},
      {"efficiency": 1.0, "spare_warps": 0}, False),
+    # the shared physics corrects the seed for the notes' own SM: its 4 schedulers each issue
+    # from their own 16 of the 64 warps, so η(64) = 16/300 and the plateau is 4 × 300 warps
+    ("000 Ex 6 N=64, 4 schedulers", "OCC-6", {"latency": 300, "resident_warps": 64, "schedulers": 4},
+     {"efficiency": 16 / 300, "plateau_warps": 1200, "efficiency_at_cap": 16 / 300}, True),
     # seed 000 Ex 7: 80 SMs × 8 blocks = 640 slots; 40 blocks → 1 wave, 40 SMs idle
     ("000 Ex 7 small", "OCC-7", {"threads_per_block": 256, "regs_per_thread": 32, "grid_blocks": 40,
                                  "num_sms": 80},

@@ -1,6 +1,8 @@
 """`quizgen export`: a question bank for an LMS (Moodle XML, GIFT, Canvas QTI) from a recipe."""
 
 
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -21,6 +23,7 @@ def export_command(
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language: {LANG_CHOICES} (default: the recipe's).")] = None,
     answers: Annotated[str, typer.Option("--answers", help="Deck recipes: main (each problem's one answer), all (every answer, as one multi-part question) or a comma list of answer keys.")] = "main",
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Leave the figures out of the worked solutions.")] = False,
+    only_new: Annotated[Optional[Path], typer.Option("--only-new", help="A Moodle XML bank exported before (and imported): leave out its problems, so that importing this one adds only new problems, each keeping its idnumber.")] = None,
 ) -> None:
     """Export a question bank: one category per cell holding N variants, each solved exactly.
 
@@ -28,7 +31,7 @@ def export_command(
     recipe's [lms] table gives). Example: quizgen export --format moodle --variants 20 --out gpu.xml
     """
     from quizgen.errors import QuizgenError
-    from quizgen.export.lms import FORMATS, build_bank, load_bank_recipe
+    from quizgen.export.lms import FORMATS, load_bank_recipe, stream_bank
 
     if fmt not in FORMATS:
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")
@@ -41,18 +44,50 @@ def export_command(
     path = out or Path(f"quizgen-bank{_SUFFIXES[fmt]}")
     if path.exists() and path.is_dir():
         raise QuizgenError(f"{path} is a folder; give a file name", field="out")
-    bank = build_bank(load_bank_recipe(recipe), variants=variants, lang=lang, answers=answers,
-                      figures=not no_figures and fmt != "gift")
-    if not bank.questions:
-        raise QuizgenError("no problem of this recipe has an answer an LMS can ask; try --answers all",
-                           field="recipe")
+    previous = None
+    if only_new is not None:
+        from quizgen.export.moodle import bank_idnumbers
+
+        previous = bank_idnumbers(only_new)
     if fmt == "moodle":
         from quizgen.export.moodle import write_moodle as write
     elif fmt == "gift":
         from quizgen.export.gift import write_gift as write
     else:
         from quizgen.export.qti import write_qti as write
-    size = write(bank, path)
+    with _progress() as progress:
+        bank = stream_bank(load_bank_recipe(recipe), variants=variants, lang=lang,
+                           answers=answers, figures=not no_figures and fmt != "gift",
+                           only_new=previous, progress=progress)
+        size = write(bank, path)     # each question written as it is made; nothing if none is
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
-    typer.echo(f"{len(bank.questions)} questions in {len(bank.categories())} categories, "
-               f"{len(bank.figures)} figures, {human} → {path}")
+    kept = f" ({bank.already} already in {only_new.name} left out)" if only_new else ""
+    typer.echo(f"{bank.questions} questions in {bank.categories} categories, "
+               f"{len(bank.figures)} figures, {human} → {path}{kept}")
+
+
+@contextmanager
+def _progress():
+    """A progress bar on stderr (problems made so far), shown only on a terminal."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("Writing the bank"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("problems"), TimeRemainingColumn(), console=console, transient=True)
+    task = bar.add_task("export", total=None)
+    shown = [0.0]
+
+    def update(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - shown[0] < 0.1:      # the bar redraws ten times a second
+            return
+        shown[0] = now
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update

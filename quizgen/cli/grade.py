@@ -21,9 +21,10 @@ def grade_command(
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero (scored 0, listed in results.csv's needs_review column) or flag (left out of the score and listed).")] = "zero",
     force: Annotated[bool, typer.Option("--force", help="Grade into an existing --out folder: only quizgen's own earlier results are replaced; other files stay (one in the way is kept as NAME.kept).")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as html (opens in any browser, math typeset offline) or md (Markdown with LaTeX math).")] = "html",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
+    remedial: Annotated[Optional[Path], typer.Option("--remedial", help="Also write a follow-up Anki deck per student into this folder (skills of the cells they lost points in, concept cards of the misconceptions their answers showed) and class.apkg.")] = None,
 ) -> None:
     """Grade a class: score every answer box, credit carried errors, name the traps.
 
@@ -66,6 +67,31 @@ def grade_command(
                f"class mean {mean} → {summary.out_dir}")
     _issues(summary)
     _review_note(summary)
+    if remedial is not None:
+        try:
+            _follow_up(summary, manifest, remedial, lang)
+        except QuizgenError as exc:
+            raise fail(str(exc)) from None
+
+
+def _follow_up(summary, manifest: Path, folder: Path, lang: Optional[str]) -> None:
+    """The follow-up decks of a graded class (`quizgen.grade.follow_up`)."""
+    from quizgen.grade.analysis import analyse_class
+    from quizgen.grade.class_report import bands_of
+    from quizgen.grade.follow_up import write_follow_up_decks
+    from quizgen.grade.grader import load_manifest
+    from quizgen.grade.match import sheet_lang
+    from quizgen.grade.report import answer_columns
+    from quizgen.render.phrases import book
+
+    data = load_manifest(manifest)
+    the_lang = sheet_lang(data, lang)
+    columns = answer_columns(summary.students, data)
+    analysis = analyse_class(summary.students, columns, data, bands_of(data))
+    recipe = data.get("recipe") if isinstance(data.get("recipe"), dict) else {}
+    written = write_follow_up_decks(summary.students, data, analysis, folder, lang=the_lang,
+                                    title=str(recipe.get("title", "")))
+    typer.echo(book(the_lang)["follow-up"]["written"].format(n=len(written), folder=folder))
 
 
 def _issues(summary) -> None:
@@ -94,7 +120,7 @@ def regrade_command(
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as md or html.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as html (opens in any browser, math typeset offline) or md (Markdown with LaTeX math).")] = "html",
 ) -> None:
     """Grade again after a key fix or a teacher's decision, keeping the earlier results
     (history/<n>/) and listing every changed box in changes.csv.
@@ -203,11 +229,9 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
                                "give its id with --manifest", field="problem")
         where = ref
         text = utf8_text(read_limited(path, "problem"), where, "problem")
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        why = exc if isinstance(exc, ValueError) else "nested too deeply"
-        raise QuizgenError(f"{where} is not JSON ({why})", field="problem") from None
+    from quizgen.manifest import check_problem, load_json
+
+    data = load_json(text, where, "problem")
     if isinstance(data, list):
         if len(data) != 1:
             raise QuizgenError(f"{where} holds {len(data)} problems; give one (quizgen generate "
@@ -215,4 +239,5 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
         data = data[0]
     if not isinstance(data, dict) or "answers" not in data:
         raise QuizgenError(f"{where} is not a problem (no 'answers')", field="problem")
+    check_problem(data, where)
     return data

@@ -117,12 +117,20 @@ def _named(text: str):
 
 
 def _read_log(path: Path):
+    from quizgen.files import LIMITS, read_stream_limited, size_text
+
     if str(path) == "-":
-        return _named(sys.stdin.read())
+        return _named(read_stream_limited(sys.stdin, "ptxas").decode("utf-8", errors="replace"))
+    limit = LIMITS["ptxas"]
     try:
-        return _named(path.read_text(encoding="utf-8", errors="replace"))
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
     except OSError as exc:
         raise QuizgenError(f"cannot read {path}: {exc.strerror}", field="ptxas") from None
+    if len(data) > limit:
+        raise QuizgenError(f"{path} is larger than {size_text(limit)}, far more than any ptxas "
+                           "log; give the right file", field="ptxas")
+    return _named(data.decode("utf-8", errors="replace"))
 
 
 def _list(as_json: bool) -> None:

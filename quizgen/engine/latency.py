@@ -49,11 +49,14 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "k_x": "extra ILP factor, on top of the ILP already counted in n_s"}),
     "sm_throughput": ("N_sched*X_s", {
         "N_sched": "warp schedulers per SM", "X_s": "operations one scheduler starts per cycle"}),
-    "plateau_warps": ("L", {"L": "stall latency (cycles)"}),
-    "latency_efficiency": ("Min(N_res, L)/L", {
-        "N_res": "resident warps", "L": "stall latency (cycles)"}),
-    "efficiency_at_cap": ("Min(W_max, L)/L", {
-        "W_max": "max resident warps per SM", "L": "stall latency (cycles)"}),
+    "plateau_warps": ("N_sched*L", {"N_sched": "warp schedulers per SM",
+                                    "L": "stall latency (cycles)"}),
+    "latency_efficiency": ("Min(N_res, N_sched*L)/(N_sched*L)", {
+        "N_res": "resident warps", "N_sched": "warp schedulers per SM",
+        "L": "stall latency (cycles)"}),
+    "efficiency_at_cap": ("Min(W_max, N_sched*L)/(N_sched*L)", {
+        "W_max": "max resident warps per SM", "N_sched": "warp schedulers per SM",
+        "L": "stall latency (cycles)"}),
     "concurrency": ("L*X", {"L": "latency (cycles)", "X": "throughput (operations per cycle)"}),
     "latency_unchanged": ("L", {"L": "latency of one operation (cycles)"}),
     "min_work_per_warp": ("ceiling(L/(T_issue*floor(W_max/N_sched)))", {
@@ -318,7 +321,11 @@ def divided_by_schedulers(result: LatencyHiding) -> int:
 
 @dataclass(slots=True)
 class Efficiency:
-    """η(N) = min(N, L)/L: the share of one scheduler's issue cycles that N warps keep busy."""
+    """η(N) = min(N, N_sched·L)/(N_sched·L): the share of the SM's issue cycles that N resident
+    warps keep busy. The warps are shared out among the N_sched schedulers and each scheduler
+    issues only from its own, so each needs L warps of its own (one instruction per warp between
+    L-cycle stalls): the plateau is N_sched·L. With one scheduler it is seed 000 Ex 6's
+    min(N, L)/L."""
 
     resident_warps: int
     latency: int
@@ -326,6 +333,7 @@ class Efficiency:
     plateau_at: int
     max_warps: int | None = None
     steps: list[Step] = field(default_factory=list)
+    schedulers: int = 1
 
     @property
     def saturated(self) -> bool:
@@ -338,14 +346,15 @@ class Efficiency:
 
     @property
     def efficiency_at_cap(self) -> float | None:
-        """η at the SM's warp cap: the best any occupancy can do (seed 000 Ex 6: 64/300)."""
+        """η at the SM's warp cap: the best any occupancy can do (seed 000 Ex 6, one scheduler: 64/300)."""
         if self.max_warps is None:
             return None
-        return min(self.max_warps, self.plateau_at) / self.latency
+        return min(self.max_warps, self.plateau_at) / self.plateau_at
 
     def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "resident_warps": self.resident_warps, "latency": self.latency,
+            "schedulers": self.schedulers,
             "efficiency": self.efficiency, "plateau_at": self.plateau_at,
             "saturated": self.saturated, "spare_warps": self.spare_warps,
         }
@@ -357,28 +366,31 @@ class Efficiency:
         return out
 
 
-def efficiency(resident_warps: Any, latency: Any, *, max_warps: Any = None,
+def efficiency(resident_warps: Any, latency: Any, *, max_warps: Any = None, schedulers: Any = 1,
                explain: bool = False) -> Efficiency:
-    """Seed 000 Ex 6's model: one scheduler issues once per cycle and each warp brings one
-    instruction between stalls, so the plateau is `hide_latency(L, 1)` = L warps; with
-    `max_warps`, also η at the SM's warp cap."""
+    """Seed 000 Ex 6's model on an SM of `schedulers` schedulers: each issues once per cycle
+    from its own warps, and each warp brings one instruction between stalls, so one scheduler's
+    plateau is `hide_latency(L, 1)` = L warps and the SM's is N_sched·L; with `max_warps`, also
+    η at the SM's warp cap."""
     n = require_int("resident_warps", resident_warps, minimum=0)
     L = require_int("latency", latency, minimum=1)
+    n_sched = require_int("schedulers", schedulers, minimum=1)
     cap = None if max_warps is None else require_int("max_warps", max_warps, minimum=1)
-    plateau = hide_latency(L, 1).warps_needed
-    eta = min(n, plateau) / L
+    plateau = hide_latency(L, 1, schedulers=n_sched).warps_needed
+    eta = min(n, plateau) / plateau
     steps: list[Step] = []
     if explain:
-        steps.append(Step("plateau_warps", "plateau_warps", {"L": L}, plateau, "warps",
-                          "one_warp_per_cycle"))
+        steps.append(Step("plateau_warps", "plateau_warps", {"N_sched": n_sched, "L": L}, plateau,
+                          "warps", "one_warp_per_cycle"))
         note = "saturated" if n == plateau else "past_plateau" if n > plateau else "below_plateau"
-        steps.append(Step("efficiency", "latency_efficiency", {"N_res": n, "L": L}, eta, "",
-                          "fraction_of_cycles", note))
+        steps.append(Step("efficiency", "latency_efficiency", {"N_res": n, "N_sched": n_sched, "L": L},
+                          eta, "", "fraction_of_cycles", note))
         if cap is not None:
-            steps.append(Step("efficiency_at_cap", "efficiency_at_cap", {"W_max": cap, "L": L},
-                              min(cap, plateau) / L, "", "cap_bounds_efficiency",
+            steps.append(Step("efficiency_at_cap", "efficiency_at_cap",
+                              {"W_max": cap, "N_sched": n_sched, "L": L},
+                              min(cap, plateau) / plateau, "", "cap_bounds_efficiency",
                               "cap_below_plateau" if cap < plateau else "cap_reaches_plateau"))
-    return Efficiency(n, L, eta, plateau, cap, steps)
+    return Efficiency(n, L, eta, plateau, cap, steps, n_sched)
 
 
 @dataclass(slots=True)

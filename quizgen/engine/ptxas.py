@@ -173,12 +173,17 @@ def demangle(names: Iterable[str], tool: str | None = None) -> dict[str, str]:
     mangled = [n for n in names if n.startswith("_Z")]
     if not tool or not mangled:
         return out
+    from quizgen.errors import QuizgenError
+    from quizgen.files import run_limited
+
     try:
-        done = subprocess.run([tool], input="\n".join(mangled) + "\n", capture_output=True,
-                              text=True, timeout=20, check=True)
-    except (OSError, subprocess.SubprocessError):
+        code, stdout, _ = run_limited([tool], "ptxas", input="\n".join(mangled) + "\n",
+                                      timeout=20)
+    except (OSError, subprocess.SubprocessError, QuizgenError):
+        return out                      # names stay mangled; the numbers do not depend on them
+    if code != 0:
         return out
-    lines = done.stdout.splitlines()
+    lines = stdout.splitlines()
     if len(lines) == len(mangled):
         out.update({n: d.strip() or n for n, d in zip(mangled, lines)})
     return out

@@ -55,9 +55,14 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "threads_at_block_cap": ("Min(B_max, floor(W_max/w))*P", {
         "B_max": "max resident blocks per SM", "W_max": "max resident warps per SM",
         "w": "warps in the block", "P": "threads in the block"}),
-    "grid_idle_lanes": ("ceiling(X/D_x)*ceiling(Y/D_y)*w_idle", {
+    "grid_idle_lanes": ("32*w*ceiling(X/D_x)*ceiling(Y/D_y) - X*Y", {
         "X": "image width (pixels)", "Y": "image height (pixels)", "D_x": "block width",
-        "D_y": "block height", "w_idle": "idle lanes in one block"}),
+        "D_y": "block height", "w": "warps in one block"}),
+    "block_of_global": ("floor(g/T)", {"g": "global thread index", "T": "threads per block"}),
+    "index_in_block": ("g - T*floor(g/T)", {"g": "global thread index", "T": "threads per block"}),
+    "launch_blocks": ("ceiling(n/T)", {"n": "elements, one thread each", "T": "threads per block"}),
+    "launch_idle_lanes": ("32*w*ceiling(n/T) - n", {
+        "n": "elements, one thread each", "T": "threads per block", "w": "warps in one block"}),
     "waste_min": ("Min(f_a, f_b)", {
         "f_a": "idle-lane fraction of the first block", "f_b": "idle-lane fraction of the second block"}),
 }
@@ -433,6 +438,48 @@ def smallest_full_block(linear: Any, *, explain: bool = False) -> tuple[int, lis
     return size, steps
 
 
+@dataclass(slots=True)
+class GlobalThread:
+    """A thread found from its global index g = blockIdx.x·T + threadIdx.x in a 1D launch:
+    its block, its index in the block, and the warp of that block it runs in."""
+
+    global_index: int
+    threads_per_block: int
+    block: int
+    index: int
+    warp_id: int
+    steps: list[Step] = field(default_factory=list)
+
+
+def global_thread(global_index: Any, threads_per_block: Any, *,
+                  explain: bool = False) -> GlobalThread:
+    """Block first, then the warp: warps are cut inside each block, so the block's index
+    comes off g before the division by 32 (⌊g/32⌋ numbers warps across the grid instead)."""
+    g = require_int("global_index", global_index, minimum=0)
+    T = require_int("threads_per_block", threads_per_block, minimum=1)
+    b, i = divmod(g, T)
+    k = i // WARP_SIZE
+    steps = [Step("global_block", "block_of_global", {"g": g, "T": T}, b, "", "block_of_global"),
+             Step("global_offset", "index_in_block", {"g": g, "T": T}, i, "", "index_in_block"),
+             Step("global_warp", "warp_of", {"i": i}, k, "", "warp_of_global")] if explain else []
+    return GlobalThread(g, T, b, i, k, steps)
+
+
+def launch_idle_lanes(elements: Any, block: Any, *, explain: bool = False) -> tuple[int, int, list[Step]]:
+    """A 1D launch of one thread per element: ⌈n/T⌉ blocks, and the lanes it leaves without an
+    element, every launched lane minus the n elements (each block's partial-warp padding and
+    the last block's threads past the end)."""
+    n = require_int("elements", elements, minimum=1)
+    bw = block_warps(block)
+    blocks = -(-n // bw.threads)
+    idle = blocks * bw.warps * WARP_SIZE - n
+    steps = [Step("launch_blocks", "launch_blocks", {"n": n, "T": bw.threads}, blocks, "blocks",
+                  "launch_blocks"),
+             Step("launch_idle_lanes", "launch_idle_lanes", {"n": n, "T": bw.threads, "w": bw.warps},
+                  idle, "lanes", "launch_idle_lanes")] if explain else []
+    return blocks, idle, steps
+
+
 def padded_block(block: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
     """The block padded up to a whole number of warps: 32·w threads, still w warps (the padding
     only fills lanes the partial warp already took)."""
@@ -480,13 +527,16 @@ def threads_at_block_cap(block: Any, max_blocks: Any, max_warps: Any, *,
 
 
 def grid_idle_lanes(image: Any, block: Any, *, explain: bool = False) -> tuple[int, list[Step]]:
-    """Idle lanes of the partial warps over a whole image launch: blocks × idle lanes per block."""
+    """Lanes an image launch leaves without a pixel: every lane of every block launched minus
+    the pixels. Both kinds count: the block's partial-warp padding, in every block, and the edge
+    blocks' threads that fall outside the image (they are launched, and their lanes idle)."""
     width = require_int("image width", image[0], minimum=1)
     height = require_int("image height", image[1], minimum=1)
     bw = block_warps(block)
     dx, dy = bw.block[0], bw.block[1]
-    total = -(-width // dx) * -(-height // dy) * bw.wasted_lanes
+    blocks = -(-width // dx) * -(-height // dy)
+    total = blocks * bw.warps * WARP_SIZE - width * height
     steps = [Step("square_grid_idle_lanes", "grid_idle_lanes",
-                  {"X": width, "Y": height, "D_x": dx, "D_y": dy, "w_idle": bw.wasted_lanes},
+                  {"X": width, "Y": height, "D_x": dx, "D_y": dy, "w": bw.warps},
                   total, "lanes", "grid_idle_lanes")] if explain else []
     return total, steps

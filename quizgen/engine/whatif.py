@@ -21,6 +21,9 @@ from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, occupancy
 from quizgen.gpus import GPU
 
 #: Formulas of this module: name → (sympy source, {symbol: meaning}).
+#: The what-ifs whose result is an occupancy: written with its percentage (0.78125 = 78.125%).
+SHARES = frozenset({"whatif_occupancy", "useful_occupancy"})
+
 FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "whatif_regs_lid": ("floor(R_SM/(T*(r + d)))", {
         "R_SM": "registers per SM", "T": "threads per block", "r": "registers per thread",
@@ -37,8 +40,9 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "block_for_ceiling": ("32*ceiling(W_max/B_max)", {
         "W_max": "max warps per SM", "B_max": "max resident blocks per SM"}),
     "regs_to_fit": ("floor(R_SM/T)", {"R_SM": "registers per SM", "T": "threads per block"}),
-    "warps_for_efficiency": ("ceiling(E*L)", {
-        "E": "target efficiency", "L": "stall latency (cycles)"}),
+    "warps_for_efficiency": ("N_sched*ceiling(E*L)", {
+        "N_sched": "warp schedulers per SM", "E": "target efficiency",
+        "L": "stall latency (cycles)"}),
     "full_wave_grid": ("C*ceiling(G/C)", {"C": "block slots in one wave", "G": "blocks in the grid"}),
     "useful_occupancy": ("O*U", {"O": "occupancy", "U": "lane utilisation"}),
 }
@@ -64,9 +68,10 @@ def fit_regs(regs_per_sm: int, threads: int) -> int:
     return regs_per_sm // threads
 
 
-def efficiency_warps(latency: int, target: Any) -> int:
-    """⌈E·L⌉: the fewest warps at which η(N) = min(N, L)/L reaches E."""
-    return math.ceil(Fraction(target).limit_denominator(1000) * latency)
+def efficiency_warps(latency: int, target: Any, schedulers: int = 1) -> int:
+    """N_sched·⌈E·L⌉: the fewest warps at which η(N) = min(N, N_sched·L)/(N_sched·L) reaches E,
+    shared out evenly (each scheduler needs ⌈E·L⌉ of its own)."""
+    return schedulers * math.ceil(Fraction(target).limit_denominator(1000) * latency)
 
 
 def wave_grid(grid_blocks: int, slots: int) -> int:
@@ -192,11 +197,12 @@ def loosen_tied_lid(gpu: GPU, config: LaunchConfig) -> Change:
     return Change(after.blocks_per_sm, after, steps)
 
 
-def warps_for_efficiency(latency: int, target: Fraction | float) -> Change:
-    """The fewest resident warps at which η(N) = min(N, L)/L reaches `target`."""
+def warps_for_efficiency(latency: int, target: Fraction | float, schedulers: int = 1) -> Change:
+    """The fewest resident warps at which the SM's η(N) reaches `target`."""
     E = Fraction(target).limit_denominator(1000)
-    N = efficiency_warps(latency, E)
-    steps = [Step("warps_for_target", "warps_for_efficiency", {"E": float(E), "L": latency}, N,
+    N = efficiency_warps(latency, E, schedulers)
+    steps = [Step("warps_for_target", "warps_for_efficiency",
+                  {"N_sched": schedulers, "E": float(E), "L": latency}, N,
                   "warps", "warps_for_efficiency")]
     return Change(N, None, steps)
 

@@ -24,6 +24,7 @@ from typing import Any
 from quizgen.problems.model import Problem, SolutionStep
 from quizgen.render.math import format_number, substituted, symbolic
 from quizgen.render.phrases import labels as phrase_labels
+from quizgen.xmltext import xml_text
 
 #: Cells whose problems are concept questions (no numbers): question → answer + reason.
 CONCEPT_CELLS = frozenset({"L-6"})
@@ -38,8 +39,8 @@ _HTML_SPECIAL = re.compile("[&<>\"'\n]")
 
 
 def esc(text: Any) -> str:
-    """Prose as HTML: escaped, line breaks kept."""
-    text = str(text)
+    """Prose as HTML: escaped, line breaks kept, without the characters XML forbids."""
+    text = xml_text(str(text))
     if _HTML_SPECIAL.search(text) is None:     # most prose: nothing to replace
         return text
     return html.escape(text, quote=True).replace("\n", "<br>")

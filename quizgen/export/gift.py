@@ -7,7 +7,9 @@ Written to what Moodle's GIFT importer (``question/format/gift/format.php``) rea
 * ``::name::[html]question{…}``: the answer block is found at the first unescaped ``{`` and the
   first unescaped ``}``, so ``\\ ~ = # { } :`` are escaped with a backslash everywhere else (a
   MathJax ``\\(`` is written ``\\\\(``);
-* numerical ``{#=v:tol#feedback =%g%w:tol#feedback ~#anything else####general feedback}``: the
+* numerical ``{#=v:tol#feedback =%g%w:tol#feedback ~#anything else####general feedback}``, the
+  percent forms of the answers among them where the prompt offers a percentage (a GIFT question
+  has no units: Moodle reads "37.5%" as 37.5 with a unit it does not know, and grades 37.5); the
   importer reads a grade only as ``%`` + one or two digits (``%50%``, ``%-33.33333%``), so the
   right answer is written with a bare ``=`` (100%);
 * multiple choice ``{=right#feedback ~%g%wrong#feedback}``; several right ones (tick every
@@ -20,8 +22,11 @@ and figures stay in the Moodle XML and QTI banks.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
+from typing import Any, Iterator
 
+from quizgen.xmltext import xml_text
 from quizgen.export.lms import Bank, BankQuestion, Box, box_prompt_html, grade_text, number_text
 
 __all__ = ["gift_text", "write_gift", "gift_escape"]
@@ -32,7 +37,7 @@ _RESERVED = {"\\": "\\\\", "#": "\\#", "=": "\\=", "~": "\\~", "{": "\\{", "}": 
 
 def gift_escape(text: str) -> str:
     """Text that GIFT's importer reads back unchanged (its own export's escaping)."""
-    return "".join(_RESERVED.get(ch, ch) for ch in text)
+    return "".join(_RESERVED.get(ch, ch) for ch in xml_text(text))
 
 
 def _html(text: str) -> str:
@@ -72,26 +77,59 @@ def _question(question: BankQuestion, index: int, name: str) -> str:
 def _category(parts: tuple[str, ...]) -> str:
     from quizgen.export.lms import category_path
 
-    return "$CATEGORY: " + category_path(parts).replace("\n", " ")
+    return "$CATEGORY: " + xml_text(category_path(parts)).replace("\n", " ")
 
 
-def gift_text(bank: Bank) -> str:
+def iter_gift(source) -> Iterator[str]:
+    """The bank as GIFT text in pieces, a category at a time: a question per box, each box in
+    its own sub-category when a problem has several (those wait in temporary files, spilled
+    to disk past a few MB, until their category is done)."""
+    from quizgen.export.moodle import category_runs
+
+    first = True
+    for _, run in category_runs(source.questions if isinstance(source, Bank) else source):
+        spools: dict[tuple[str, ...], Any] = {}
+        try:
+            for q in run:
+                for i, box in enumerate(q.boxes):
+                    category = q.category if len(q.boxes) == 1 else q.category + (box.key,)
+                    name = q.name if len(q.boxes) == 1 else f"{q.name} ({box.key})"
+                    spool = spools.get(category)
+                    if spool is None:
+                        spool = spools[category] = tempfile.SpooledTemporaryFile(
+                            max_size=_SPOOL, mode="w+", encoding="utf-8")
+                        spool.write(_category(category))
+                    spool.write("\n\n" + _question(q, i, name))
+            for spool in spools.values():
+                if not first:
+                    yield "\n\n"
+                first = False
+                spool.seek(0)
+                while chunk := spool.read(_CHUNK):
+                    yield chunk
+        finally:
+            for spool in spools.values():
+                spool.close()
+    yield "\n"
+
+
+_SPOOL = 512 * 1024          # per sub-category: a category asks up to a dozen boxes
+_CHUNK = 1024 * 1024
+
+
+def gift_text(bank) -> str:
     """The bank as GIFT text (a question per box; each box in its own sub-category when a
     problem has several)."""
-    blocks: dict[tuple[str, ...], list[str]] = {}
-    for q in bank.questions:
-        for i, box in enumerate(q.boxes):
-            category = q.category if len(q.boxes) == 1 else q.category + (box.key,)
-            name = q.name if len(q.boxes) == 1 else f"{q.name} ({box.key})"
-            blocks.setdefault(category, []).append(_question(q, i, name))
-    out = []
-    for category, questions in blocks.items():
-        out.append(_category(category))
-        out.extend(questions)
-    return "\n\n".join(out) + "\n"
+    return "".join(iter_gift(bank))
 
 
-def write_gift(bank: Bank, out: str | Path) -> int:
-    from quizgen.files import atomic_write
+def write_gift(bank, out: str | Path) -> int:
+    from quizgen.files import atomic_open
 
-    return atomic_write(out, gift_text(bank))
+    size = 0
+    with atomic_open(out, "wb") as handle:
+        for piece in iter_gift(bank):
+            data = piece.encode("utf-8")
+            handle.write(data)
+            size += len(data)
+    return size

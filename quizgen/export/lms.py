@@ -7,7 +7,8 @@ answer boxes:
 
 * a number → a *numerical* box: the record's value with its tolerance at 100%, then each
   misconception's value (a wrong method the family models) with its own partial grade and its
-  own feedback;
+  own feedback; where the prompt offers a percentage, each of them also in its percent form
+  (× 100, same grade, same feedback);
 * a choice (the record's multiple-choice options, yes/no, memory/compute, coordinates) → a
   *choice* box, the traps' texts as per-option feedback;
 * a set of binding limits → a *multi* box (tick every one that binds).
@@ -29,17 +30,18 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.problems.model import Problem
 
 __all__ = [
     "MOODLE_GRADES", "FORMATS", "Answer", "Box", "BankQuestion", "Bank", "LmsOptions",
-    "load_bank_recipe", "build_bank", "is_moodle_grade", "category_path",
+    "load_bank_recipe", "build_bank", "stream_bank", "BankStream", "figure_bytes", "is_moodle_grade", "category_path",
 ]
 
 FORMATS = ("moodle", "gift", "qti")
@@ -102,6 +104,7 @@ class Answer:
     feedback: str               # plain text shown when a student gives this answer
     tolerance: float = 0.0      # numerical: absolute tolerance
     misconception: str | None = None
+    percent: bool = False       # numerical: the same answer written as a percentage (×100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +117,7 @@ class Box:
     kind: str                   # "numerical" | "choice" | "multi"
     answers: tuple[Answer, ...]
     weight: int = 1
+    percent: bool = False       # numerical: its prompt offers a percentage ("or 37.5%")
 
     @property
     def right(self) -> Answer:
@@ -130,6 +134,7 @@ class BankQuestion:
     boxes: tuple[Box, ...]
     points: float = 1.0
     figure: str | None = None   # media file name of the figure (shown with the solution)
+    figure_data: bytes | None = None   # its SVG bytes
 
     @property
     def kind(self) -> str:
@@ -148,6 +153,49 @@ class Bank:
 
     def categories(self) -> list[tuple[str, ...]]:
         return list(dict.fromkeys(q.category for q in self.questions))
+
+
+def figure_bytes(question: BankQuestion, source: Any = None) -> bytes | None:
+    """The SVG of `question`'s figure: carried by the question, or in the figure table of the
+    bank it comes from (`source`: a Bank, or a stream, which has none)."""
+    if question.figure is None:
+        return None
+    if question.figure_data is not None:
+        return question.figure_data
+    table = getattr(source, "figures", None)
+    return table.get(question.figure) if isinstance(table, dict) else None
+
+
+class BankStream:
+    """A bank made one question at a time, as a writer takes them (see `stream_bank`): memory
+    stays flat in the number of variants and cells. Iterate it once; afterwards `questions`,
+    `categories`, `figures` and `skipped` count what was made. Iterating to the end raises
+    QuizgenError when no problem gave a question (so that an atomic writer writes nothing)."""
+
+    def __init__(self, title: str, made: Iterable[BankQuestion], *, empty_error: str | None,
+                 empty_field: str = "recipe"):
+        self.title = title
+        self._made = made
+        self._empty_error = empty_error
+        self._empty_field = empty_field
+        self.questions = 0
+        self.categories = 0
+        self.figures: set[str] = set()
+        self.skipped = 0
+        self.already = 0            # left out: already in the previous bank (only_new)
+        self._last: tuple[str, ...] | None = None
+
+    def __iter__(self):
+        for question in self._made:
+            self.questions += 1
+            if question.category != self._last:
+                self._last = question.category
+                self.categories += 1
+            if question.figure:
+                self.figures.add(question.figure)
+            yield question
+        if self.questions == 0 and self._empty_error:
+            raise QuizgenError(self._empty_error, field=self._empty_field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +234,9 @@ def lms_options(table: Any) -> LmsOptions:
     if not isinstance(partial, dict):
         raise QuizgenError(f"got {partial!r}; expected a table such as {{ no_floor = 50 }}",
                            field="lms.partial")
+    from quizgen.recipes import check_misconception_keys
+
+    check_misconception_keys(partial, "lms.partial")
     pairs = tuple((str(k), _grade(v, f"lms.partial.{k}")) for k, v in sorted(partial.items()))
     return LmsOptions(default, pairs)
 
@@ -278,7 +329,7 @@ def _hint(problem: Problem, key: str, kind: str) -> str:
         return lms["pick_one"]
     value = problem.answers[key]
     unit = answer_unit(problem, key)
-    if unit == "fraction" or answer_spec(problem, key).get("kind") == "fraction":
+    if offers_percent(problem, key):
         hint = words["as_fraction"]
     elif isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         hint = words["type_int"]
@@ -304,6 +355,20 @@ def answer_spec(problem: Problem, key: str) -> dict[str, Any]:
     specs = getattr(problem, "answer_specs", None) or {}
     spec = specs.get(key) if isinstance(specs, dict) else None
     return spec if isinstance(spec, dict) else {}
+
+
+def offers_percent(problem: Problem, key: str) -> bool:
+    """Whether the prompt of `key` invites a percentage ("0.375; or a percentage, like 37.5%")."""
+    return (answer_unit(problem, key) == "fraction"
+            or answer_spec(problem, key).get("kind") == "fraction")
+
+
+def percent_of(value: float | int) -> float | int:
+    """`value` × 100 as a person writes it (0.1 → 10, not 10.000000000000002)."""
+    if isinstance(value, int):
+        return value * 100
+    shifted = float(Decimal(repr(float(value))).scaleb(2))
+    return int(shifted) if shifted.is_integer() and abs(shifted) < 1e15 else shifted
 
 
 def answer_unit(problem: Problem, key: str) -> str:
@@ -347,27 +412,46 @@ def _trap_tolerance(value: float, right_tolerance: float) -> float:
 def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]]],
                   options: LmsOptions) -> Box:
     """The record's value at 100% with its tolerance, then every misconception whose answer
-    for `key` lies outside every window already taken (else it could not be told apart)."""
+    for `key` lies outside every window already taken (else it could not be told apart).
+
+    Where the prompt offers a percentage, every answer also has its percent form (the value
+    and its tolerance × 100) at the same grade and with the same feedback: an LMS that reads
+    "37.5%" as 37.5 then finds the answer meant. The percent forms come after every plain
+    answer, and Moodle takes the first answer whose window holds the number, so a plain answer
+    inside a (wider) percent window keeps its own grade; a percent form whose number an earlier
+    window already holds is left out ("1%" for 0.01 where 1 is a misconception's answer: the
+    two cannot be told apart once the "%" is read as nothing)."""
     from quizgen.render.answers import answer_name
 
     value = problem.answers[key]
     tolerance = answer_tolerance(problem, key)
     lms = _words(problem.lang)
-    answers = [Answer(number_text(value), value, 100.0, lms["right"], tolerance)]
-    windows = [(value - tolerance, value + tolerance)]
+    percent = offers_percent(problem, key)
+    answers: list[Answer] = []
+    windows: list[tuple[float, float]] = []
+
+    def add(answer: Answer) -> None:
+        low, high = answer.value - answer.tolerance, answer.value + answer.tolerance
+        if not any(low <= b and a <= high for a, b in windows):
+            windows.append((low, high))
+            answers.append(answer)
+
+    add(Answer(number_text(value), value, 100.0, lms["right"], tolerance))
     for name, given in traps:
         wrong = given.get(key)
-        if not _is_number(wrong):
-            continue
-        tol = _trap_tolerance(wrong, tolerance)
-        low, high = wrong - tol, wrong + tol
-        if any(low <= b and a <= high for a, b in windows):
-            continue
-        windows.append((low, high))
-        answers.append(Answer(number_text(wrong), wrong, options.grade_for(name),
-                              _misconception_feedback(problem.lang, name, problem.id), tol, name))
+        if _is_number(wrong):
+            add(Answer(number_text(wrong), wrong, options.grade_for(name),
+                       _misconception_feedback(problem.lang, name, problem.id),
+                       _trap_tolerance(wrong, tolerance), name))
+    if percent:
+        for plain in list(answers):
+            scaled = percent_of(plain.value)
+            if not any(a.value - a.tolerance <= scaled <= a.value + a.tolerance for a in answers):
+                answers.append(Answer(number_text(scaled), scaled, plain.grade, plain.feedback,
+                                      percent_of(plain.tolerance), plain.misconception,
+                                      percent=True))
     return Box(key, answer_name(key, problem.lang), _hint(problem, key, "numerical"),
-               "numerical", tuple(answers))
+               "numerical", tuple(answers), percent=percent)
 
 
 def _option_text(value: Any, problem: Problem, key: str) -> str:
@@ -470,8 +554,11 @@ def _escape_category(name: str) -> str:
 
 
 def category_path(parts: Iterable[str]) -> str:
-    """``$course$/quizgen/OCC-2`` from the parts (each part's "/" escaped)."""
-    return "$course$/" + "/".join(_escape_category(p) for p in parts)
+    """``$course$/quizgen/OCC-2`` from the parts (each part's "/" escaped, and without the
+    characters XML forbids: the path is a name in every format)."""
+    from quizgen.xmltext import xml_text
+
+    return xml_text("$course$/" + "/".join(_escape_category(p) for p in parts))
 
 
 Progress = Callable[[int, int], None]
@@ -541,9 +628,16 @@ def _asked_keys(problem: Problem, plan: _Plan, answers: str, kinds: tuple[str, .
     return ["choice"] if problem.choices else []
 
 
+def idnumber_for(problem: Problem) -> str:
+    """The question's Moodle idnumber: ``quizgen-<problem id>-<language>`` (the same seed makes
+    the same problem, so a bank rebuilt with more variants repeats the earlier ones)."""
+    return f"quizgen-{problem.id}-{problem.lang}"
+
+
 def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[str],
                  options: LmsOptions, *, points: float = 1.0, prefer_choice: bool = False,
-                 figure: str | None = None, suffix: str = "") -> BankQuestion | None:
+                 figure: str | None = None, figure_data: bytes | None = None,
+                 suffix: str = "") -> BankQuestion | None:
     """One bank question asking `keys` of `problem` (None when no box can be asked)."""
     traps = misconception_answers(problem)
     boxes = []
@@ -558,62 +652,132 @@ def question_for(problem: Problem, plan_category: tuple[str, ...], keys: list[st
         return None
     short = problem.id.rsplit("-", 1)[-1]
     name = f"{problem.cell} L{problem.level} {short}" + (f" · {problem.title}" if problem.title else "")
-    return BankQuestion(problem, plan_category, name, f"quizgen-{problem.id}-{problem.lang}{suffix}",
-                        tuple(boxes), points, figure)
+    return BankQuestion(problem, plan_category, name, idnumber_for(problem) + suffix,
+                        tuple(boxes), points, figure, figure_data)
+
+
+def _bank_plans(recipe: BankRecipe, variants: int | None, lang: str | None
+                ) -> tuple[BankRecipe, list[_Plan]]:
+    if variants is not None:
+        variants = require_int("variants", variants, minimum=1, maximum=1000)
+    if recipe.exam is not None:
+        return recipe, _exam_plans(recipe, variants, lang)
+    deck = recipe.deck
+    if lang is not None:
+        from quizgen.recipes import apply_overrides
+
+        deck = apply_overrides(deck, lang=lang)
+        recipe = BankRecipe(recipe.name, recipe.title, deck=deck, lms=recipe.lms)
+    return recipe, _deck_plans(recipe, variants)
+
+
+#: Distinct figures remembered at once: problems that share a figure are mostly neighbours
+#: (the same cell), and a bounded table keeps a 1000-variant export's memory flat.
+_FIGURE_MEMORY = 256
+
+
+def _questions(recipe: BankRecipe, plans: list[_Plan], answers: str, figures: bool,
+               generate: Callable[..., Problem], progress: Progress | None,
+               skipped: Callable[[], None], known: Callable[[str], bool] = lambda _: False
+               ) -> Iterator[BankQuestion]:
+    from quizgen.export.cards import FigureMedia
+
+    kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
+    prefer_choice = "numeric" not in kinds and "mcq" in kinds
+    media = FigureMedia() if figures else None
+    seen: set[str] = set()
+    category = None
+    for done, plan in enumerate(plans, 1):
+        if plan.category != category:      # a category's plans are contiguous
+            category, seen = plan.category, set()
+        problem = generate(plan.cell, level=plan.level, seed=plan.seed, lang=plan.lang,
+                           gpu=plan.gpu)
+        if problem.id in seen:
+            continue
+        seen.add(problem.id)
+        if known(idnumber_for(problem)):
+            continue
+        keys = _asked_keys(problem, plan, answers, kinds)
+        figure = data = None
+        if media is not None:
+            if len(media.files) > _FIGURE_MEMORY:
+                media = FigureMedia()
+            figure = media.add(problem)
+            data = media.files.get(figure) if figure else None
+        question = question_for(problem, plan.category, keys, recipe.lms, points=plan.points,
+                                prefer_choice=prefer_choice and len(keys) == 1, figure=figure,
+                                figure_data=data)
+        if question is None:
+            skipped()
+            continue
+        if progress is not None:
+            progress(done, len(plans))
+        yield question
+
+
+def stream_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | None = None,
+                answers: str = "main", figures: bool = True,
+                generate: Callable[..., Problem] | None = None,
+                progress: Progress | None = None,
+                only_new: Iterable[str] | None = None) -> BankStream:
+    """The bank of `build_bank`, made question by question as a writer consumes it.
+
+    `only_new`: idnumbers of a bank already imported (`quizgen.export.moodle.bank_idnumbers`);
+    their problems are left out (counted in `already`), so that importing this bank into the
+    same categories adds only new problems, each keeping its idnumber (Moodle's import drops
+    an idnumber that its category already holds, and adds the question all the same)."""
+    if generate is None:
+        from quizgen.generator import generate_one as generate
+    recipe, plans = _bank_plans(recipe, variants, lang)
+    stream: BankStream
+
+    def skipped() -> None:
+        stream.skipped += 1
+
+    previous = frozenset(only_new or ())
+
+    def known(idnumber: str) -> bool:
+        if idnumber in previous:
+            stream.already += 1
+            return True
+        return False
+
+    if previous:
+        empty = ("every problem of this bank is already in the previous one; ask for more "
+                 "with --variants")
+    else:
+        empty = "no problem of this recipe has an answer an LMS can ask; try --answers all"
+    stream = BankStream(recipe.title, _questions(recipe, plans, answers, figures, generate,
+                                                 progress, skipped, known), empty_error=empty,
+                        empty_field="only-new" if previous else "recipe")
+    return stream
 
 
 def build_bank(recipe: BankRecipe, *, variants: int | None = None, lang: str | None = None,
                answers: str = "main", figures: bool = True,
                generate: Callable[..., Problem] | None = None,
                progress: Progress | None = None) -> Bank:
-    """Every question of the bank, category by category.
+    """Every question of the bank, category by category, held in a list.
 
     Deck recipes: one category per cell (and language), `variants` problems each (default: the
     recipe's per_cell × levels), levels taken in turn; `answers` is ``main`` (the card's one
     answer), ``all`` (every answer, as a cloze) or a comma list of answer keys. Exam recipes:
     one category per exam question, `variants` problems each (default 20), asking the
     question's answers. Within a category a repeated problem is left out, never doubled.
+    A big bank is better written from `stream_bank`, which holds one question at a time.
     """
-    from quizgen.export.cards import FigureMedia
-
     if generate is None:
         from quizgen.generator import generate_one as generate
-    if variants is not None:
-        variants = require_int("variants", variants, minimum=1, maximum=1000)
-    if recipe.exam is not None:
-        plans = _exam_plans(recipe, variants, lang)
-    else:
-        deck = recipe.deck
-        if lang is not None:
-            from quizgen.recipes import apply_overrides
-
-            deck = apply_overrides(deck, lang=lang)
-            recipe = BankRecipe(recipe.name, recipe.title, deck=deck, lms=recipe.lms)
-        plans = _deck_plans(recipe, variants)
-    kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
-    prefer_choice = "numeric" not in kinds and "mcq" in kinds
-    media = FigureMedia() if figures else None
-    seen: set[tuple[tuple[str, ...], str]] = set()
+    recipe, plans = _bank_plans(recipe, variants, lang)
     bank = Bank(recipe.title, [])
-    for done, plan in enumerate(plans, 1):
-        problem = generate(plan.cell, level=plan.level, seed=plan.seed, lang=plan.lang,
-                           gpu=plan.gpu)
-        if (plan.category, problem.id) in seen:
-            continue
-        seen.add((plan.category, problem.id))
-        keys = _asked_keys(problem, plan, answers, kinds)
-        figure = media.add(problem) if media is not None else None
-        question = question_for(problem, plan.category, keys, recipe.lms, points=plan.points,
-                                prefer_choice=prefer_choice and len(keys) == 1, figure=figure)
-        if question is None:
-            bank.skipped += 1
-            continue
-        bank.questions.append(question)
-        if progress is not None:
-            progress(done, len(plans))
-    if media is not None:
-        used = {q.figure for q in bank.questions if q.figure}
-        bank.figures = {name: data for name, data in media.files.items() if name in used}
+
+    def skipped() -> None:
+        bank.skipped += 1
+
+    bank.questions = list(_questions(recipe, plans, answers, figures, generate, progress,
+                                     skipped))
+    bank.figures = {q.figure: q.figure_data for q in bank.questions
+                    if q.figure and q.figure_data is not None}
     return bank
 
 

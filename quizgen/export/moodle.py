@@ -7,6 +7,8 @@ parser ``qtype_multianswer_extract_question`` in ``question/type/multianswer/que
   Moodle ≥ 3.5 files it under the course's "top" category, "/" in a name is written "//");
 * ``numerical``: the record's value with its tolerance at 100%, each misconception's value with
   its grade and feedback, and ``*`` (anything else) at 0% pointing at the worked solution;
+  where the prompt offers a percentage, the percent forms too and a ``%`` unit typed in the box
+  (see `_units_xml`; ``qtype_numerical_answer_processor`` reads "37.5%" as 37.5 and a unit);
 * ``multichoice``: the record's options, each trap's text as that option's feedback;
 * ``cloze`` (several boxes): ``{1:NUMERICAL:=v:tol#feedback~%g%w:tol#feedback}``,
   ``{1:MULTICHOICE_S:…}``, ``{1:MULTIRESPONSE:…}`` inside the question's HTML. The parser ends an
@@ -16,7 +18,10 @@ parser ``qtype_multianswer_extract_question`` in ``question/type/multianswer/que
 * every grade from Moodle's list (`quizgen.export.lms.MOODLE_GRADES`), HTML in CDATA, math as
   MathJax ``\\( … \\)`` (Moodle's MathJax filter renders it), figures as base64 SVG files
   referenced by ``@@PLUGINFILE@@/name.svg`` in the general feedback, a stable ``idnumber`` per
-  question (``quizgen-<problem id>-<lang>``) so that a re-import is recognisable.
+  question (``quizgen-<problem id>-<lang>``). Moodle's import (``qformat_default::importprocess``)
+  adds every question of a file, and drops an idnumber that its category already holds, so a
+  bank imported twice holds every problem twice; `bank_idnumbers` reads a bank written before,
+  for an export of only the problems it lacks (``export --only-new``).
 """
 
 from __future__ import annotations
@@ -24,11 +29,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import itertools
+import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
-from quizgen.export.lms import (Bank, BankQuestion, Box, category_path, box_prompt_html,
-                                grade_text, question_html, solution_html)
+from quizgen.xmltext import xml_text
+from quizgen.export.lms import (Bank, BankQuestion, BankStream, Box, category_path,
+                                box_prompt_html, figure_bytes, grade_text, question_html,
+                                solution_html)
 
 __all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
 
@@ -36,12 +45,13 @@ PLUGINFILE = "@@PLUGINFILE@@/"
 
 
 def cdata(text: str) -> str:
-    """Text in a CDATA section (a "]]>" inside is split across two sections)."""
-    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+    """Text in a CDATA section (a "]]>" inside is split across two sections), without the
+    characters XML forbids."""
+    return "<![CDATA[" + xml_text(text).replace("]]>", "]]]]><![CDATA[>") + "]]>"
 
 
 def _x(text: str) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(xml_text(str(text)), quote=True)
 
 
 #: Characters the cloze parser reads as syntax (answer and feedback ends, grades, escapes),
@@ -121,7 +131,7 @@ def _answers_xml(question: BankQuestion) -> str:
     box = question.boxes[0]
     out = []
     if box.kind == "numerical":
-        for a in box.answers:
+        for a in _numerical_order(box):
             out.append(f'    <answer fraction="{grade_text(a.grade)}" format="moodle_auto_format">'
                        f'<text>{_x(a.text)}</text>'
                        f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
@@ -132,8 +142,7 @@ def _answers_xml(question: BankQuestion) -> str:
         out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
                    f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
                    f'</feedback><tolerance>0</tolerance></answer>\n')
-        out.append("    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0.1</unitpenalty>\n"
-                   "    <showunits>3</showunits>\n    <unitsleft>0</unitsleft>\n")
+        out.append(_units_xml(box))
         return "".join(out)
     single = "true" if box.kind == "choice" else "false"
     out.append(f"    <single>{single}</single>\n    <shuffleanswers>true</shuffleanswers>\n"
@@ -149,15 +158,47 @@ def _answers_xml(question: BankQuestion) -> str:
     return "".join(out)
 
 
+def _numerical_order(box: Box) -> list:
+    """The answers as the file lists them: a box that offers a percentage starts with the
+    right answer's percent form, the one Moodle shows as "The correct answer is: 37.5 %"
+    (the first right answer, with the first unit), when its window meets no other answer's
+    (Moodle grades by the first window that holds the number, so then the order changes no
+    grade); else the box's own order."""
+    first = next((a for a in box.answers if a.percent and a.grade == 100), None) \
+        if box.percent else None
+    if first is None or any(a is not first and a.value - a.tolerance <= first.value + first.tolerance
+                            and first.value - first.tolerance <= a.value + a.tolerance
+                            for a in box.answers):
+        return list(box.answers)
+    return [first] + [a for a in box.answers if a is not first]
+
+
+def _units_xml(box: Box) -> str:
+    """Units of a numerical question. Where the prompt offers a percentage: one unit ``%``
+    with multiplier 1, typed in the answer box (showunits 0, "text input"), optional
+    (unitgradingtype 0: no unit costs nothing). Moodle's answer processor then reads "37.5%"
+    and "37.5 %" as 37.5 with a known unit, which the percent forms of the answers match, and
+    "0.375" as 0.375, which the plain forms match; without a declared unit it would call
+    "37.5%" a number with a unit it does not know and grade it 0. Elsewhere: no units, and
+    the box accepts a number only (showunits 3)."""
+    if not box.percent:
+        return ("    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0.1</unitpenalty>\n"
+                "    <showunits>3</showunits>\n    <unitsleft>0</unitsleft>\n")
+    return ("    <units><unit><multiplier>1</multiplier><unit_name>%</unit_name></unit></units>\n"
+            "    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0</unitpenalty>\n"
+            "    <showunits>0</showunits>\n    <unitsleft>0</unitsleft>\n")
+
+
 def _points(points: float) -> str:
     return str(int(points)) if float(points).is_integer() else f"{points:g}"
 
 
-def question_xml(question: BankQuestion, figures: dict[str, bytes]) -> str:
+def question_xml(question: BankQuestion, source: Bank | BankStream | None = None) -> str:
     qtype = question.kind
-    figure = question.figure if question.figure in figures else None
+    data = figure_bytes(question, source)
+    figure = question.figure if data is not None else None
     solution = solution_html(question, PLUGINFILE + figure if figure else None)
-    files = _file(figure, figures[figure]) if figure else ""
+    files = _file(figure, data) if figure else ""
     tags = "".join(f"<tag><text>{_x(t)}</text></tag>"
                    for t in ("quizgen", question.problem.cell, f"level-{question.problem.level}"))
     out = [f'  <question type="{qtype}">\n',
@@ -176,28 +217,78 @@ def question_xml(question: BankQuestion, figures: dict[str, bytes]) -> str:
     return "".join(out)
 
 
-def iter_moodle_xml(bank: Bank) -> Iterator[str]:
+def category_runs(questions: Iterable[BankQuestion]) -> Iterator[tuple[tuple[str, ...], Iterator]]:
+    """The questions in runs of one category each (a bank's categories are contiguous)."""
+    return itertools.groupby(questions, key=lambda q: q.category)
+
+
+def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:
+    """The document in pieces, a category at a time. A category's note counts its questions,
+    and it comes before them: each category's questions wait in a temporary file (spilled to
+    disk past a few MB), so memory stays flat however many variants a category holds."""
     yield '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n'
-    counts: dict[tuple[str, ...], int] = {}
-    for q in bank.questions:
-        counts[q.category] = counts.get(q.category, 0) + 1
-    order = {category: i for i, category in enumerate(counts)}
-    current = None
-    for q in sorted(bank.questions, key=lambda q: order[q.category]):
-        if q.category != current:
-            current = q.category
-            yield _category_xml(current, counts[current], q.problem.lang)
-        yield question_xml(q, bank.figures)
+    for category, run in category_runs(source.questions if isinstance(source, Bank) else source):
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
+            count, lang = 0, None
+            for q in run:
+                spool.write(question_xml(q, source))
+                count, lang = count + 1, q.problem.lang
+            yield _category_xml(category, count, lang)
+            spool.seek(0)
+            while chunk := spool.read(_CHUNK):
+                yield chunk
     yield "</quiz>\n"
 
 
-def moodle_xml(bank: Bank) -> str:
+_SPOOL = 4 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def bank_idnumbers(path: str | Path) -> frozenset[str]:
+    """The question idnumbers of a Moodle XML bank written before (read piece by piece)."""
+    import xml.etree.ElementTree as ET
+
+    from quizgen.errors import QuizgenError
+    from quizgen.files import os_error_text
+
+    found: set[str] = set()
+    root = None
+    try:
+        for event, element in ET.iterparse(str(path), events=("start", "end")):
+            if root is None:
+                root = element.tag
+                if root != "quiz":
+                    raise QuizgenError(f"{Path(path).name} is not a Moodle XML bank (its root "
+                                       f"is <{root}>, not <quiz>)", field="only-new")
+            if event == "end" and element.tag == "question":
+                if element.get("type") != "category":
+                    ident = (element.findtext("idnumber") or "").strip()
+                    if ident:
+                        found.add(ident)
+                element.clear()
+    except FileNotFoundError:
+        raise QuizgenError(f"no such file: {path}", field="only-new") from None
+    except OSError as exc:
+        raise QuizgenError(os_error_text(exc, path, action="read"), field="only-new") from None
+    except ET.ParseError as exc:
+        raise QuizgenError(f"{Path(path).name} is not a Moodle XML bank ({exc})",
+                           field="only-new") from None
+    return frozenset(found)
+
+
+def moodle_xml(bank: Bank | BankStream) -> str:
     """The bank as one Moodle XML document."""
     return "".join(iter_moodle_xml(bank))
 
 
-def write_moodle(bank: Bank, out: str | Path) -> int:
-    """Write the bank to `out` (atomically); the number of bytes written."""
-    from quizgen.files import atomic_write
+def write_moodle(bank: Bank | BankStream, out: str | Path) -> int:
+    """Write the bank to `out` (atomically, piece by piece); the number of bytes written."""
+    from quizgen.files import atomic_open
 
-    return atomic_write(out, moodle_xml(bank))
+    size = 0
+    with atomic_open(out, "wb") as handle:
+        for piece in iter_moodle_xml(bank):
+            data = piece.encode("utf-8")
+            handle.write(data)
+            size += len(data)
+    return size

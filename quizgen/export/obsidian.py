@@ -8,11 +8,20 @@ a card, so cards never contain one). Formulas go to ``Formulas.<language>.md``. 
 as Obsidian renders it: ``$…$`` inline, ``$$…$$`` for display. Answers show what a person
 writes (``0.40625 (40.625%)``, ``8 blocks``), never the internal kind of a quantity.
 
-The plugin keeps its schedule in ``<!--SR:…-->`` comments right after each card (on the same line
-for a single-line card). Every card ends with a hidden ``%%qz:<id>%%`` marker (its id comes from
-the Anki note's GUID), and a re-export carries each card's comment over by that id, from any
-quizgen note in the folder (an older export's file names and ids included), so regenerating the
-notes keeps a student's progress on every card that still exists.
+The plugin keeps its schedule in a ``<!--SR:…-->`` comment after each card, in one of the three
+forms it writes: on the card's last line (its "same line" setting), on the next line, or (its
+"use callouts for scheduling comments" setting) in a ``> [!sr|card-metadata]`` callout under the
+card. Every card ends with a hidden ``%%qz:<id>%%`` marker (its id comes from the Anki note's
+GUID), and a re-export carries what the plugin attached after that marker over by that id,
+byte for byte in the form the plugin wrote it, from any quizgen note in the folder (an older
+export's file names and ids included), so regenerating the notes keeps a student's progress on
+every card that still exists, whichever way the plugin is set.
+
+Figures (the same drawings as the Anki deck's, on a white card so that a dark theme shows them
+too) are SVG files in ``quizgen-figures/`` beside the notes, named by their content
+(``quizgen-<hash>.svg``) and embedded on the card's back as ``![[quizgen-<hash>.svg]]``. A
+re-export removes the figure files no quizgen note in the folder uses any more, and only files
+whose content still matches their name (quizgen's own; an edited one is the user's).
 
 Notes of the earlier layout, named without their language (``OCC-3.md``, ``Formulas.md``), are
 migrated: when a re-export writes the same note with its language (``OCC-3.hinglish.md``), the
@@ -38,7 +47,21 @@ from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe
 
 TAG_ROOT = "#flashcards/quizgen"
-_MARKER = re.compile(r"%%qz:([0-9a-f]+)%%[ \t]*(?:\r?\n)?[ \t]*(<!--SR:[^>]*-->)")
+#: The callout the plugin writes a schedule into with "use callouts for scheduling comments" on.
+SR_CALLOUT = "> [!sr|card-metadata]"
+#: A card's id marker and the schedule the plugin attached after it: on the same line, on the
+#: next line, or as the metadata callout (its header line, then ``>`` lines through the one
+#: holding the comment, as the plugin's parser takes it).
+_MARKER = re.compile(
+    r"%%qz:([0-9a-f]+)%%("
+    r"[ \t]*<!--SR:[^\n]*?-->"
+    r"|[ \t]*\r?\n[ \t]*<!--SR:[^\n]*?-->"
+    r"|[ \t]*\r?\n> \[!sr\|card-metadata\][^\n]*(?:\r?\n>[^\n]*?)*?<!--SR:[^\n]*?-->)")
+_COMMENT = re.compile(r"<!--SR:[^\n]*?-->")
+#: The folder (beside the notes) that holds the figures, and the names quizgen gives them.
+FIGURE_DIR = "quizgen-figures"
+_FIGURE_NAME = re.compile(r"quizgen-[0-9a-f]{16}\.svg")
+_EMBED = re.compile(r"!\[\[(quizgen-[0-9a-f]{16}\.svg)\]\]")
 _ESCAPE = re.compile(r"([\\`*_\[\]{}<>#$|~])")
 
 
@@ -132,11 +155,55 @@ def answer_line(problem: Problem, words: dict[str, str]) -> str:
     return f"{words['answer']}: {md_line(text)}"
 
 
-def problem_card(item: DeckItem, recipe: DeckRecipe) -> list[str]:
+def figure_embed(name: str) -> str:
+    """How a note shows a figure file: Obsidian's embed, found by name anywhere in the vault
+    (the name is the figure's content hash, so it is never another file's)."""
+    return f"![[{name}]]"
+
+
+_SVG_OPEN = re.compile(r"<svg\b[^>]*>")
+
+
+def on_paper(svg: str) -> str:
+    """The figure on a white card: the figures are drawn in dark ink, and an Obsidian theme
+    (dark ones included) shows an embedded SVG on the note's own background."""
+    m = _SVG_OPEN.search(svg)
+    if m is None:
+        return svg
+    return (svg[:m.end()] + '<rect width="100%" height="100%" rx="6" fill="#ffffff"/>'
+            + svg[m.end():])
+
+
+class NoteFigures:
+    """The figure files of an export: the deck's figures (drawn once each by `C.FigureMedia`),
+    put on paper and named by their bytes."""
+
+    def __init__(self) -> None:
+        self.media = C.FigureMedia()
+        self._names: dict[str, str] = {}
+        self.files: dict[str, bytes] = {}
+
+    def add(self, problem: Problem) -> str | None:
+        name = self.media.add(problem)
+        if name is None:
+            return None
+        if name not in self._names:
+            from quizgen.render.figures import media_name
+
+            svg = on_paper(self.media.files[name].decode("utf-8"))
+            own = media_name(svg)
+            self._names[name] = own
+            self.files[own] = svg.encode("utf-8")
+        return self._names[name]
+
+
+def problem_card(item: DeckItem, recipe: DeckRecipe, figure: str | None = None) -> list[str]:
     """The lines of one card (no blank line inside); the last line ends with the id marker.
 
     A concept card whose answer is one short line is a single-line ``question::answer`` card;
-    every other card is multi-line: question lines, a line holding only ``?``, answer lines."""
+    every other card is multi-line: question lines, a line holding only ``?``, answer lines.
+    `figure` (a figure file's name) is embedded on the back, after the answer, as the Anki
+    card shows it."""
     problem, kind = item.problem, item.kind
     words = C.labels(problem.lang)
     ident = card_id(problem_guid(problem, kind or "none"))
@@ -167,6 +234,8 @@ def problem_card(item: DeckItem, recipe: DeckRecipe) -> list[str]:
     else:
         front.append(f"_{md_line(C.answer_format(problem, problem.lang))}_")
         back.append(answer_line(problem, words))
+    if figure is not None:
+        back.append(figure_embed(figure))
     back += solution_md(problem)
     back.append(f"%%qz:{ident}%%")
     return front + ["?"] + back
@@ -201,25 +270,45 @@ def legacy_formula_ids(example: C.FormulaExample, recipe: DeckRecipe) -> list[st
                                      example.lang))]
 
 
+def attached_schedules(text: str) -> dict[str, str]:
+    """Every card id in a note → what the plugin attached after its marker (the schedule in the
+    form the plugin wrote it: `` <!--SR:…-->``, ``\\n<!--SR:…-->`` or the callout).
+
+    The plugin's "migrate scheduling comments to callouts" puts a comment that stood on the
+    marker's line into a callout around that line (``> [!sr|card-metadata]`` / ``> … %%qz:…%%
+    <!--SR:…-->``); such a schedule is carried as the callout under the card."""
+    found: dict[str, str] = {}
+    for m in _MARKER.finditer(text):
+        tail = m.group(2).replace("\r\n", "\n")
+        start = text.rfind("\n", 0, m.start()) + 1
+        before = text.rfind("\n", 0, max(start - 1, 0)) + 1
+        if ("\n" not in tail and text.startswith("> ", start) and start > 0
+                and text.startswith(SR_CALLOUT, before)):
+            tail = f"\n{SR_CALLOUT}\n> {_COMMENT.search(tail).group(0)}"
+        found.setdefault(m.group(1), tail)
+    return found
+
+
 def saved_schedules(folder: Path) -> dict[str, str]:
-    """Every card id → its ``<!--SR:…-->`` comment, from all quizgen notes in `folder` (so a card
-    keeps its schedule when its note's file name changes, e.g. ``OCC-3.md`` → ``OCC-3.en.md``).
-    A card found in several notes keeps its schedule from a note named with its language."""
+    """Every card id → the schedule the plugin attached to it (see `attached_schedules`), from
+    all quizgen notes in `folder` (so a card keeps its schedule when its note's file name
+    changes, e.g. ``OCC-3.md`` → ``OCC-3.en.md``). A card found in several notes keeps its
+    schedule from a note named with its language."""
     schedules: dict[str, str] = {}
     if not folder.is_dir():
         return schedules
     for path in sorted(folder.glob("*.md"), key=lambda p: (_unlabelled(p.name), p.name)):
         text = _quizgen_note(path)
         if text is not None and "%%qz:" in text:
-            for m in _MARKER.finditer(text):
-                schedules.setdefault(m.group(1), m.group(2))
+            for ident, tail in attached_schedules(text).items():
+                schedules.setdefault(ident, tail)
     return schedules
 
 
 def _carry(cards: list[list[str]], schedules: dict[str, str],
            legacy: list[list[str]] | None = None) -> list[list[str]]:
-    """Re-attach the plugin's ``<!--SR:…-->`` comments of an earlier export, by card id (or by
-    the id an older quizgen gave the card)."""
+    """Re-attach the schedules of an earlier export after each card's marker, as the plugin
+    wrote them, by card id (or by the id an older quizgen gave the card)."""
     if not schedules:
         return cards
     out = []
@@ -230,10 +319,8 @@ def _carry(cards: list[list[str]], schedules: dict[str, str],
             comment = next((schedules[i] for i in legacy[n] if i in schedules), None)
         if comment is None:
             out.append(lines)
-        elif len(lines) == 1:
-            out.append([lines[0] + " " + comment])
         else:
-            out.append(lines + [comment])
+            out.append(lines[:-1] + (lines[-1] + comment).split("\n"))
     return out
 
 
@@ -310,8 +397,25 @@ def superseded_notes(out: Path, written: dict[str, set[str]]) -> list[Path]:
     return old
 
 
+def _own_figure(path: Path) -> bool:
+    """Whether `path` is a figure file quizgen wrote: in the figure folder, named by quizgen,
+    and its bytes still the ones its name was made from (a user's edit makes it theirs)."""
+    if path.parent.name != FIGURE_DIR or not _FIGURE_NAME.fullmatch(path.name):
+        return False
+    if path.is_symlink() or not path.is_file():
+        return False
+    figures = C._figures_module()
+    if figures is None:
+        return False
+    try:
+        return figures.media_name(path.read_bytes().decode("utf-8")) == path.name
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _foreign_files(out: Path) -> list[str]:
-    """Files in `out` (hidden ones such as .obsidian/ aside) that are not quizgen notes."""
+    """Files in `out` (hidden ones such as .obsidian/ aside) that are neither quizgen notes nor
+    quizgen's figure files."""
     if out.exists() and not out.is_dir():
         raise QuizgenError(f"{out} exists and is not a folder", field="out")
     if not out.is_dir():
@@ -321,9 +425,48 @@ def _foreign_files(out: Path) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
             path = Path(root) / name
-            if not name.startswith(".") and _quizgen_note(path) is None:
+            if not name.startswith(".") and _quizgen_note(path) is None and not _own_figure(path):
                 found.append(str(path.relative_to(out)))
     return found
+
+
+def _write_figures(out: Path, files: dict[str, bytes]) -> int:
+    """Write the figure files the notes embed into `out`/quizgen-figures/ (one already there
+    unchanged is left as it is); returns their size in bytes. A file of the same name that is
+    not quizgen's (its bytes changed) is kept as NAME.kept first."""
+    from quizgen.files import _kept_name, atomic_write
+
+    if not files:
+        return 0
+    folder = out / FIGURE_DIR
+    if os.path.lexists(folder) and (folder.is_symlink() or not folder.is_dir()):
+        raise QuizgenError(f"{folder} exists and is not a folder", field="out")
+    folder.mkdir(exist_ok=True)
+    total = 0
+    for name, data in sorted(files.items()):
+        path = folder / name
+        if os.path.lexists(path):
+            if _own_figure(path):
+                total += len(data)
+                continue
+            kept = _kept_name(path)
+            os.replace(path, kept)
+            warnings.warn(f"{path} is not a quizgen figure; kept as {kept.name}", stacklevel=3)
+        total += atomic_write(path, data, field="out")
+    return total
+
+
+def stale_figures(out: Path) -> list[Path]:
+    """quizgen's figure files in `out` that no quizgen note there embeds any more."""
+    folder = out / FIGURE_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    used: set[str] = set()
+    for path in out.glob("*.md"):
+        text = _quizgen_note(path)
+        if text is not None:
+            used.update(_EMBED.findall(text))
+    return [p for p in sorted(folder.iterdir()) if p.name not in used and _own_figure(p)]
 
 
 def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
@@ -332,7 +475,8 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
     """Write the recipe's deck as Markdown notes into `out_dir` (created if missing).
 
     Existing notes of the same names are replaced, keeping the plugin's review schedule of every
-    card that is still there. Returns the same summary as `build_deck` (bytes: all notes).
+    card that is still there; figures go to `out_dir`/quizgen-figures/. Returns the same summary
+    as `build_deck` (bytes: all notes and figure files written).
     A folder holding other files (not quizgen notes; hidden ones such as .obsidian/ aside) is
     refused unless `force`; even then they are never changed, and one in the way of a note is
     kept as NAME.kept.
@@ -348,6 +492,7 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
                                "beside them (yours are never changed)", field="out")
     items = deck_items(recipe, problems_for=problems_for, progress=progress)
     out = Path(out_dir)
+    media = NoteFigures()
     files: dict[str, tuple[str, str, list[tuple[str, list[str]]], list[list[str]]]] = {}
     cards = 0
     seen: set[str] = set()
@@ -355,7 +500,8 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
         if item.kind is None:
             continue
         problem = item.problem
-        lines = problem_card(item, recipe)
+        figure = media.add(problem) if item.kind != "concept" else None
+        lines = problem_card(item, recipe, figure)
         if lines[-1] in seen:        # the same problem twice: one card
             continue
         seen.add(lines[-1])
@@ -382,7 +528,9 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
                       for i in [*_MARKER_ID.findall(lines[-1]), *old]}
                for name, entry in files.items()}
     superseded = superseded_notes(out, written)
-    total = 0
+    used = {name for entry in files.values() for _, card in entry[2]
+            for line in card for name in _EMBED.findall(line)}
+    total = _write_figures(out, {name: media.files[name] for name in used})
     for name, (title, tag, note_cards, legacy) in files.items():
         path = out / name
         if path.is_file() or os.path.lexists(path):
@@ -399,6 +547,11 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
         total += atomic_write(path, text, field="out")
     for path in superseded:         # their schedules now stand in the new notes
         path.unlink()
+    for path in stale_figures(out):     # figures of cards (or notes) that are gone
+        path.unlink()
+    figure_dir = out / FIGURE_DIR
+    if figure_dir.is_dir() and not figure_dir.is_symlink() and not any(figure_dir.iterdir()):
+        figure_dir.rmdir()
     cells = len({item.problem.cell for item in items if item.kind is not None})
     skipped = sum(1 for item in items if item.kind is None)
     return DeckSummary(notes=len(files), cards=cards, cells=cells, bytes=total, path=str(out),

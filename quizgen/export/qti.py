@@ -7,8 +7,9 @@ assessment ``<id>/<id>.xml`` and the figures under ``web_resources/``, reference
 
 Each category becomes a question group (``<section>`` with ``selection_number`` 1) holding
 its variants, so every student draws one. Items carry Canvas's ``question_type``:
-``numerical_question`` (the value and the window value ± tolerance; Canvas grades every listed
-answer as right, so the traps go into the feedback text, never as answers),
+``numerical_question`` (the value and the window value ± tolerance, and the same for its
+percentage where the prompt offers one; Canvas grades every listed answer as right, so the
+traps go into the feedback text, never as answers),
 ``multiple_choice_question`` (the traps as per-option feedback) and
 ``multiple_answers_question`` (tick every binding limit). Canvas has no multi-part numerical
 item: a problem asked with several boxes becomes one item per box, each box's variants in
@@ -20,11 +21,14 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import tempfile
 import zipfile
 from pathlib import Path
+from typing import IO, Iterable
 
-from quizgen.export.lms import (Bank, BankQuestion, Box, box_prompt_html, number_text,
-                                question_html, solution_html)
+from quizgen.xmltext import xml_text
+from quizgen.export.lms import (Bank, BankQuestion, BankStream, Box, box_prompt_html,
+                                figure_bytes, number_text, question_html, solution_html)
 
 __all__ = ["qti_files", "qti_zip", "write_qti", "FILEBASE"]
 
@@ -35,11 +39,12 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def _x(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(xml_text(str(text)), quote=True)
 
 
 def _ident(*parts: str) -> str:
-    return "g" + hashlib.blake2b("|".join(parts).encode("utf-8"), digest_size=12).hexdigest()
+    text = xml_text("|".join(parts))
+    return "g" + hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
 
 
 def _field(label: str, entry: str) -> str:
@@ -61,7 +66,7 @@ def _traps_html(box: Box) -> str:
     from quizgen.export.cards import esc
 
     items = "".join(f"<li>{esc(a.text)}: {esc(a.feedback)}</li>"
-                    for a in box.answers[1:])
+                    for a in box.answers if a.grade < 100 and not a.percent)
     return f"<ul>{items}</ul>" if items else ""
 
 
@@ -87,18 +92,22 @@ def _item(question: BankQuestion, index: int, points: float) -> str:
                   "</respcondition>"]
     if box.kind == "numerical":
         right = box.answers[0]
-        low = number_text(right.value - right.tolerance)
-        high = number_text(right.value + right.tolerance)
         out.append('<response_str ident="response1" rcardinality="Single">'
                    '<render_fib fibtype="Decimal"><response_label ident="answer1"/></render_fib>'
                    "</response_str></presentation>")
-        conditions.append(
-            '<respcondition continue="No"><conditionvar><or>'
-            f'<varequal respident="response1">{right.text}</varequal><and>'
-            f'<vargte respident="response1">{low}</vargte>'
-            f'<varlte respident="response1">{high}</varlte></and></or></conditionvar>'
-            '<setvar action="Set" varname="SCORE">100</setvar>'
-            '<displayfeedback feedbacktype="Response" linkrefid="correct_fb"/></respcondition>')
+        # Canvas's own export: one scoring condition per accepted answer (here the value and,
+        # where the prompt offers one, its percentage: Canvas reads the number "37.5").
+        for accepted in [a for a in box.answers if a.grade == 100]:
+            low = number_text(accepted.value - accepted.tolerance)
+            high = number_text(accepted.value + accepted.tolerance)
+            conditions.append(
+                '<respcondition continue="No"><conditionvar><or>'
+                f'<varequal respident="response1">{accepted.text}</varequal><and>'
+                f'<vargte respident="response1">{low}</vargte>'
+                f'<varlte respident="response1">{high}</varlte></and></or></conditionvar>'
+                '<setvar action="Set" varname="SCORE">100</setvar>'
+                '<displayfeedback feedbacktype="Response" linkrefid="correct_fb"/>'
+                '</respcondition>')
         conditions.append('<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
                           '<displayfeedback feedbacktype="Response" linkrefid="general_incorrect_fb"/>'
                           "</respcondition>")
@@ -138,46 +147,34 @@ def _item(question: BankQuestion, index: int, points: float) -> str:
     return "".join(out)
 
 
-def _groups(bank: Bank) -> dict[tuple[str, ...], list[tuple[BankQuestion, int]]]:
-    groups: dict[tuple[str, ...], list[tuple[BankQuestion, int]]] = {}
-    for q in bank.questions:
-        for i, box in enumerate(q.boxes):
-            key = q.category if len(q.boxes) == 1 else q.category + (box.key,)
-            groups.setdefault(key, []).append((q, i))
-    return groups
-
-
-def assessment_xml(bank: Bank, ident: str) -> str:
-    sections = []
-    for key, members in _groups(bank).items():
-        q0, _ = members[0]
-        points = q0.points / len(q0.boxes)
-        title = " / ".join(key[1:]) or key[0]
-        items = "".join(_item(q, i, points) for q, i in members)
-        sections.append(
-            f'<section ident="{_ident(ident, *key)}" title="{_x(title)}"><selection_ordering>'
+def _section_open(ident: str, key: tuple[str, ...], points: float) -> str:
+    title = " / ".join(key[1:]) or key[0]
+    return (f'<section ident="{_ident(ident, *key)}" title="{_x(title)}"><selection_ordering>'
             f"<selection><selection_number>1</selection_number><selection_extension>"
             f"<points_per_item>{points:g}</points_per_item></selection_extension></selection>"
-            f"</selection_ordering>{items}</section>")
+            f"</selection_ordering>")
+
+
+def _assessment_open(title: str, ident: str) -> str:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<questestinterop xmlns="{QTI_NS}" '
             'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
             f'xsi:schemaLocation="{QTI_NS} http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd">'
-            f'<assessment ident="{ident}" title="{_x(bank.title)}"><qtimetadata>'
+            f'<assessment ident="{ident}" title="{_x(title)}"><qtimetadata>'
             f'{_field("cc_maxattempts", "1")}</qtimetadata>'
-            f'<section ident="root_section">{"".join(sections)}</section>'
-            "</assessment></questestinterop>\n")
+            '<section ident="root_section">')
 
 
-def assessment_meta(bank: Bank, ident: str) -> str:
-    groups = _groups(bank)
-    points = sum(members[0][0].points / len(members[0][0].boxes) for members in groups.values())
+_ASSESSMENT_CLOSE = "</section></assessment></questestinterop>\n"
+
+
+def assessment_meta(title: str, ident: str, points: float) -> str:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<quiz identifier="{ident}" xmlns="http://canvas.instructure.com/xsd/cccv1p0" '
             'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
             'xsi:schemaLocation="http://canvas.instructure.com/xsd/cccv1p0 '
             'https://canvas.instructure.com/xsd/cccv1p0.xsd">'
-            f"<title>{_x(bank.title)}</title><description></description>"
+            f"<title>{_x(title)}</title><description></description>"
             "<shuffle_answers>true</shuffle_answers><scoring_policy>keep_highest</scoring_policy>"
             "<quiz_type>assignment</quiz_type>"
             f"<points_possible>{points:g}</points_possible>"
@@ -185,13 +182,13 @@ def assessment_meta(bank: Bank, ident: str) -> str:
             "<available>false</available></quiz>\n")
 
 
-def manifest_xml(bank: Bank, ident: str) -> str:
+def manifest_xml(title: str, ident: str, figures: Iterable[str]) -> str:
+    names = sorted(figures)
     media = "".join(
         f'<resource identifier="{_ident(ident, name)}" type="webcontent" '
         f'href="{MEDIA_DIR}{_x(name)}"><file href="{MEDIA_DIR}{_x(name)}"/></resource>'
-        for name in sorted(bank.figures))
-    depends = "".join(f'<dependency identifierref="{_ident(ident, name)}"/>'
-                      for name in sorted(bank.figures))
+        for name in names)
+    depends = "".join(f'<dependency identifierref="{_ident(ident, name)}"/>' for name in names)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<manifest identifier="{ident}m" '
             'xmlns="http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1" '
@@ -200,7 +197,7 @@ def manifest_xml(bank: Bank, ident: str) -> str:
             'xsi:schemaLocation="http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1 '
             'http://www.imsglobal.org/xsd/imscp_v1p1.xsd">'
             "<metadata><schema>IMS Content</schema><schemaversion>1.1.3</schemaversion>"
-            f"<imsmd:lom><imsmd:general><imsmd:title><imsmd:string>{_x(bank.title)}"
+            f"<imsmd:lom><imsmd:general><imsmd:title><imsmd:string>{_x(title)}"
             "</imsmd:string></imsmd:title></imsmd:general></imsmd:lom></metadata>"
             "<organizations/><resources>"
             f'<resource identifier="{ident}" type="imsqti_xmlv1p2">'
@@ -212,29 +209,91 @@ def manifest_xml(bank: Bank, ident: str) -> str:
             f"</resource>{media}</resources></manifest>\n")
 
 
-def qti_files(bank: Bank) -> dict[str, bytes]:
-    """The package's files by path (what the zip holds)."""
-    ident = _ident("quizgen", bank.title, *(q.idnumber for q in bank.questions[:1]))
-    files = {"imsmanifest.xml": manifest_xml(bank, ident).encode("utf-8"),
-             f"{ident}/{ident}.xml": assessment_xml(bank, ident).encode("utf-8"),
-             f"{ident}/assessment_meta.xml": assessment_meta(bank, ident).encode("utf-8")}
-    for name, data in sorted(bank.figures.items()):
-        files[MEDIA_DIR + name] = data
-    return files
+_SPOOL = 512 * 1024          # per group: a category asks up to a dozen boxes
+_CHUNK = 1024 * 1024
 
 
-def qti_zip(bank: Bank) -> bytes:
-    """The package as zip bytes (fixed entry dates: the same bank gives the same bytes)."""
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _copy(spool: IO[bytes], target: IO[bytes]) -> None:
+    spool.seek(0)
+    while chunk := spool.read(_CHUNK):
+        target.write(chunk)
+
+
+def write_package(source: Bank | BankStream, handle: IO[bytes]) -> None:
+    """The package written into `handle` as its questions are made: each figure goes into the
+    zip when first seen; each group's items wait in a temporary file (spilled to disk past a
+    few MB) until their category is done, and the assessment in another until the end; the
+    manifest, which lists the figures, comes last. Fixed entry dates: the same bank gives the
+    same bytes."""
+    from quizgen.export.moodle import category_runs
+
+    questions = source.questions if isinstance(source, Bank) else source
+    ident: str | None = None
+    figures: set[str] = set()
+    total = 0.0
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as zf, \
+            tempfile.SpooledTemporaryFile(max_size=_SPOOL) as body:
+        for _, run in category_runs(questions):
+            groups: dict[tuple[str, ...], tuple[float, IO[bytes]]] = {}
+            try:
+                for q in run:
+                    if ident is None:
+                        ident = _ident("quizgen", source.title, q.idnumber)
+                    data = figure_bytes(q, source)
+                    if q.figure and data is not None and q.figure not in figures:
+                        figures.add(q.figure)
+                        zf.writestr(_entry(MEDIA_DIR + q.figure), data)
+                    for i, box in enumerate(q.boxes):
+                        key = q.category if len(q.boxes) == 1 else q.category + (box.key,)
+                        if key not in groups:
+                            groups[key] = (q.points / len(q.boxes),
+                                           tempfile.SpooledTemporaryFile(max_size=_SPOOL))
+                        points, spool = groups[key]
+                        spool.write(_item(q, i, points).encode("utf-8"))
+                for key, (points, spool) in groups.items():
+                    body.write(_section_open(ident, key, points).encode("utf-8"))
+                    _copy(spool, body)
+                    body.write(b"</section>")
+                    total += points
+            finally:
+                for _, spool in groups.values():
+                    spool.close()
+        if ident is None:
+            ident = _ident("quizgen", source.title)
+        big = body.tell() > 1 << 30
+        with zf.open(_entry(f"{ident}/{ident}.xml"), "w", force_zip64=big) as entry:
+            entry.write(_assessment_open(source.title, ident).encode("utf-8"))
+            _copy(body, entry)
+            entry.write(_ASSESSMENT_CLOSE.encode("utf-8"))
+        zf.writestr(_entry(f"{ident}/assessment_meta.xml"),
+                    assessment_meta(source.title, ident, total).encode("utf-8"))
+        zf.writestr(_entry("imsmanifest.xml"),
+                    manifest_xml(source.title, ident, figures).encode("utf-8"))
+
+
+def qti_zip(bank: Bank | BankStream) -> bytes:
+    """The package as zip bytes."""
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in qti_files(bank).items():
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, data)
+    write_package(bank, buf)
     return buf.getvalue()
 
 
-def write_qti(bank: Bank, out: str | Path) -> int:
-    from quizgen.files import atomic_write
+def qti_files(bank: Bank | BankStream) -> dict[str, bytes]:
+    """The package's files by path (what the zip holds)."""
+    with zipfile.ZipFile(io.BytesIO(qti_zip(bank))) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
 
-    return atomic_write(out, qti_zip(bank))
+
+def write_qti(bank: Bank | BankStream, out: str | Path) -> int:
+    """Write the package to `out` (atomically, as it is made); the number of bytes written."""
+    from quizgen.files import atomic_open
+
+    with atomic_open(out, "wb") as handle:
+        write_package(bank, handle)
+        return handle.tell()

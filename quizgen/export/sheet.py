@@ -55,9 +55,8 @@ def __getattr__(name: str) -> Any:
         return known_cells()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 PAPERS = ("a4", "us-letter")
-MANIFEST_FORMAT = "quizgen-exam-manifest"
-#: 2: every question carries its answers' specs (``answer_specs``); the grader still reads 1.
-MANIFEST_VERSION = 2
+# 2: every question carries its answers' specs (``answer_specs``); the grader still reads 1.
+from quizgen.manifest import MANIFEST_FORMAT, MANIFEST_VERSION  # noqa: E402  (one definition)
 
 # Families of fonts that cover Devanagari (Debian packages: fonts-noto-core, fonts-lohit-deva,
 # fonts-gargi, fonts-nakula, fonts-sahadeva, fonts-samyak-deva, fonts-sil-annapurna; macOS and
@@ -153,6 +152,7 @@ class ExamRecipe:
     lang: str = DEFAULT_LANG
     seed: int = 0
     shuffle: bool = False
+    grades: tuple[tuple[str, float], ...] = ()   # [grades] A = 85 …: label, least percent
 
     @property
     def total_points(self) -> float:
@@ -164,11 +164,12 @@ class ExamRecipe:
             "duration": self.duration, "instructions": self.instructions, "gpu": self.gpu,
             "lang": self.lang, "seed": self.seed, "shuffle": self.shuffle,
             "questions": [q.to_dict() for q in self.questions],
+            **({"grades": dict(self.grades)} if self.grades else {}),
         }
 
 
 _RECIPE_KEYS = {"title", "course", "date", "duration", "instructions", "gpu", "lang", "seed",
-                "shuffle", "questions", "lms"}
+                "shuffle", "questions", "lms", "grades"}
 _QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
 
 
@@ -215,10 +216,12 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
     shuffle = raw.get("shuffle", False)
     if not isinstance(shuffle, bool):
         raise QuizgenError(f"got {shuffle!r}; expected true or false", field="shuffle")
+    from quizgen.grade.analysis import grade_bands
+
     return ExamRecipe(
         title=title, questions=questions, course=_text(raw, "course"), date=_text(raw, "date"),
         duration=_text(raw, "duration"), instructions=_text(raw, "instructions"), gpu=gpu,
-        lang=lang, seed=seed, shuffle=shuffle)
+        lang=lang, seed=seed, shuffle=shuffle, grades=grade_bands(raw.get("grades")))
 
 
 def _text(raw: dict[str, Any], key: str, *, required: bool = False) -> str:
@@ -316,10 +319,13 @@ def _question(number: int, item: Any) -> ExamQuestion:
 
 
 def _points(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    from quizgen.errors import finite_number
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise QuizgenError(f"got {value!r}; expected a number ≥ 0", field=where)
-    if value < 0 or value == float("inf"):
-        raise QuizgenError(f"got {value!r}; points cannot be negative or infinite", field=where)
+    finite_number(value, where)            # inf, nan and 1e309 (TOML reads it as inf) alike
+    if value < 0:
+        raise QuizgenError(f"got {value!r}; points cannot be negative", field=where)
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
@@ -383,7 +389,7 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     ``sep=`` first line). A roll number given twice is a `RosterWarning` (both students keep
     their versions, told apart by their order).
     """
-    from quizgen.files import sniff_delimiter
+    from quizgen.files import csv_rows, sniff_delimiter
 
     text = text.removeprefix("\ufeff")
     lines = text.splitlines()
@@ -398,7 +404,7 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     body = io.StringIO(text)
     for _ in range(skip):
         body.readline()
-    reader = csv.reader(body, delimiter=delimiter, strict=True)
+    reader = csv_rows(body, delimiter, strict=True)
     rows = []
     try:
         for row in reader:
@@ -1474,15 +1480,7 @@ def _font_families(dirs: tuple[str, ...]) -> frozenset[str]:
 
 
 def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a manifest written by `build_exam` (the grader's entry point)."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="manifest") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        raise QuizgenError(f"{path} is not an exam manifest written by quizgen sheet",
-                           field="manifest")
-    return data
+    """Read a manifest written by `build_exam` (see `quizgen.manifest.load_manifest`)."""
+    from quizgen.manifest import load_manifest as load
+
+    return load(path)

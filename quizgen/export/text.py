@@ -14,10 +14,9 @@ _HTML_HEAD = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>quizgen problems</title>
-<script>window.MathJax = {{tex: {{inlineMath: [['\\\\(', '\\\\)']]}}}};</script>
-<script defer src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>
 <style>body{{font-family:system-ui,sans-serif;max-width:46rem;margin:auto;padding:1rem;line-height:1.5}}
-.quizgen-problem{{border-top:1px solid #8884;padding-top:1rem;margin-top:1.5rem}}.note{{opacity:.8}}</style>
+.quizgen-problem{{border-top:1px solid #8884;padding-top:1rem;margin-top:1.5rem}}.note{{opacity:.8}}
+math{{font-size:1.1em;math-style:normal}}</style>
 </head><body>
 """
 

@@ -36,9 +36,27 @@ def _items(manifest: Mapping[str, Any]) -> list[tuple[int, str, Fraction]]:
     title = str(recipe.get("title") or "quizgen")
     out = []
     for number, question in enumerate(recipe.get("questions") or [], start=1):
-        points = Fraction(str(question.get("points", 1)))
-        out.append((number, f"{title}: Q{number} {question.get('cell', '')}".strip(), points))
+        cell = question.get("cell", "")
+        cells = "+".join(map(str, cell)) if isinstance(cell, list) else str(cell)
+        out.append((number, f"{title}: Q{number} {cells}".strip(),
+                    _question_points(question.get("points", 1), number)))
     return out
+
+
+def _question_points(points: Any, number: int) -> Fraction:
+    """A question's points possible: one number, or the sum of a table of points per box."""
+    values = list(points.values()) if isinstance(points, dict) else [points]
+    total = Fraction(0)
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise QuizgenError(f"got {points!r}; expected a number or a table of numbers",
+                               field=f"manifest.recipe.questions[{number}].points")
+        try:
+            total += Fraction(str(value))
+        except (ValueError, ZeroDivisionError):
+            raise QuizgenError(f"got {value!r}; expected a number",
+                               field=f"manifest.recipe.questions[{number}].points") from None
+    return total
 
 
 def gradebook_rows(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> list[list[str]]:

@@ -20,6 +20,7 @@ from quizgen.grade.notes import sheet_note as _said
 from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import FileIssue, quote, shorten
 from quizgen.grade.sheet import SheetRow
+from quizgen.manifest import MANIFEST_VERSION, load_manifest  # noqa: F401  (the one loader)
 
 #: Header names of the columns that say who wrote a row (matched without regard to case).
 NAME_COLUMNS = ("name", "student", "student name", "naam")
@@ -49,38 +50,6 @@ class Entry:
     version: str
     questions: list[Prepared]
     graded_line: int | None = None
-
-
-def load_manifest(path: Path) -> dict[str, Any]:
-    """An exam manifest: a JSON object whose ``students`` list each student's problems."""
-    import json
-
-    from quizgen.files import read_limited
-
-    raw = read_limited(path, "manifest")
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
-    except RecursionError:
-        raise QuizgenError(f"{path} is not an exam manifest (nested too deeply)",
-                           field="manifest") from None
-    if not isinstance(data, dict):
-        raise QuizgenError(f"{path} is not an exam manifest (expected a JSON object)",
-                           field="manifest")
-    version = data.get("format_version", 1)
-    if isinstance(version, int) and version > MANIFEST_VERSION:
-        raise QuizgenError(f"{path} was written by a newer quizgen (manifest format {version}; "
-                           f"this one reads up to {MANIFEST_VERSION})", field="manifest")
-    students = data.get("students")
-    if not isinstance(students, list) or not students:
-        raise QuizgenError(f"{path} lists no students", field="manifest")
-    return data
-
-
-#: The newest exam manifest format the grader reads (1: no answer specs, taken from the families;
-#: 2: each question carries ``answer_specs``).
-MANIFEST_VERSION = 2
 
 
 def manifest_entries(manifest: Mapping[str, Any]) -> list[Entry]:

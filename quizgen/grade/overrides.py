@@ -14,6 +14,15 @@
   (by the same reader and tolerance as the key's) earns full points.
 * ``reason``: shown in the student's feedback and in ``changes.csv``.
 
+A decision that cannot be applied stops the regrade with one line, before anything is written:
+two rows that decide one box differently (points 0 on line 2, points 1 on line 3; or points and
+an accepted answer), or an accepted answer the box's reader cannot read (``banana`` for a
+fraction). Several accepted answers for one box are all accepted. A row for one student decides
+over a row for everyone (``*``): the ``*`` rows are applied first. Points are finite numbers
+from 0 to the box's worth (``1e309``, ``inf`` and ``nan`` are refused). Byte-order marks and
+zero-width characters are dropped from every cell (two exports pasted into one file), and a
+repeated header row is skipped.
+
 `regrade` grades the answer sheet again (after a key fix, or with new overrides) into the same
 folder: the earlier results move to ``history/<n>/`` first, and ``changes.csv`` lists every box
 whose points changed.
@@ -34,7 +43,7 @@ from typing import Any, Mapping, Sequence
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
 
-__all__ = ["Override", "read_overrides", "apply_overrides", "regrade"]
+__all__ = ["Override", "read_overrides", "check_overrides", "apply_overrides", "regrade"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +61,7 @@ _COLUMNS = ("roll", "box", "points", "accept", "reason")
 
 def read_overrides(path: str | os.PathLike[str]) -> list[Override]:
     """The rows of an overrides file; a malformed one is a one-line `QuizgenError`."""
-    from quizgen.files import read_limited, sniff_delimiter
+    from quizgen.files import csv_rows, read_limited, sniff_delimiter
 
     path = Path(path)
     try:
@@ -65,8 +74,15 @@ def read_overrides(path: str | os.PathLike[str]) -> list[Override]:
     if first is None:
         raise QuizgenError(f"{path} is empty; expected the columns {', '.join(_COLUMNS)}",
                            field="overrides")
-    reader = csv.reader(io.StringIO(text), delimiter=sniff_delimiter(first))
-    rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    reader = csv_rows(io.StringIO(text), delimiter=sniff_delimiter(first))
+    try:
+        rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    except csv.Error as exc:
+        raise QuizgenError(f"{path} line {reader.line_num + 1} is not readable CSV ({exc}); "
+                           "check its quotes", field="overrides") from None
+    if not rows:
+        raise QuizgenError(f"{path} is empty; expected the columns {', '.join(_COLUMNS)}",
+                           field="overrides")
     header = [c.strip().casefold() for c in rows[0][1]]
     missing = [c for c in ("roll", "box") if c not in header]
     if missing or ("points" not in header and "accept" not in header):
@@ -80,6 +96,8 @@ def read_overrides(path: str | os.PathLike[str]) -> list[Override]:
 
     out = []
     for line, row in rows[1:]:
+        if [c.strip().casefold() for c in row] == header:
+            continue                # the header again: a second export pasted below the first
         roll, box, points, accept = (cell(row, n) for n in ("roll", "box", "points", "accept"))
         where = f"{path.name} line {line}"
         if not roll or not box:
@@ -88,23 +106,105 @@ def read_overrides(path: str | os.PathLike[str]) -> list[Override]:
         if bool(points) == bool(accept):
             raise QuizgenError(f"{where}: give either points or an accepted answer, not "
                                f"{'both' if points else 'neither'}", field="overrides")
-        value = None
-        if points:
-            try:
-                value = Fraction(points.replace(",", "."))
-            except (ValueError, ZeroDivisionError):
-                raise QuizgenError(f"{where}: points {points!r} is not a number",
-                                   field="overrides") from None
-            if value < 0:
-                raise QuizgenError(f"{where}: points cannot be negative", field="overrides")
+        value = _points_given(points, where) if points else None
         out.append(Override(line, roll, _box_name(box), value, accept or None,
                             cell(row, "reason")))
     return out
 
 
+def _points_given(text: str, where: str) -> Fraction:
+    """A row's points: a finite number from 0 to `MAX_POINTS` (a comma may be the point)."""
+    import math
+    import sys
+
+    from quizgen.files import visible
+    from quizgen.grade.prepared import MAX_POINTS
+
+    shown, text = visible(text), text.replace(",", ".")
+    try:
+        value: Fraction | None = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        try:
+            value = None if not math.isfinite(float(text)) else Fraction(-1)
+        except ValueError:
+            raise QuizgenError(f"{where}: points {shown!r} is not a number",
+                               field="overrides") from None
+    if value is None or abs(value) > sys.float_info.max:
+        # one rule for every number: inf, nan and 1e309 (beyond any float) alike
+        raise QuizgenError(f"{where}: points {shown!r} is not a finite number",
+                           field="overrides")
+    if value < 0:
+        raise QuizgenError(f"{where}: points cannot be negative", field="overrides")
+    if value > MAX_POINTS:
+        raise QuizgenError(f"{where}: points {shown} is more than any box is worth (at most "
+                           f"{MAX_POINTS:,})", field="overrides")
+    return value
+
+
 def _box_name(box: str) -> str:
     head, _, key = box.strip().partition(".")
     return f"Q{head.strip().lstrip('Qq')}.{key.strip()}"
+
+
+def check_overrides(overrides: Sequence[Override], manifest: Mapping[str, Any], source: str,
+                    *, lang: str | None = None) -> None:
+    """Refuse (one line) the decisions that cannot be applied: two rows deciding one box of one
+    student differently, and an accepted answer the box's reader cannot read."""
+    from quizgen.files import visible
+    from quizgen.grade.grader import check_answer
+    from quizgen.grade.match import sheet_lang
+
+    lang = sheet_lang(manifest, lang)
+    deciding: dict[tuple[str, str, bool], Override] = {}
+    read: set[tuple[int, str, int]] = set()
+    for override in overrides:
+        for version, roll, number, key, question in _boxes(manifest):
+            column = f"Q{number}.{key}"
+            if column.casefold() != override.box.casefold() or (
+                    override.roll != "*" and override.roll.casefold() not in (
+                        roll.casefold(), version.casefold())):
+                continue
+            everyone = override.roll == "*"
+            earlier = deciding.setdefault((version, column.casefold(), everyone), override)
+            if earlier is not override and _decision(earlier) != _decision(override) and (
+                    earlier.points is not None or override.points is not None):
+                who = "every student" if everyone else visible(roll or version)
+                raise QuizgenError(
+                    f"{source} lines {earlier.line} and {override.line} decide {column} of {who} "
+                    f"differently ({_decision_text(earlier)}, then {_decision_text(override)}); "
+                    "keep one of them", field="overrides")
+            if override.accept is None or (override.line, version, number) in read:
+                continue
+            read.add((override.line, version, number))
+            reading = check_answer(question, key, override.accept, lang=lang)
+            if reading.status == "invalid":
+                raise QuizgenError(
+                    f"{source} line {override.line}: the accepted answer "
+                    f"{visible(override.accept)!r} for {column} cannot be read: "
+                    f"{visible(reading.note or 'not an answer to this box')}", field="overrides")
+
+
+def _boxes(manifest: Mapping[str, Any]):
+    """(version, roll, question number, answer key, question) of every box of the manifest."""
+    for student in manifest.get("students", []):
+        version, roll = str(student.get("version") or ""), str(student.get("roll") or "")
+        for j, question in enumerate(student.get("questions", []), start=1):
+            answers = question.get("answers") or {}
+            asked = question.get("asked")
+            for key in (asked if isinstance(asked, list) else answers):
+                if key in answers:
+                    yield version, roll, int(question.get("number", j)), key, question
+
+
+def _decision(override: Override) -> tuple[Any, ...]:
+    return ("points", override.points) if override.points is not None else ("accept",
+                                                                             override.accept)
+
+
+def _decision_text(override: Override) -> str:
+    if override.points is not None:
+        return f"{_points(override.points)} points"
+    return f"accept {override.accept!r}"
 
 
 def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides: Sequence[Override],
@@ -119,7 +219,8 @@ def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides:
 
     problems = _problems(manifest)
     issues = []
-    for override in overrides:
+    # A row for one student decides over a row for everyone: the rows for everyone go first.
+    for override in sorted(overrides, key=lambda o: o.roll != "*"):
         hits = 0
         for student in students:
             if override.roll != "*" and override.roll.casefold() not in (
@@ -137,9 +238,11 @@ def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides:
                     elif changed is not None:
                         question.boxes[i] = changed
         if hits == 0:
+            from quizgen.files import visible
+
             issues.append(FileIssue(override.line, Note("override_no_box", (
-                ("roll", override.roll), ("box", override.box)), "grade_sheet")))
-    return issues
+                ("roll", visible(override.roll)), ("box", visible(override.box))), "grade_sheet")))
+    return sorted(issues, key=lambda issue: issue.line)
 
 
 def _decide(box, override: Override, problem, lang: str, check_answer):
@@ -220,6 +323,11 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
     out = Path(out_dir)
     previous = _results(out / "results.csv")
     rules = read_overrides(overrides) if overrides is not None else []
+    if rules:
+        from quizgen.manifest import load_manifest
+
+        check_overrides(rules, load_manifest(manifest_path), Path(overrides).name,
+                        lang=options.get("lang"))
     kept = None
     if any((out / name).exists() for name in OUTPUTS):
         history = out / "history"
@@ -243,6 +351,12 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
         if kept is not None and not any((out / name).exists() for name in OUTPUTS):
             for item in kept.iterdir():
                 os.replace(item, out / item.name)
+        elif kept is not None:          # the results stand as they were: no history of a
+            shutil.rmtree(kept, ignore_errors=True)        # regrade that did not happen
+            try:
+                kept.parent.rmdir()
+            except OSError:
+                pass
         raise
     changes = _changes(previous, _results(out / "results.csv"), rules)
     from quizgen.files import add_to_ledger, write_csv

@@ -7,7 +7,6 @@ language, with the worked solutions rendered by `quizgen.render.text`.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -95,13 +94,16 @@ def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any
 REVIEW = ("invalid", "missing")
 
 
-def results_csv(students: Sequence[StudentResult], columns: Sequence[str]) -> str:
-    """One row per student: points per box (or the status of a box left out of the score), and
-    ``needs_review``: the boxes whose answers could not be read or were missing."""
+def results_csv(students: Sequence[StudentResult], columns: Sequence[str],
+                bands: Sequence[tuple[str, float]] = ()) -> str:
+    """One row per student: points per box (or the status of a box left out of the score),
+    ``needs_review``: the boxes whose answers could not be read or were missing, and with the
+    recipe's ``[grades]``, the grade its bands give the score."""
     from quizgen.files import csv_text
+    from quizgen.grade.class_report import student_band
 
     rows: list[list[object]] = [["student", "roll", "version", "score", "max_score", *columns,
-                                 "needs_review"]]
+                                 "needs_review", *(["grade"] if bands else [])]]
     for student in students:
         cells = {}
         for box in student.boxes:
@@ -110,7 +112,7 @@ def results_csv(students: Sequence[StudentResult], columns: Sequence[str]) -> st
         review = " ".join(b.column for b in student.boxes if b.check.status in REVIEW)
         rows.append([student.name, student.roll, student.version, points_text(student.score),
                      points_text(student.max_score), *[cells.get(c, "") for c in columns],
-                     review])
+                     review, *([student_band(student, bands)] if bands else [])])
     return csv_text(rows)
 
 
@@ -125,22 +127,12 @@ def unmatched_csv(sheet: AnswerSheet, rows: Sequence[SheetRow]) -> str:
 
 
 def feedback_names(students: Sequence[StudentResult]) -> list[str]:
-    """A file stem per student: roll, else name, else version; safe and distinct."""
-    seen: set[str] = set()
-    out = []
-    for student in students:
-        stem = re.sub(r"[^\w.\-]+", "_", student.roll or student.name or student.version,
-                      flags=re.UNICODE).strip("._") or "student"
-        stem = stem[:80]
-        if stem.casefold() in seen:
-            stem = f"{stem}-{student.version}" if student.version else stem
-            n = 2
-            base = stem
-            while stem.casefold() in seen:
-                stem, n = f"{base}-{n}", n + 1
-        seen.add(stem.casefold())
-        out.append(stem)
-    return out
+    """A file stem per student: roll, else name, else version; safe and distinct
+    (`quizgen.files.file_stems`)."""
+    from quizgen.files import file_stems
+
+    return file_stems([s.roll or s.name or s.version for s in students],
+                      alternates=[s.version for s in students], fallback="student")
 
 
 class _Solutions:
@@ -164,8 +156,8 @@ class _Solutions:
 
         if not data or not isinstance(data.get("solution"), Mapping):
             return ""
-        question, solution, lang = _solution_in(data, self.lang)
         try:
+            question, solution, lang = _solution_in(data, self.lang)
             return render_solution(solution, lang, self.fmt, question=question)
         except Exception:   # a hand-written solution the templates cannot show: leave it out
             return ""
@@ -347,8 +339,13 @@ def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
     recipe = manifest.get("recipe")
     title = str(recipe.get("title", "")) if isinstance(recipe, Mapping) else ""
     columns = answer_columns(students, manifest)
+    from quizgen.grade import class_report as CR
+    from quizgen.grade.analysis import analyse_class
+
+    bands = CR.bands_of(manifest)
+    analysis = analyse_class(students, columns, manifest, bands)
     written = []
-    (out / "results.csv").write_text(results_csv(students, columns), encoding="utf-8",
+    (out / "results.csv").write_text(results_csv(students, columns, bands), encoding="utf-8",
                                      newline="")
     written.append("results.csv")
     folder = out / "feedback"
@@ -364,8 +361,16 @@ def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
         written.append("unmatched.csv")
     (out / "report.md").write_text(
         class_report(students, issues, len(unmatched), columns, lang=lang, invalid=invalid,
-                     title=title), encoding="utf-8")
+                     title=title) + "\n" + CR.analysis_markdown(analysis, students, lang=lang),
+        encoding="utf-8")
     written.append("report.md")
+    (out / "analysis.csv").write_text(CR.analysis_csv(analysis, lang), encoding="utf-8",
+                                      newline="")
+    (out / "misconceptions.csv").write_text(CR.misconceptions_csv(analysis), encoding="utf-8",
+                                            newline="")
+    (out / "class-report.html").write_text(
+        CR.class_page(analysis, students, lang=lang, title=title), encoding="utf-8")
+    written += ["analysis.csv", "misconceptions.csv", "class-report.html"]
     return written
 
 
@@ -374,7 +379,8 @@ def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
 
 
 #: What `grade_class` writes inside its folder.
-OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv", "changes.csv")
+OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv", "changes.csv",
+           "analysis.csv", "misconceptions.csv", "class-report.html")
 
 
 def check_out(out: Path, inputs: Sequence[Path], force: bool) -> None:

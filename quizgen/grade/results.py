@@ -133,7 +133,9 @@ class FileIssue:
     severity: Literal["error", "note"] = "error"   # error: something was not graded as given
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
+        from quizgen.files import visible      # a quoted cell never prints an invisible character
+
+        return visible(f"line {self.line}: {self.message}")
 
 
 @dataclass(slots=True)

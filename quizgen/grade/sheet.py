@@ -58,7 +58,9 @@ def _sniff(first_line: str) -> str:
 
 def _records(body: io.StringIO, delimiter: str, skip: int,
              issues: list[FileIssue]) -> tuple[list[str] | None, int, list[SheetRow], int]:
-    reader = csv.reader(body, delimiter=delimiter)
+    from quizgen.files import csv_rows
+
+    reader = csv_rows(body, delimiter)
     header: list[str] | None = None
     header_line = 0
     rows: list[SheetRow] = []

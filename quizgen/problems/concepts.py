@@ -214,25 +214,30 @@ def example_values(topic: str, card_id: str) -> dict[str, Any]:
 
 
 @cache
-def worked_number(topic: str, level: int, card_id: str) -> tuple[tuple[Step, ...], int]:
+def worked_number(topic: str, level: int, card_id: str,
+                  gpu_name: str = "textbook") -> tuple[tuple[Step, ...], int]:
     """The engine's steps for the card's worked number, and the index from which the steps take
     the latency cells' numbered why-lines where the phrasebook has one (the steps before it
     carry their own). The same for every draw of the card: made once; readers never change
     the steps (a writer copies one before renaming its why)."""
-    steps, numbered_from = _worked_number(topic, level, card_id)
+    steps, numbered_from = _worked_number(topic, level, card_id, gpu_name)
     return tuple(steps), numbered_from
 
 
-def _worked_number(topic: str, level: int, card_id: str) -> tuple[list[Step], int]:
+def _worked_number(topic: str, level: int, card_id: str,
+                   gpu_name: str) -> tuple[list[Step], int]:
+    """On the card's own GPU (its register file, warp cap and schedulers), so that the numbers
+    and the GPU the card names agree."""
     from quizgen.engine import bound, divergence, grid, latency, warps
     from quizgen.engine.occupancy import warps_by_registers
     from quizgen.gpus import get_gpu
     from quizgen.problems.real_gpu_inverse import max_regs
 
     v = example_values(topic, card_id)
+    gpu = get_gpu(gpu_name)
     steps: list[Step] = []
     if topic in ("occupancy", "optimisation"):
-        gpu, r = get_gpu("a100"), v["regs"]
+        r = v["regs"]
         n = warps_by_registers(gpu, r)
         steps = [Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers",
                       "l1_regs_per_warp"),
@@ -247,7 +252,8 @@ def _worked_number(topic: str, level: int, card_id: str) -> tuple[list[Step], in
                 steps += inv.steps
         return steps, 3
     if topic == "latency":
-        res = latency.hide_latency(v["L"], v["W"], schedulers=4, max_warps=64, explain=True)
+        res = latency.hide_latency(v["L"], v["W"], schedulers=gpu.schedulers_per_sm,
+                                   max_warps=gpu.max_warps_per_sm, explain=True)
         steps = res.steps[:3]
         if level == 3:                  # the same kernel when the latency doubles
             steps.append(latency.latency_change(res, 2 * v["L"], explain=True)[1])
@@ -257,7 +263,8 @@ def _worked_number(topic: str, level: int, card_id: str) -> tuple[list[Step], in
         steps = [st for st in kb.steps if st.key in ("bytes_moved", "arithmetic_intensity",
                                                       "machine_balance", "critical_path")]
         if level == 3:                  # 32 warps only: the least loads in flight per warp
-            steps += latency.least_ilp(v["L"], 32, v["F"], schedulers=4, explain=True).steps
+            steps += latency.least_ilp(v["L"], 32, v["F"], schedulers=gpu.schedulers_per_sm,
+                                       explain=True).steps
         return steps, 0
     if topic == "warps":
         bw = warps.block_warps([v["T"], 1, 1], explain=True)

@@ -53,96 +53,107 @@ def warps_after_of(work_key: str | None):
 
 @register
 class EfficiencyPlateau(EngineFamily):
-    """OCC-6: η(N) = min(N, L)/L for one scheduler, below or past the plateau at N = L, and η at
-    the SM's warp cap, the most any occupancy can give (seed 000 Ex 6: 64/300 ≈ 21%)."""
+    """OCC-6: η(N) = min(N, N_sched·L)/(N_sched·L) on an SM whose N_sched schedulers each issue
+    from their own share of the N warps, below or past the plateau at N = N_sched·L, and η at
+    the SM's warp cap, the most any occupancy can give. (Seed 000 Ex 6 works one scheduler:
+    64/300 ≈ 21%; on the notes' 4-scheduler SM the 64 warps are 16 per scheduler, 16/300.)"""
 
     cell = "OCC-6"
     topic = "latency-hiding"
     main_answer = "efficiency"
     answer_specs = {
-        "efficiency": sp.fraction("resident_warps", "latency"),
-        "plateau_warps": sp.count("warps", "latency"),
-        "efficiency_at_cap": sp.fraction("latency"),
+        "efficiency": sp.fraction("resident_warps", "latency", "schedulers"),
+        "plateau_warps": sp.count("warps", "latency", "schedulers"),
+        "efficiency_at_cap": sp.fraction("latency", "schedulers"),
         "spare_warps": sp.count("warps", "resident_warps", "plateau_warps", compute=rel.spare_warps),
-        "warps_for_target": sp.count("warps", "latency", "target_efficiency",
+        "warps_for_target": sp.count("warps", "latency", "target_efficiency", "schedulers",
                                      compute=lambda v, gpu: whatif.efficiency_warps(
-                                         v["latency"], v["target_efficiency"])),
+                                         v["latency"], v["target_efficiency"], v["schedulers"])),
     }
-    misconception_when = {"split_across_schedulers": (lambda facts, m: facts.gpu.schedulers_per_sm > 1,)}
+    misconception_when = {"one_scheduler_for_all": (lambda facts, m: facts.gpu.schedulers_per_sm > 1,)}
 
     def space(self, level, gpu):
-        cap = gpu.max_warps_per_sm
+        cap, S = gpu.max_warps_per_sm, gpu.schedulers_per_sm
+        # short stalls (a dependent FMA is ~4 cycles) as well as memory ones, so that some
+        # launches reach the plateau of S·L warps within the cap
         if level == 1:
-            lats = (10, 12, 16, 20, 24, 28, 30, 32, 36, 40, 48, 60, 100, 150, 200, 250, 300, 400, 500,
-                    600, 800)
-            warps = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64)
+            lats = (4, 6, 8, 10, 12, 16, 20, 24, 28, 30, 32, 36, 40, 48, 60, 100, 150, 200, 250,
+                    300, 400, 500, 600, 800)
+            warps = (4, 8, 16, 24, 32, 40, 48, 56, 64)
         elif level == 2:
-            lats = tuple(range(12, 61, 4)) + tuple(range(100, 801, 50))
-            warps = tuple(range(2, 65, 5))
+            lats = (4, 6, 8, 10) + tuple(range(12, 61, 4)) + tuple(range(100, 801, 50))
+            warps = tuple(range(4, 65, 4))
         else:
-            lats = (13, 17, 22, 27, 35, 45, 51, 58, 70, 90, 99, 130, 170, 230, 300, 375, 450, 700)
-            warps = (3, 7, 11, 19, 23, 29, 37, 41, 45, 53, 57, 61)
+            lats = (5, 7, 9, 11, 13, 17, 22, 27, 35, 45, 51, 58, 70, 90, 99, 130, 170, 230, 300,
+                    375, 450, 700)
+            warps = (4, 12, 20, 28, 36, 44, 52, 60)
         for L in lats:
             for N in warps:
-                if N <= cap:        # no SM holds more warps than its cap
+                if N <= cap and N % S == 0:     # no SM holds more than its cap; an even share
+                    base = {"latency": L, "resident_warps": N, "schedulers": S}
                     if level < 3:
-                        yield {"latency": L, "resident_warps": N}
+                        yield base
                         continue
                     for E in (0.5, 0.75, 0.9):  # inverse: the fewest warps for a target η
-                        yield {"latency": L, "resident_warps": N, "target_efficiency": E,
-                               "ask": "warps_for_target"}
+                        yield {**base, "target_efficiency": E, "ask": "warps_for_target"}
 
     def solve(self, params, gpu, explain=True):
         L, N = params["latency"], params["resident_warps"]
+        S = params.get("schedulers", gpu.schedulers_per_sm)
         cap = gpu.max_warps_per_sm
-        res = lat_engine.efficiency(N, L, max_warps=cap, explain=explain)
+        res = lat_engine.efficiency(N, L, max_warps=cap, schedulers=S, explain=explain)
         answers = {"efficiency": res.efficiency, "plateau_warps": res.plateau_at,
                    "efficiency_at_cap": res.efficiency_at_cap, "spare_warps": res.spare_warps}
         steps = list(res.steps)
         asked = "target_efficiency" in params
         if asked:
-            change = whatif.warps_for_efficiency(L, params["target_efficiency"])
+            change = whatif.warps_for_efficiency(L, params["target_efficiency"], S)
             answers["warps_for_target"] = change.value
             steps += change.steps
+        n_s, cap_s = N // S, cap // S
         return Solved(answers, {"steps": steps, "ctx": {
             "asked": asked, "x3": answers.get("warps_for_target", 0),
-            "E": params.get("target_efficiency", 0),
-            "L": L, "N": N, "eta": res.efficiency, "eta_cap": res.efficiency_at_cap,
-            "busy": min(N, L), "above": N > L, "cap_busy": min(cap, L),
-            "cap_short": cap < L, "gain": res.efficiency_at_cap - res.efficiency}})
+            "E": params.get("target_efficiency", 0), "S": S, "n_s": n_s, "cap_s": cap_s,
+            "L": L, "N": N, "P": res.plateau_at, "eta": res.efficiency,
+            "eta_cap": res.efficiency_at_cap, "busy": min(n_s, L), "above": N > res.plateau_at,
+            "cap_busy": min(cap_s, L), "cap_short": cap < res.plateau_at,
+            "gain": res.efficiency_at_cap - res.efficiency}})
 
     def in_cell(self, params, gpu, solved):
-        return (params["resident_warps"] != params["latency"]
+        S = params.get("schedulers", gpu.schedulers_per_sm)
+        return (params["resident_warps"] != S * params["latency"]
                 and params["resident_warps"] <= gpu.max_warps_per_sm
                 and solved.answers.get("warps_for_target", 0) <= gpu.max_warps_per_sm)
 
     def misconceptions(self, params, gpu, solved):
         L, N = params["latency"], params["resident_warps"]
+        S = params.get("schedulers", gpu.schedulers_per_sm)
+        P = S * L
         cap = gpu.max_warps_per_sm
         out = [
-            # (below the plateau N/L is the right η: the slip shows only past it)
-            Misconception("no_plateau", {**({"efficiency": round(N / L, 4)} if N > L else {}),
-                                         "efficiency_at_cap": round(cap / L, 4)}),
+            # (below the plateau N/P is the right η: the slip shows only past it)
+            Misconception("no_plateau", {**({"efficiency": round(N / P, 4)} if N > P else {}),
+                                         "efficiency_at_cap": round(cap / P, 4)}),
             Misconception("occupancy_as_efficiency", {"efficiency": N / cap}),
+            # seed 000 Ex 6's one scheduler read onto the whole SM: all N warps feed one issuer
+            Misconception("one_scheduler_for_all", {"efficiency": min(N, L) / L,
+                                                    "efficiency_at_cap": min(cap, L) / L,
+                                                    "plateau_warps": L}),
         ]
-        if N < L:
-            out.append(Misconception("idle_share", {"efficiency": 1 - N / L}))
-        if N > L:
-            out.append(Misconception("latency_over_warps", {"efficiency": round(L / N, 4)}))
-        else:
-            out.append(Misconception("schedulers_times_efficiency",
-                                     {"efficiency": min(1.0, gpu.schedulers_per_sm * N / L)}))
-        # One warp's share (it issues once per L cycles), without multiplying by the N warps.
-        if N > 1:
+        if N < P:
+            out.append(Misconception("idle_share", {"efficiency": 1 - N / P}))
+        if N > P:
+            out.append(Misconception("latency_over_warps", {"efficiency": round(P / N, 4)}))
+        # One warp's share (it issues once per L cycles), without counting the other warps.
+        if N > S:
             out.append(Misconception("one_warp_share", {"efficiency": round(1 / L, 4)}))
-        # The SM's schedulers read into a one-scheduler question: N shared among N_sched of them.
-        out.append(Misconception("split_across_schedulers",
-                                 {"efficiency": min(1.0, N / (gpu.schedulers_per_sm * L))}))
         return out
 
     def figure(self, params, gpu, solved):
+        # one scheduler's curve: its own share of the warps against the stall
+        S = params.get("schedulers", gpu.schedulers_per_sm)
         return {"kind": "efficiency_curve", "latency": params["latency"],
-                "resident_warps": params["resident_warps"]}
+                "resident_warps": params["resident_warps"] // S}
 
 
 @register
@@ -494,6 +505,11 @@ class MemoryBoundKernel(LatencyFamily):
         ]
 
 
+#: Where a compute-bound kernel's operands come from once they are not staged in shared memory,
+#: and about how long a read waits there (cycles; an L2 hit ≈ 200, a DRAM access ≈ 500).
+READ_SOURCES = (("l2", 200), ("dram", 500))
+
+
 @register
 class ComputeBoundKernel(LatencyFamily):
     """L-4: a compute-bound kernel: the ALUs decide, and a few warps hide the short latency.
@@ -535,8 +551,10 @@ class ComputeBoundKernel(LatencyFamily):
                              "latency": L, "flop_latency": 4, "work_per_warp": W,
                              "schedulers": gpu.schedulers_per_sm}
                         if level == 3:
-                            for new in (2 * L, 3 * L, 200):     # L2 at about 200 cycles
-                                yield {**p, "new_latency": new}
+                            # the tile no longer staged in shared memory (which never misses):
+                            # its reads hit in L2 or go to DRAM
+                            for source, new in READ_SOURCES:
+                                yield {**p, "new_latency": new, "new_source": source}
                         else:
                             yield p
 
@@ -570,11 +588,16 @@ class ComputeBoundKernel(LatencyFamily):
                                    "N_sched": after.schedulers}, after.warps_needed, "warps",
                                   "lat_hiding_after"))
                 steps.append(step)
+            short = max(0, after.warps_needed - cap)
+            if explain and short:       # a need past the cap is a shortfall, not an occupancy
+                steps.append(Step("deficit", "warp_deficit", {"N_w": after.warps_needed, "W_max": cap},
+                                  short, "warps", "compare_cap", "cap_binds"))
             answers.update({"warps_after": after.warps_needed,
                             "extra_warps": after.warps_needed - n})
             ctx.update({"L2": after.latency, "n2": after.warps_needed, "n2_s": after.warps_per_scheduler,
-                        "extra": after.warps_needed - n, "fits2": after.deficit == 0,
-                        "occ2": after.warps_needed / cap})
+                        "extra": after.warps_needed - n, "fits2": short == 0, "short2": short,
+                        "from_l2": params.get("new_source") == "l2",
+                        "occ2": min(after.warps_needed, cap) / cap})
         return Solved(answers, {"steps": steps, "res": hide, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
@@ -663,12 +686,14 @@ class LittlesLaw(LatencyFamily):
         return ("h200",) if level == 3 else (self.default_gpu,)
 
     def space(self, level, gpu):
+        # the SM's own schedulers: a question never gives the chip another count of them
+        scheds = (gpu.schedulers_per_sm,)
         if level == 1:
-            lats, xs, ilps, scheds = range(100, 801, 10), (1,), (2, 4, 8), (4,)
+            lats, xs, ilps = range(100, 801, 10), (1,), (2, 4, 8)
         elif level == 2:
-            lats, xs, ilps, scheds = range(200, 801, 25), (1, 0.5), (2, 3, 4, 6), (2, 4)
+            lats, xs, ilps = range(200, 801, 25), (1, 0.5), (2, 3, 4, 6)
         else:
-            lats, xs, ilps, scheds = range(100, 420, 8), (0.25, 0.5, 0.75), (2, 3, 4), (4,)
+            lats, xs, ilps = range(100, 420, 8), (0.25, 0.5, 0.75), (2, 3, 4)
             peak = measured.H200_PEAK_BANDWIDTH / 1e9
             bw = measured.bandwidth_curves()
             one_warp = bw[1][0][1]          # one warp per SM at ILP 1: the unloaded latency

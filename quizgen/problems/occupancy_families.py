@@ -401,8 +401,8 @@ class WarpCeiling(OccupancyFamily):
                                        compute=lambda v, gpu: _book_occupancy(
                                            v, gpu, threads=v["block_for_ceiling"])),
     }
-    #: "Free registers do not mean a full SM": said only where the SM is not full.
-    trap_when = (when.below_full,)
+    # The trap (the warp or block cap binds with registers to spare) is in every OCC-4 problem;
+    # its words say whether the SM still fills (the spare registers buy nothing) or not.
 
     def level_three(self, params, gpu, res):
         change = whatif.block_for_ceiling(gpu, self.config(params))
@@ -498,7 +498,6 @@ class CannotFit(OccupancyFamily):
         return [
             Misconception("no_warp_rounding", {"largest_block": raw}),
             Misconception("threads_not_registers", {"largest_block": gpu.max_threads_per_block}),
-            Misconception("half_block", {"largest_block": T // 2}),
             Misconception("warp_round_up", {"largest_block": min(gpu.max_threads_per_block,
                                                                  -(-raw // 32) * 32)}),
             Misconception("power_of_two_block", {"largest_block": 1 << (min(raw, gpu.max_threads_per_block).bit_length() - 1)}),
@@ -629,7 +628,6 @@ class RealGpuRegisters(OccupancyFamily):
             Misconception("no_floor", {"occupancy": min(1.0, raw / W), "active_warps": round(raw, 3)}),
             Misconception("forgot_warp_size", {"active_warps": min(W, gpu.regs_per_sm // r),
                                                "occupancy": min(W, gpu.regs_per_sm // r) / W}),
-            Misconception("warps_over_threads", {"occupancy": warps_by_registers(gpu, r) / (W * 32)}),
             Misconception("ceil_not_floor", {"active_warps": warps_by_registers(gpu, r) + 1,
                                              "occupancy": min(1.0, (warps_by_registers(gpu, r) + 1) / W)}),
             # blocks of T threads counted, then read as warps or against the block cap

@@ -144,10 +144,11 @@ class CleanBlock(EngineFamily):
     main_answer = "warp_id"
     answer_specs = {**BLOCK_SPECS, "warp_id": sp.count("", "linear_index"),
                     "lane": sp.count("", "linear_index", compute=rel.lane_of),
-                    # the smallest whole-warp block holding the thread: its warp and all before
-                    "min_block_threads": sp.count(
-                        "threads", "warp_id",
-                        compute=lambda v, gpu: warp_engine.smallest_full_block(WARP * v["warp_id"])[0]),
+                    # level 3: a thread found from its global index, block first, then warp
+                    "global_block": sp.count("", "global_index", "threads_per_block",
+                                             compute=lambda v, gpu: v["global_index"] // v["threads_per_block"]),
+                    "global_warp": sp.count("", "global_index", "threads_per_block",
+                                            compute=lambda v, gpu: (v["global_index"] % v["threads_per_block"]) // WARP),
                     }
     misconception_when = {key: (warp_id_in_block,) for key in (
         "one_based_warp", "lane_as_warp", "round_not_floor", "wavefront_64",
@@ -165,9 +166,14 @@ class CleanBlock(EngineFamily):
                 indices = spread(T, 40)
             else:
                 indices = [i for i in range(7, T, 29)]
-            extra = {"ask": "smallest_full_block"} if level == 3 else {}
             for i in indices:
-                yield block_params([T, 1, 1], linear_index=i, **extra)
+                if level < 3:
+                    yield block_params([T, 1, 1], linear_index=i)
+                    continue
+                # level 3 adds a thread of a later block, named by its global index
+                b, j = 2 + i % 9, (11 * i + 5) % T
+                yield block_params([T, 1, 1], linear_index=i, global_index=b * T + j,
+                                   ask="global_index")
 
     def solve(self, params, gpu, explain=True):
         block = params["block"]
@@ -177,13 +183,15 @@ class CleanBlock(EngineFamily):
                  + pick_steps(loc.steps, ("warp_id", "lane")))
         answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "warp_id": loc.warp_id,
                    "lane": loc.lane}
-        if params.get("ask") == "smallest_full_block":
-            size, more = warp_engine.smallest_full_block(loc.linear_index, explain=explain)
-            answers["min_block_threads"] = size
-            steps += more
-        return Solved(answers, {"steps": steps, "ctx": {
-            "T": bw.threads, "i": loc.linear_index,
-            "first": WARP * loc.warp_id, "last": WARP * loc.warp_id + WARP - 1}})
+        ctx = {"T": bw.threads, "i": loc.linear_index,
+               "first": WARP * loc.warp_id, "last": WARP * loc.warp_id + WARP - 1}
+        if params.get("ask") == "global_index":
+            gt = warp_engine.global_thread(params["global_index"], bw.threads, explain=explain)
+            answers.update({"global_block": gt.block, "global_warp": gt.warp_id})
+            steps += gt.steps
+            ctx.update({"g": gt.global_index, "g_i": gt.index, "g_lane": gt.index % WARP,
+                        "g_grid_warp": gt.global_index // WARP})
+        return Solved(answers, {"steps": steps, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
         b = params["block"]
@@ -203,6 +211,10 @@ class CleanBlock(EngineFamily):
             Misconception("thread_counted_from_one", {"warp_id": (i + 1) // WARP}),
             Misconception("zero_based_twice", {"warp_id": k - 1}),
             Misconception("top_id_as_count", {"warps": T // WARP - 1}),
+            # level 3: ⌊g/32⌋ counts warps across the whole grid, not inside the thread's block
+            *([Misconception("grid_warp_as_block_warp",
+                             {"global_warp": params["global_index"] // WARP})]
+              if "global_index" in params else []),
         ]
 
     def figure(self, params, gpu, solved):
@@ -218,9 +230,12 @@ class TailWarp(EngineFamily):
     answer_specs = {**BLOCK_SPECS, "full_warps": sp.count("warps", "threads_per_block"),
                     "tail_active": sp.count("threads", "threads_per_block", "full_warps",
                                             compute=rel.tail_active),
-                    # the block padded to whole warps: 32 per warp, the warp count unchanged
-                    "padded_threads": sp.count("threads", "warps",
-                                               compute=lambda v, gpu: WARP * v["warps"])}
+                    # level 3: a 1D launch over n elements, one thread each
+                    "launch_blocks": sp.count("blocks", "elements", "threads_per_block",
+                                              compute=lambda v, gpu: -(-v["elements"] // v["threads_per_block"])),
+                    "launch_idle_lanes": sp.count("lanes", "elements", "threads_per_block",
+                                                  compute=lambda v, gpu: warp_engine.launch_idle_lanes(
+                                                      v["elements"], [v["threads_per_block"], 1, 1])[1])}
     misconception_when = {"x_only": (block_has_rows,), "rows_pad_to_warps": (block_has_rows,),
                           "added_dimensions": (block_has_rows,)}
 
@@ -237,13 +252,12 @@ class TailWarp(EngineFamily):
                     if x * y <= 1024:
                         yield block_params([x, y, 1])
         else:
-            for x in (3, 5, 7, 9, 11, 13, 15, 17, 19, 21):
-                for y in (3, 5, 7, 9):
-                    for z in (2, 3, 5):
-                        if x * y * z <= 1024:
-                            yield block_params([x, y, z], ask="pad_to_warps")
+            # a 1D launch over n elements: the partial warp of every block and the last block's
+            # threads past the end both launch idle lanes
             for T in range(33, 1000, 6):
-                yield block_params([T, 1, 1], ask="pad_to_warps")
+                for n in (10_000, 50_000, 100_000, 250_000, 1_000_000):
+                    if n % T:
+                        yield block_params([T, 1, 1], elements=n, ask="launch_idle")
 
     def solve(self, params, gpu, explain=True):
         bw = warp_engine.block_warps(params["block"], explain=explain)
@@ -253,13 +267,17 @@ class TailWarp(EngineFamily):
         answers = {"warps": bw.warps, "wasted_lanes": bw.wasted_lanes, "full_warps": bw.full_warps,
                    "tail_active": bw.tail_active}
         steps = pick_steps(bw.steps, keys)
-        if params.get("ask") == "pad_to_warps":
-            answers["padded_threads"], more = warp_engine.padded_block(params["block"], explain=explain)
+        ctx = {"P": bw.threads, "top": bw.top_warp_id,
+               "q": bw.full_warps, "t": bw.tail_active, "w": bw.warps,
+               "tail_share": bw.tail_waste_fraction, "first_tail": WARP * bw.full_warps}
+        if params.get("ask") == "launch_idle":
+            n = params["elements"]
+            blocks, idle, more = warp_engine.launch_idle_lanes(n, params["block"], explain=explain)
+            answers.update({"launch_blocks": blocks, "launch_idle_lanes": idle})
             steps += more
-        return Solved(answers, {"steps": steps, "ctx": {
-            "P": bw.threads, "top": bw.top_warp_id,
-            "q": bw.full_warps, "t": bw.tail_active, "w": bw.warps,
-            "tail_share": bw.tail_waste_fraction, "first_tail": WARP * bw.full_warps}})
+            ctx.update({"n": n, "G": blocks, "padding": blocks * bw.wasted_lanes,
+                        "past_end": blocks * bw.threads - n})
+        return Solved(answers, {"steps": steps, "ctx": ctx})
 
     def in_cell(self, params, gpu, solved):
         return (params["threads_per_block"] % WARP != 0 and solved.answers["full_warps"] >= 1
@@ -278,6 +296,12 @@ class TailWarp(EngineFamily):
             Misconception("wavefront_64", {"warps": -(-P // 64)}),
             Misconception("half_warp", {"warps": -(-P // 16)}),
             Misconception("active_as_wasted", {"wasted_lanes": a["tail_active"]}),
+            # level 3: the padding of each block alone, or the last block's overhang alone
+            *([Misconception("tail_padding_only",
+                             {"launch_idle_lanes": a["launch_blocks"] * a["wasted_lanes"]}),
+               Misconception("overhang_only",
+                             {"launch_idle_lanes": a["launch_blocks"] * P - params["elements"]})]
+              if "elements" in params else []),
         ]
 
     def figure(self, params, gpu, solved):
@@ -940,10 +964,9 @@ class AllAgree(DivergenceFamily):
 
 
 def grid_idle_from(v: dict[str, Any]) -> int:
-    """Idle lanes over the image from the square block's own idle lanes (carried credit)."""
-    width, height = v["image"]
+    """Idle lanes over the image launch: every lane of the square block's launch minus the pixels."""
     sq = next(b for b in v["blocks"] if b[0] % WARP)
-    return -(-width // sq[0]) * -(-height // sq[1]) * v["square_wasted_lanes"]
+    return warp_engine.grid_idle_lanes(v["image"], sq)[0]
 
 
 IMAGES = {1: ((1920, 1080), (1280, 720), (3840, 2160), (1024, 768), (640, 480), (2048, 2048)),
@@ -965,8 +988,8 @@ class ChooseBlock(EngineFamily):
         "aligned_wasted_lanes": sp.count("lanes", "aligned_warps", "blocks",
                                          compute=rel.wasted_lanes_of("aligned")),
         "better_block": sp.coords("blocks"),
-        # over the whole image: blocks launched × the square block's idle lanes
-        "square_grid_idle_lanes": sp.count("lanes", "image", "blocks", "square_wasted_lanes",
+        # over the whole image: every lane the square block's launch has, minus the pixels
+        "square_grid_idle_lanes": sp.count("lanes", "image", "blocks",
                                            compute=lambda v, gpu: grid_idle_from(v)),
     }
     misconception_when = {key: (lanes_in_one_warp,) for key in (
@@ -1012,6 +1035,10 @@ class ChooseBlock(EngineFamily):
             answers["square_grid_idle_lanes"], more = warp_engine.grid_idle_lanes(
                 params["image"], sq.block, explain=explain)
         ctx["grid_idle"] = answers.get("square_grid_idle_lanes", 0)
+        # the launch's idle lanes in their two kinds: padding in every block, threads past the edge
+        ctx.update({"launched": ctx["sq_grid"] * sq.warps * WARP, "pixels": W * H,
+                    "padding": ctx["sq_grid"] * sq.wasted_lanes,
+                    "edge": ctx["sq_grid"] * sq.threads - W * H})
         return Solved(answers, {"cmp": cmp, "ctx": ctx, "more": more})
 
     def in_cell(self, params, gpu, solved):
@@ -1034,6 +1061,8 @@ class ChooseBlock(EngineFamily):
             Misconception("half_warp", {"square_wasted_lanes": 16 * -(-P // 16) - P}),
             Misconception("wavefront_64", {"square_wasted_lanes": 64 * -(-P // 64) - P}),
             Misconception("square_is_balanced", {"square_wasted_lanes": 0, "better_block": ctx["sq"]}),
+            # over the image: the warp padding alone, as if the edge blocks had no threads outside
+            Misconception("padding_only", {"square_grid_idle_lanes": ctx["padding"]}),
         ]
 
     def figure(self, params, gpu, solved):

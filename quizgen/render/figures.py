@@ -50,6 +50,7 @@ from quizgen.engine import warps as warp_engine
 from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, launch_config, occupancy
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU, resolve_gpu
+from quizgen.xmltext import xml_text
 
 from quizgen.render import numbers  # noqa: E402
 from quizgen.render.phrases import DEFAULT_LANG, LANGS, labels  # noqa: E402  (the phrasebook's languages)
@@ -143,6 +144,7 @@ def _attr_name(key: str) -> str:
 
 def _quote(value: str) -> str:
     """`quoteattr`'s result; most values need no escaping, and skip its replacement passes."""
+    value = xml_text(value)
     if _ATTR_SPECIAL.search(value) is None:
         return f'"{value}"'
     from xml.sax.saxutils import quoteattr   # rarely needed; its import pulls in urllib
@@ -152,6 +154,7 @@ def _quote(value: str) -> str:
 
 def _escape(text: str) -> str:
     """Text escaped for XML, without the replacement passes for text that needs none."""
+    text = xml_text(text)
     if _TEXT_SPECIAL.search(text) is None:
         return text
     return html.escape(text, quote=False)      # &, < and > only, as XML's escape

@@ -47,6 +47,7 @@ def md_escape(text: Any) -> str:
 
 #: The project's filters, by name (the environment's and the compiled phrases').
 FILTERS = {"num": numbers.number, "pct": numbers.percent, "kb": numbers.kb, "size": numbers.size,
+           "of": numbers.counted, "agree": numbers.agree,
            "typst_string": typst_string, "typst_array": typst_array, "md": md_escape,
            "html_lang": html_lang}
 

@@ -2,8 +2,10 @@
 
 One formula, written once (``quizgen.engine.formulas``), prints everywhere it is shown:
 
-* LaTeX for Anki cards and HTML (sympy's own printer),
-* plain Unicode for the terminal and Markdown (``UnicodePrinter``, below),
+* LaTeX for Anki cards and Markdown (sympy's own printer),
+* MathML for the HTML pages a person opens (feedback, ``generate --format html``): browsers
+  typeset it themselves, so the math reads offline (sympy's presentation printer),
+* plain Unicode for the terminal (``UnicodePrinter``, below),
 * Typst for PDFs (``quizgen.render.typst``).
 
 Substitution never calls sympy per problem. For each (formula, printer) pair we print once a
@@ -32,8 +34,21 @@ def _placeholder(i: int) -> str:
 
 def format_number(value: Any, target: str = "unicode") -> str:
     """A number as a person writes it in a formula printed for `target`: 65,536 (LaTeX
-    ``65{,}536``), 0.375, 1/3 → 0.3333, ∞ (see `quizgen.render.numbers`)."""
+    ``65{,}536``, MathML ``<mn>65,536</mn>``), 0.375, 1/3 → 0.3333, ∞ (see
+    `quizgen.render.numbers`)."""
+    if target == "mathml":
+        text = math_number(value, "unicode")
+        return "<mi>∞</mi>" if text == "∞" else mathml_text(text)
     return math_number(value, target)
+
+
+def mathml_text(text: str) -> str:
+    """A number or a short text as a MathML token: ``<mn>`` for a number, ``<mtext>`` else."""
+    import html
+
+    plain = text.replace(",", "").replace(".", "", 1).lstrip("-")
+    tag = "mn" if plain.isdigit() else "mtext"
+    return f"<{tag}>{html.escape(text, quote=False)}</{tag}>"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,6 +65,16 @@ def _latex_printer(mul_dot: bool) -> Callable[[Any], str]:
     return print_latex
 
 
+def _mathml_printer(mul_dot: bool) -> Callable[[Any], str]:
+    from sympy.printing.mathml import mathml
+
+    def print_mathml(expr) -> str:
+        return mathml(expr, printer="presentation", mul_symbol="dot" if mul_dot else None,
+                      order="none").replace("&InvisibleTimes;", "&#8290;")
+
+    return print_mathml
+
+
 def _unicode_printer(mul_dot: bool) -> Callable[[Any], str]:
     printer = UnicodePrinter(mul_dot=mul_dot)
     return printer.doprint
@@ -60,6 +85,8 @@ def _printer(target: str, substituted: bool) -> Callable[[Any], str]:
         return _latex_printer(substituted)
     if target == "unicode":
         return _unicode_printer(substituted)
+    if target == "mathml":
+        return _mathml_printer(substituted)
     if target == "typst":
         from quizgen.render.typst import typst_math
 
@@ -67,7 +94,7 @@ def _printer(target: str, substituted: bool) -> Callable[[Any], str]:
     raise ValueError(f"unknown math target {target!r}")
 
 
-TARGETS = ("latex", "unicode", "typst")
+TARGETS = ("latex", "unicode", "typst", "mathml")
 CACHE_FILE = Path(__file__).resolve().parent.parent / "data" / "formulas.json"
 
 
@@ -137,7 +164,10 @@ def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str
             number = format_number(values[sym_name], target)
             if number == "∞" and target == "latex":
                 number = r"\infty"
-            text = text.replace(ph, number)
+            if target == "mathml":   # the placeholder is a whole <mi> token; the number takes its place
+                text = text.replace(f"<mi>{ph}</mi>", number)
+            else:
+                text = text.replace(ph, number)
     return text
 
 

@@ -5,7 +5,11 @@ feedback, figures and calculators.
 * `number`: a count, or a decimal with at most `places` places, trailing zeros dropped (``0.375``).
 * `percent`: a fraction as a percentage with at most `places` places (``0.9375`` → ``93.75%``).
 * `kb`, `size`: bytes as KB (``48 KB``), or as bytes when not a whole KB (``49,000 B``).
+* `share`: a fraction beside its percentage, to the same precision (``0.78125 = 78.125%``).
 * `times`: a ratio (``1.5×``).
+* `counted`, `agree`: the one plural and agreement rule, for both languages: a count with its
+  noun (``1 block``, ``3 blocks``) and the verb form that agrees with it (``1 block fits``,
+  ``2 blocks fit``; Hinglish ``1 lane leti hai``, ``13 lanes leti hain``).
 * `math_number`: `number` inside a formula, with the separator each printer needs: LaTeX ``{,}``
   (a bare comma in math mode is punctuation and takes a space after it), Typst
   ``class("normal", ",")`` (the same reason), plain text ``,``.
@@ -56,6 +60,25 @@ def number(value: Any, places: int = 4) -> str:
 def percent(fraction: Any, places: int = 3) -> str:
     """A fraction as a percentage with at most `places` places: 0.375 → 37.5%."""
     return decimal(float(fraction) * 100, places) + "%"
+
+
+def share(fraction: Any, places: int = 3) -> str:
+    """A fraction and its percentage, the fraction with as many places as the percentage shows
+    (two more), so the two never disagree: 0.78125 → ``0.78125 = 78.125%``, 0.25 → ``0.25 = 25%``."""
+    return f"{number(fraction, places + 2)} = {percent(fraction, places)}"
+
+
+def counted(value: Any, noun: str) -> str:
+    """`value` and its noun in the number it takes: 1 → ``1 block``, 3 → ``3 blocks``,
+    1200 → ``1,200 lanes``. A noun whose plural is not noun + "s" is given as ``"one|many"``."""
+    one, _, many = noun.partition("|")
+    return f"{number(value)} {one if value == 1 else (many or one + 's')}"
+
+
+def agree(value: Any, one: str, many: str) -> str:
+    """The form of a verb (or any words) that agrees with a count of `value`: ``one`` for
+    exactly 1, ``many`` otherwise (0 blocks fit, 1 block fits, 2 blocks fit)."""
+    return one if value == 1 else many
 
 
 def kb(value: Any) -> str:

@@ -100,7 +100,7 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
         elif result.__class__ is bool:
             result = yes_no(result, lang)
         elif step.formula in shares and (result.__class__ is float or result.__class__ is int):
-            result = f"{format_value(result)} = {numbers.percent(result)}"
+            result = numbers.share(result)
         out.append(SolutionStep(title, step.formula, dict(step.values), result, unit, why, note))
     return out
 

@@ -1,8 +1,9 @@
 """Render a worked solution as terminal text, Markdown or HTML from the jinja2 templates.
 
 Templates live in ``templates/solution.{txt,md,html}.j2`` and are rendered strictly (undefined
-values are errors) by the one environment, `quizgen.render.jinja` (HTML escaped). Math comes from the formula registry: Unicode on the terminal, LaTeX in
-Markdown and HTML (MathJax/KaTeX ``\\( \\)``).
+values are errors) by the one environment, `quizgen.render.jinja` (HTML escaped). Math comes from
+the formula registry: Unicode on the terminal, LaTeX in Markdown (MathJax/KaTeX ``\\( \\)``),
+MathML in HTML (typeset by the browser itself, with no script and no network).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from quizgen.render.phrases import book
 from quizgen.render.numbers import in_math
 from quizgen.render.solution import format_value
 
-FORMATS = {"txt": "unicode", "md": "latex", "html": "latex"}
+FORMATS = {"txt": "unicode", "md": "latex", "html": "mathml"}
 
 
 def labels(lang: str) -> dict[str, str]:
@@ -37,9 +38,16 @@ def math_steps(solution: Solution, target: str) -> list[dict[str, Any]]:
             substituted = ""
         if target == "latex" and symbolic:
             result = r"\infty" if result == "∞" else in_math(result, target).replace("%", r"\%")
+        elif target == "mathml" and symbolic:
+            result = qmath.format_number(step.result, target) if _plain_number(step.result) \
+                else qmath.mathml_text(result)
         out.append({"title": step.title, "symbolic": symbolic, "substituted": substituted,
                     "result": result, "unit": step.unit, "why": step.why, "note": step.note})
     return out
+
+
+def _plain_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: str = "",

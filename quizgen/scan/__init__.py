@@ -93,14 +93,15 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     holding anything else (the sheet's folder, a hand-edited answers.csv) is refused unless
     `force`, and then such a file in the way is kept as NAME.kept."""
     from quizgen.export.bubbles import NEEDS_REVIEW
-    from quizgen.export.sheet import answer_columns, load_manifest
+    from quizgen.export.sheet import answer_columns
+    from quizgen.manifest import load_manifest
     from quizgen.grade.match import sheet_lang
     from quizgen.grade.notes import note_text
     from quizgen.scan.pages import RENDER_DPI, Page, load_scans, locate
     from quizgen.scan.read import read_page
     from quizgen.scan.report import crop, page_entry, write_report
 
-    manifest = load_manifest(manifest_path)
+    manifest = load_manifest(manifest_path, scan=True)
     layout = _scan_layout(manifest, str(manifest_path))
     lang = sheet_lang(manifest, lang)
     if not scans:
@@ -284,7 +285,7 @@ def apply_fixes(fixes_path: str | os.PathLike[str], out_dir: str | os.PathLike[s
 
 
 def _read_csv(data: bytes, where: str) -> list[list[str]]:
-    from quizgen.files import sniff_delimiter
+    from quizgen.files import csv_rows, sniff_delimiter
 
     try:
         text = data.decode("utf-8-sig")
@@ -292,7 +293,7 @@ def _read_csv(data: bytes, where: str) -> list[list[str]]:
         raise QuizgenError(f"{where} is not UTF-8 text", field="fix") from None
     first = text.split("\n", 1)[0]
     try:
-        return [row for row in csv.reader(io.StringIO(text), delimiter=sniff_delimiter(first))
+        return [row for row in csv_rows(io.StringIO(text), delimiter=sniff_delimiter(first))
                 if any(c.strip() for c in row)]
     except csv.Error as exc:
         raise QuizgenError(f"{where} is not readable CSV ({exc})", field="fix") from None

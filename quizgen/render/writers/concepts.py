@@ -18,6 +18,7 @@ from quizgen.render.solution import solution_steps
 from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.base import Writer
+from quizgen.render.writers.family import gpu_label
 
 
 def _pick(options: tuple[str, ...], salt: str) -> str:
@@ -34,12 +35,14 @@ class ConceptWriter(Writer):
         title = deck.title.format(topic=deck.topics[card.topic])
         reason = SolutionStep(title=deck.reason_title, formula=None, values={}, result="",
                               unit="", why=card.reason)
-        steps, numbered_from = worked_number(card.topic, card.level, card.id)
+        steps, numbered_from = worked_number(card.topic, card.level, card.id, gpu.name)
         steps = [*steps[:numbered_from],
                  *own_whys([dataclasses.replace(st) for st in steps[numbered_from:]], lang)]
         worked = solution_steps(steps, lang, salt=salt)
         if worked:                      # say what the worked number is about, on its first step
-            setup = dict(example_values(card.topic, card.id), level=card.level)
+            setup = dict(example_values(card.topic, card.id), level=card.level,
+                         gpu=gpu_label(gpu, lang), regs_sm=gpu.regs_per_sm,
+                         w_max=gpu.max_warps_per_sm, n_sched=gpu.schedulers_per_sm)
             worked[0].note = phrase(lang, "L-6-example", card.topic, setup, salt=salt)
         verify = [deck.wrong_line.format(belief=w.belief, why_wrong=w.why_wrong)
                   for w in card.wrong]

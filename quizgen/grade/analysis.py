@@ -1,0 +1,421 @@
+"""What a graded class says about the exam and about the class: item analysis and the
+misconception map.
+
+Pure functions over the graded students (`StudentResult`), no I/O. An *item* is one answer box
+(``Q3.occupancy``); a question's figures add up its boxes. Only counted boxes enter the figures
+(a box left out of the score with ``--invalid flag`` is missing data, not a zero).
+
+The statistics, and where they come from:
+
+* **Facility** F = mean points ÷ the item's points: the share of the marks the class earned
+  (Moodle's "facility index"; a proportion correct for a one-point item).
+* **Discrimination** r = the Pearson correlation of the item's points with the *rest* of the test
+  (total minus the item), so the item does not correlate with itself: the corrected item-total or
+  point-biserial correlation (Henrysson 1963, "Correction of item-total correlations in item
+  analysis", Psychometrika 28; Moodle's "discrimination index" is this coefficient).
+* **Upper–lower index** D = (mean of the top 27% − mean of the bottom 27%) ÷ the item's points,
+  students ranked by total score (Kelley 1939, "The selection of upper and lower groups for the
+  validation of test items", J. Educ. Psych. 30: 27% is the split that makes D most reliable).
+* **Reliability**: Cronbach's α = k/(k−1) · (1 − Σ σ²ᵢ / σ²ₓ) over the k items' points and the total
+  (Cronbach 1951, "Coefficient alpha and the internal structure of tests", Psychometrika 16); with
+  items scored 0/1 it is Kuder and Richardson's KR-20 (1937). Variances are population variances
+  (divided by n) in both places, as the formula asks; α is undefined when the totals do not vary.
+* **Score distribution**: mean, the sample standard deviation (n − 1), min, max and the quartiles
+  (`statistics.quantiles`, inclusive method: the median of each half, as a teacher computes it).
+* **Flags**, after Ebel and Frisbie's guide to discrimination (Essentials of Educational
+  Measurement, 1991: below 0.20 an item is poor, and a negative one works against the test),
+  and facility near 0 or 1 (the item tells the class apart from nobody); and a wrong answer that
+  many of the strongest students gave, which is how a wrong key usually shows.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
+from typing import Any
+
+from quizgen.grade.results import BoxResult, StudentResult, fraction_text, shorten
+
+__all__ = ["ItemStats", "Distribution", "MisconceptionEntry", "CellToReteach", "ClassAnalysis",
+           "analyse_class", "pearson", "cronbach_alpha", "upper_lower_index", "grade_band",
+           "grade_bands"]
+
+#: Share of the class in each of the upper and lower groups (Kelley 1939).
+GROUP_SHARE = 0.27
+#: Discrimination below this is poor (Ebel and Frisbie 1991).
+LOW_DISCRIMINATION = 0.20
+#: Facility at or below / at or above these: the item separates almost no one.
+HARD, EASY = 0.10, 0.95
+#: A wrong answer given by at least this share of the upper group (and 2 students) is flagged.
+STRONG_WRONG_SHARE = 1 / 3
+#: Fewer students than this and correlations mean little: no discrimination flags.
+MIN_STUDENTS_FOR_FLAGS = 5
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """The Pearson correlation of two equal-length series; None when either does not vary."""
+    n = len(xs)
+    if n < 2 or n != len(ys):
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 1e-12 * n or syy <= 1e-12 * n:     # a constant series (up to rounding)
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def _pvariance(values: Sequence[float]) -> float:
+    n = len(values)
+    if n == 0:
+        return 0.0
+    mean = sum(values) / n
+    return sum((v - mean) ** 2 for v in values) / n
+
+
+def cronbach_alpha(items: Sequence[Sequence[float]]) -> float | None:
+    """Cronbach's α of a students × items table of points (every row the same length)."""
+    if not items or len(items[0]) < 2 or len(items) < 2:
+        return None
+    k = len(items[0])
+    totals = [sum(row) for row in items]
+    total_var = _pvariance(totals)
+    if total_var <= 1e-12:
+        return None
+    item_var = sum(_pvariance([row[j] for row in items]) for j in range(k))
+    return k / (k - 1) * (1 - item_var / total_var)
+
+
+def upper_lower_index(points: Sequence[float], totals: Sequence[float], max_points: float,
+                      share: float = GROUP_SHARE) -> float | None:
+    """Kelley's D: the top `share` of students (by total) minus the bottom, per item point.
+
+    Ties at a group's edge are broken by the order given (a stable sort), so the same class
+    always gives the same D."""
+    n = len(points)
+    if n < 2 or max_points <= 0:
+        return None
+    size = max(1, round(share * n))
+    order = sorted(range(n), key=lambda i: totals[i])
+    lower = [points[i] for i in order[:size]]
+    upper = [points[i] for i in order[-size:]]
+    return (sum(upper) / size - sum(lower) / size) / max_points
+
+
+def grade_bands(raw: Any) -> tuple[tuple[str, float], ...]:
+    """A recipe's ``[grades]`` table (label = least percent), checked; highest band first."""
+    from quizgen.errors import QuizgenError
+
+    if raw is None:
+        return ()
+    if not isinstance(raw, Mapping) or not raw:
+        raise QuizgenError("expected a table of grade = least percent, e.g. A = 85", field="grades")
+    bands = []
+    for label, value in raw.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or not 0 <= value <= 100:
+            raise QuizgenError(f"{label} = {value!r}; expected a percentage from 0 to 100",
+                               field="grades")
+        if not str(label).strip():
+            raise QuizgenError("a grade needs a label", field="grades")
+        bands.append((str(label).strip(), float(value)))
+    if len({v for _, v in bands}) != len(bands):
+        raise QuizgenError("two grades share one threshold", field="grades")
+    return tuple(sorted(bands, key=lambda b: -b[1]))
+
+
+def grade_band(percent: float, bands: Sequence[tuple[str, float]]) -> str:
+    """The label of the highest band whose threshold (a percentage) the score reaches; "" if none."""
+    for label, threshold in sorted(bands, key=lambda b: -b[1]):
+        if percent + 1e-9 >= threshold:
+            return label
+    return ""
+
+
+@dataclass(slots=True)
+class ItemStats:
+    """One answer box (or, with key "", a whole question) across the class."""
+
+    item: str                           # Q3.occupancy, or Q3 for the question
+    question: int
+    key: str
+    cells: tuple[str, ...]
+    n: int                              # students whose item is counted
+    max_points: float
+    mean_points: float
+    facility: float | None
+    discrimination: float | None        # item–rest correlation
+    upper_lower: float | None           # Kelley's D
+    blank_share: float
+    invalid_share: float                # unreadable or missing
+    misconceptions: list[tuple[str, int]]   # (key, boxes) most common first
+    flags: list[tuple[str, dict[str, Any]]] = field(default_factory=list)   # (reason key, values)
+
+
+@dataclass(slots=True)
+class Distribution:
+    count: int
+    max_score: float
+    mean: float | None
+    sd: float | None
+    minimum: float | None
+    maximum: float | None
+    quartiles: tuple[float, float, float] | None
+    scores: list[float]
+
+
+@dataclass(slots=True)
+class MisconceptionEntry:
+    """One misconception across every version of the exam."""
+
+    key: str
+    students: list[str]                 # labels, in sheet order
+    boxes: int
+    questions: list[int]
+    columns: list[str]
+    cells: list[str]
+    levels: list[int]
+    systematic: list[str]               # students who show it in two boxes or more
+
+
+@dataclass(slots=True)
+class CellToReteach:
+    cell: str
+    levels: list[int]
+    lost_share: float                   # share of the cell's points the class did not earn
+    points_lost: float
+    points_possible: float
+    students_losing: int
+    misconceptions: list[tuple[str, int]]
+
+
+@dataclass(slots=True)
+class ClassAnalysis:
+    items: list[ItemStats]              # boxes, in column order
+    questions: list[ItemStats]          # whole questions, by number
+    alpha: float | None
+    distribution: Distribution
+    misconceptions: list[MisconceptionEntry]
+    pairs: list[tuple[str, str, int]]   # misconceptions that co-occur in students: (a, b, students)
+    reteach: list[CellToReteach]
+    bands: list[tuple[str, float]]
+
+
+def _float(value: Fraction | None) -> float:
+    return float(value) if value is not None else 0.0
+
+
+def _levels_by_problem(manifest: Mapping[str, Any]) -> dict[str, int]:
+    levels: dict[str, int] = {}
+    for student in manifest.get("students") or []:
+        for question in student.get("questions") or []:
+            pid, level = question.get("id"), question.get("level")
+            if isinstance(pid, str) and isinstance(level, int):
+                levels[pid] = level
+    return levels
+
+
+def first_misconception(box: BoxResult) -> str | None:
+    """The misconception a wrong box is put down to (the grader's first match), or None."""
+    if box.check.status == "wrong" and box.check.misconceptions:
+        return box.check.misconceptions[0]
+    return None
+
+
+def _item(item: str, question: int, key: str, cells: Sequence[str],
+          entries: list[tuple[int, float, float, BoxResult | None]], totals: Sequence[float],
+          statuses: Counter, miscs: Counter, strong_wrong: list[tuple[str, int, int]]) -> ItemStats:
+    """entries: (student index, points, max points, box) for students whose item is counted."""
+    n = len(entries)
+    max_points = max((m for _, _, m, _ in entries), default=0.0)
+    points = [p for _, p, _, _ in entries]
+    rest = [totals[i] - p for i, p, _, _ in entries]
+    mean = sum(points) / n if n else 0.0
+    facility = mean / max_points if n and max_points > 0 else None
+    disc = pearson(points, rest)
+    d27 = upper_lower_index(points, [totals[i] for i, _, _, _ in entries], max_points)
+    seen = sum(statuses.values()) or 1
+    stats = ItemStats(item, question, key, tuple(cells), n, max_points, mean, facility, disc, d27,
+                      statuses["blank"] / seen, (statuses["invalid"] + statuses["missing"]) / seen,
+                      miscs.most_common())
+    if facility is not None:
+        if facility <= HARD:
+            stats.flags.append(("hard", {"facility": facility}))
+        elif facility >= EASY:
+            stats.flags.append(("easy", {"facility": facility}))
+    if n >= MIN_STUDENTS_FOR_FLAGS and disc is not None:
+        if disc < 0:
+            stats.flags.append(("negative", {"r": disc}))
+        elif disc < LOW_DISCRIMINATION:
+            stats.flags.append(("low", {"r": disc}))
+    for answer, count, upper in strong_wrong:
+        stats.flags.append(("strong_wrong", {"answer": answer, "count": count, "upper": upper}))
+    return stats
+
+
+def _strong_wrong(entries: list[tuple[int, float, float, BoxResult | None]],
+                  totals: Sequence[float]) -> list[tuple[str, int, int]]:
+    """Wrong answers given by a third or more of the upper group (at least 2 students)."""
+    n = len(entries)
+    if n < MIN_STUDENTS_FOR_FLAGS:
+        return []
+    size = max(1, round(GROUP_SHARE * n))
+    order = sorted(range(n), key=lambda j: totals[entries[j][0]])
+    upper = [entries[j][3] for j in order[-size:]]
+    wrong = Counter()
+    for box in upper:
+        if box is not None and box.check.status == "wrong":
+            shown = (fraction_text(box.check.value) if box.check.value is not None
+                     else shorten(box.check.answer, 30))
+            wrong[shown] += 1
+    return [(answer, count, size) for answer, count in wrong.most_common()
+            if count >= 2 and count >= STRONG_WRONG_SHARE * size]
+
+
+def analyse_class(students: Sequence[StudentResult], columns: Sequence[str],
+                  manifest: Mapping[str, Any] | None = None,
+                  bands: Sequence[tuple[str, float]] = ()) -> ClassAnalysis:
+    """Item statistics, reliability, the score distribution and the misconception map."""
+    manifest = manifest or {}
+    levels = _levels_by_problem(manifest)
+    totals = [_float(s.score) for s in students]
+    by_column: dict[str, list[tuple[int, float, float, BoxResult | None]]] = defaultdict(list)
+    statuses: dict[str, Counter] = defaultdict(Counter)
+    miscs: dict[str, Counter] = defaultdict(Counter)
+    cells: dict[str, Counter] = defaultdict(Counter)
+    by_question: dict[int, dict[int, list[float]]] = defaultdict(dict)
+    question_cells: dict[int, Counter] = defaultdict(Counter)
+    for i, student in enumerate(students):
+        for q in student.questions:
+            question_cells[q.number][q.cell] += 1
+            earned = [0.0, 0.0]
+            for box in q.boxes:
+                statuses[box.column][box.check.status] += 1
+                cells[box.column][q.cell] += 1
+                if (m := first_misconception(box)) is not None:
+                    miscs[box.column][m] += 1
+                if box.counted:
+                    by_column[box.column].append((i, _float(box.points), _float(box.max_points), box))
+                    earned[0] += _float(box.points)
+                    earned[1] += _float(box.max_points)
+            if earned[1] > 0:
+                by_question[q.number][i] = earned
+    items = []
+    for column in columns:
+        entries = by_column.get(column, [])
+        if not entries and not statuses.get(column):
+            continue
+        number = int(column.split(".", 1)[0][1:])
+        items.append(_item(column, number, column.split(".", 1)[1],
+                           [c for c, _ in cells[column].most_common()], entries, totals,
+                           statuses[column], miscs[column], _strong_wrong(entries, totals)))
+    questions = []
+    for number in sorted(by_question):
+        entries = [(i, pts[0], pts[1], None) for i, pts in by_question[number].items()]
+        status = Counter()
+        misc = Counter()
+        for column, counter in statuses.items():
+            if column.startswith(f"Q{number}."):
+                status.update(counter)
+                misc.update(miscs[column])
+        questions.append(_item(f"Q{number}", number, "",
+                               [c for c, _ in question_cells[number].most_common()], entries,
+                               totals, status, misc, []))
+    # α over the boxes every student has counted (a flagged box is missing data)
+    complete = [c for c in columns if len(by_column.get(c, [])) == len(students)]
+    table = [[0.0] * len(complete) for _ in students]
+    for j, column in enumerate(complete):
+        for i, p, _, _ in by_column[column]:
+            table[i][j] = p
+    alpha = cronbach_alpha(table) if complete else None
+    misconceptions, pairs = _misconception_map(students, levels)
+    return ClassAnalysis(items, questions, alpha, _distribution(students, totals),
+                         misconceptions, pairs, _reteach(students, levels), list(bands))
+
+
+def _distribution(students: Sequence[StudentResult], totals: list[float]) -> Distribution:
+    n = len(totals)
+    maximum = max((_float(s.max_score) for s in students), default=0.0)
+    if not n:
+        return Distribution(0, maximum, None, None, None, None, None, [])
+    quartiles = tuple(statistics.quantiles(totals, n=4, method="inclusive")) if n >= 2 else None
+    return Distribution(n, maximum, statistics.fmean(totals),
+                        statistics.stdev(totals) if n >= 2 else None, min(totals), max(totals),
+                        quartiles, totals)
+
+
+def _misconception_map(students: Sequence[StudentResult], levels: Mapping[str, int]
+                       ) -> tuple[list[MisconceptionEntry], list[tuple[str, str, int]]]:
+    seen: dict[str, dict[str, Any]] = {}
+    per_student: list[set[str]] = []
+    for student in students:
+        mine: Counter = Counter()
+        for q in student.questions:
+            for box in q.boxes:
+                key = first_misconception(box)
+                if key is None:
+                    continue
+                mine[key] += 1
+                entry = seen.setdefault(key, {"students": {}, "boxes": 0, "questions": set(),
+                                              "columns": set(), "cells": set(), "levels": set()})
+                entry["students"][student.label] = None
+                entry["boxes"] += 1
+                entry["questions"].add(q.number)
+                entry["columns"].add(box.column)
+                entry["cells"].add(q.cell)
+                if q.problem_id in levels:
+                    entry["levels"].add(levels[q.problem_id])
+        for key, count in mine.items():
+            if count >= 2:
+                seen[key].setdefault("systematic", []).append(student.label)
+        per_student.append(set(mine))
+    entries = [MisconceptionEntry(key, list(e["students"]), e["boxes"], sorted(e["questions"]),
+                                  sorted(e["columns"], key=_column_order), sorted(e["cells"]),
+                                  sorted(e["levels"]), e.get("systematic", []))
+               for key, e in seen.items()]
+    entries.sort(key=lambda e: (-len(e.students), -e.boxes, e.key))
+    together: Counter = Counter()
+    for keys in per_student:
+        for a, b in combinations(sorted(keys), 2):
+            together[(a, b)] += 1
+    pairs = [(a, b, n) for (a, b), n in sorted(together.items(), key=lambda kv: (-kv[1], kv[0]))
+             if n >= 2]
+    return entries, pairs
+
+
+def _column_order(column: str) -> tuple[int, str]:
+    number, _, key = column.partition(".")
+    return int(number[1:]), key
+
+
+def _reteach(students: Sequence[StudentResult], levels: Mapping[str, int]) -> list[CellToReteach]:
+    lost: dict[str, list[Fraction]] = defaultdict(lambda: [Fraction(0), Fraction(0)])
+    losing: dict[str, set[int]] = defaultdict(set)
+    cell_levels: dict[str, set[int]] = defaultdict(set)
+    miscs: dict[str, Counter] = defaultdict(Counter)
+    for i, student in enumerate(students):
+        for q in student.questions:
+            for box in q.boxes:
+                if not box.counted:
+                    continue
+                possible, earned = box.max_points, box.points
+                lost[q.cell][0] += possible - earned
+                lost[q.cell][1] += possible
+                if earned < possible:
+                    losing[q.cell].add(i)
+                if (m := first_misconception(box)) is not None:
+                    miscs[q.cell][m] += 1
+            if q.problem_id in levels:
+                cell_levels[q.cell].add(levels[q.problem_id])
+    ranked = [CellToReteach(cell, sorted(cell_levels[cell]),
+                            float(pts[0] / pts[1]) if pts[1] else 0.0, float(pts[0]), float(pts[1]),
+                            len(losing[cell]), miscs[cell].most_common(3))
+              for cell, pts in lost.items() if pts[1] > 0]
+    ranked.sort(key=lambda c: (-c.lost_share, -c.points_lost, c.cell))
+    return ranked

@@ -1,0 +1,197 @@
+"""Follow-up decks after an exam: for each student an Anki deck of what their paper showed
+missing, and one for the class.
+
+A student's deck holds
+* a **skill note** (`quizgen.export.skills`: a new solved variant at every review) for every cell
+  in which they lost points, at the level the exam asked it, and
+* a **concept card** (cell L-6) for every misconception their answers showed, as the mapping in
+  ``templates/concepts/slips.toml`` names it, and the exam's own concept questions they missed.
+
+Note identities belong to the student, not to the exam (the skill note of OCC-2 level 2 for roll
+R07 is the same note after the midterm and after the final), so importing a later exam's deck
+updates the notes already under study instead of adding copies. The class deck holds the concept
+cards of the misconceptions two or more students showed and the skills of the cells the class
+lost most points in, for the teacher's next lecture.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from quizgen.grade.analysis import ClassAnalysis, first_misconception
+from quizgen.grade.results import StudentResult
+
+__all__ = ["FollowUp", "follow_ups", "class_follow_up", "write_follow_up_decks", "slip_cards"]
+
+#: Cells whose lost points a skill note cannot practise (a concept question is its own card).
+NO_SKILL = frozenset({"L-6"})
+#: The class deck: this many misconceptions at most, each shown by at least 2 students, and the
+#: cells the class lost at least this share of the points in (at most 4).
+CLASS_MISCONCEPTIONS, CLASS_CELL_SHARE, CLASS_CELLS = 12, 0.3, 4
+
+
+@cache
+def slip_cards() -> dict[str, str]:
+    """misconception key → the concept card that teaches the belief behind it."""
+    from quizgen.resources import packaged_path
+
+    with open(packaged_path("templates", "concepts", "slips.toml"), "rb") as fh:
+        return dict(tomllib.load(fh)["card"])
+
+
+@dataclass(slots=True)
+class FollowUp:
+    """What one deck holds: (cell, level) skills and concept card ids, with why."""
+
+    who: str                              # the student's label (or the class)
+    key: str                              # stable identity: roll, else name, else version
+    skills: list[tuple[str, int]] = field(default_factory=list)
+    cards: list[str] = field(default_factory=list)
+    misconceptions: list[str] = field(default_factory=list)
+
+
+def _levels(manifest: Mapping[str, Any]) -> dict[str, tuple[int, Any]]:
+    """problem id → (level, its concept card id or None)."""
+    out = {}
+    for student in manifest.get("students") or []:
+        for q in student.get("questions") or []:
+            answers = q.get("answers") if isinstance(q.get("answers"), Mapping) else {}
+            out[q.get("id")] = (q.get("level", 1), answers.get("concept"))
+    return out
+
+
+def follow_ups(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[FollowUp]:
+    """Each student's follow-up: the skills and concept cards their answers showed missing."""
+    levels = _levels(manifest)
+    cards = slip_cards()
+    plans = []
+    for s in students:
+        plan = FollowUp(s.label, s.roll or s.name or s.version)
+        for q in s.questions:
+            level, card = levels.get(q.problem_id, (1, None))
+            lost = any(b.counted and b.points < b.max_points for b in q.boxes)
+            if lost and q.cell in NO_SKILL:
+                if isinstance(card, str) and card not in plan.cards:
+                    plan.cards.append(card)
+            elif lost and (q.cell, level) not in plan.skills:
+                plan.skills.append((q.cell, level))
+            for b in q.boxes:
+                key = first_misconception(b)
+                if key is None or key in plan.misconceptions:
+                    continue
+                plan.misconceptions.append(key)
+                if key in cards and cards[key] not in plan.cards:
+                    plan.cards.append(cards[key])
+        plans.append(plan)
+    return plans
+
+
+def class_follow_up(analysis: ClassAnalysis, manifest: Mapping[str, Any]) -> FollowUp:
+    """The teacher's deck: the class's commonest misconceptions and weakest cells."""
+    cards = slip_cards()
+    plan = FollowUp("class", "class")
+    for m in analysis.misconceptions[:CLASS_MISCONCEPTIONS]:
+        if len(m.students) < 2:
+            continue
+        plan.misconceptions.append(m.key)
+        if m.key in cards and cards[m.key] not in plan.cards:
+            plan.cards.append(cards[m.key])
+    for cell in analysis.reteach:
+        if cell.lost_share < CLASS_CELL_SHARE or cell.cell in NO_SKILL:
+            continue
+        for level in cell.levels or [1]:
+            if len(plan.skills) < CLASS_CELLS:
+                plan.skills.append((cell.cell, level))
+    return plan
+
+
+@cache
+def _concept_seed(card_id: str) -> tuple[int, int]:
+    """(level, seed) that draw concept card `card_id` from cell L-6."""
+    from quizgen.generator import generate_worked
+    from quizgen.problems.concepts import card_ids, get_card
+
+    level = get_card(card_id).level
+    for seed in range(len(card_ids(level))):
+        if generate_worked("L-6", level=level, seed=seed).answers["concept"] == card_id:
+            return level, seed
+    raise LookupError(card_id)   # the pool holds every card of its level (see ConceptCards.space)
+
+
+@cache
+def _variant(cell: str, *, level: int, seed: int, lang: str, gpu: str | None):
+    """A skill's solved variant: the same for every student's deck, so made once."""
+    from quizgen.generator import generate_worked
+
+    return generate_worked(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+
+
+def _recipe(plan: FollowUp, *, lang: str, title: str, seed: int, deck: str, cells=(), levels=(1,)):
+    from quizgen.recipes import DeckRecipe
+
+    return DeckRecipe(name=f"follow-up-{plan.key}", title=title, deck=deck,
+                      cells=tuple(cells), per_cell=1, levels=tuple(levels), gpus=(), langs=(lang,),
+                      seed=seed, kinds=("skill", "concept"), description=title)
+
+
+def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: int = 0):
+    """The genanki package of one follow-up deck (concept cards, then skill notes)."""
+    from quizgen.export import anki, skills
+    from quizgen.generator import generate_one
+    from quizgen.recipes import Slot
+
+    recipe = _recipe(plan, lang=lang, title=title, seed=seed, deck=deck)
+    items = []
+    for index, card in enumerate(plan.cards):
+        level, card_seed = _concept_seed(card)
+        problem = generate_one("L-6", level=level, seed=card_seed, lang=lang)
+        items.append(anki.DeckItem(Slot("L-6", level, index, lang, None, card_seed), problem,
+                                   "concept"))
+    package = anki.build_package(recipe, items)
+    for cell, level in plan.skills:
+        skills.add_skills(package, _recipe(plan, lang=lang, title=title, seed=seed, deck=deck,
+                                           cells=(cell,), levels=(level,)), problems_for=_variant)
+    return package
+
+
+def write_follow_up_decks(students: Sequence[StudentResult], manifest: Mapping[str, Any],
+                          analysis: ClassAnalysis, out_dir: str | Path, *, lang: str,
+                          title: str, timestamp: int | None = None,
+                          progress=None) -> list[tuple[Path, FollowUp]]:
+    """One .apkg per student (named as their feedback page) and ``class.apkg`` into `out_dir`."""
+    from quizgen.export.anki import build_timestamp, write_package
+    from quizgen.grade.report import feedback_names
+    from quizgen.render.phrases import book
+
+    words = book(lang)["follow-up"]
+    stamp = build_timestamp() if timestamp is None else int(timestamp)
+    recipe = manifest.get("recipe") if isinstance(manifest.get("recipe"), Mapping) else {}
+    seed = recipe.get("seed", 0) if isinstance(recipe.get("seed", 0), int) else 0
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    plans = follow_ups(students, manifest)
+    jobs = [(stem, plan) for stem, plan in zip(feedback_names(students), plans)]
+    jobs.append(("class", class_follow_up(analysis, manifest)))
+    for done, (stem, plan) in enumerate(jobs, 1):
+        who = words["class"] if plan.key == "class" else plan.who
+        deck = "::".join([words["deck"], _deck_part(who)])
+        deck_title = words["title"].format(who=who, exam=title or words["exam"])
+        package = build_follow_up(plan, lang=lang, title=deck_title, deck=deck, seed=seed)
+        path = out / f"{stem}.apkg"
+        write_package(package, path, stamp)
+        written.append((path, plan))
+        if progress is not None:
+            progress(done, len(jobs))
+    return written
+
+
+def _deck_part(text: str) -> str:
+    """A deck name part: no '::' inside (Anki's separator)."""
+    return " ".join(text.replace("::", ":").split()) or "?"
