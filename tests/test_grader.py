@@ -138,7 +138,9 @@ def carried_answers(question: dict) -> dict[str, str]:
     if cell == "L-1":
         gpu = question["gpu"]
         rpw = a["regs_per_warp"] * 2                      # a doubled register count
-        active = min(gpu["max_warps_per_sm"], gpu["regs_per_sm"] // rpw)
+        w = -(-question["params"]["threads_per_block"] // 32)   # whole blocks of the stated size
+        active = min(min(gpu["max_warps_per_sm"], gpu["regs_per_sm"] // rpw) // w,
+                     gpu["max_blocks_per_sm"]) * w
         return {"regs_per_warp": str(rpw), "active_warps": str(active),
                 "occupancy": decimal_text(Fraction(active, gpu["max_warps_per_sm"]) * 100) + "%"}
     if cell == "X-5":

@@ -161,33 +161,37 @@ def test_every_real_gpu_question_is_exact_or_says_textbook_and_shows_exact():
     assert checked > 200
 
 
-def test_l1_says_why_the_exact_answer_differs_from_the_notes_per_warp_count():
-    """L-1 counts warps one at a time (the notes' per-warp model). Where the real GPU's answer
-    differs, the Answer names what the notes leave out, and only that: the whole-block rule when
-    whole blocks of the stated size change the count, the allocation granularity when NVIDIA's
-    allocation changes it further."""
+def test_l1_counts_whole_blocks_and_says_why_the_exact_answer_differs():
+    """L-1 states a block size, so its resident warps are whole blocks of it (the notes'
+    per-warp count is a step, not the answer: seed 201 on the A100 once answered 31 warps for
+    256-thread blocks). Where the real GPU's answer differs, the Answer names the rules that
+    the attribution finds, and only those."""
+    from quizgen.engine.attribution import attribute
     from quizgen.engine.occupancy import launch_config, occupancy
 
+    p = generate_one("L-1", level=1, seed=201, lang="en", gpu="a100")
+    assert p.answers["active_warps"] == 24 and "31 warps" not in p.solution.answer
     seen = set()
     for gpu in ("a100", "t4", "h100"):
         for level in (1, 2, 3):
             for seed in range(12):
                 p = generate_one("L-1", level=level, seed=seed, lang="en", gpu=gpu)
-                cfg = launch_config(p.params["threads_per_block"], p.params["regs_per_thread"])
+                T = p.params["threads_per_block"]
+                cfg = launch_config(T, p.params["regs_per_thread"])
                 the_gpu = resolve_named_gpu(gpu)
-                blocks = occupancy(the_gpu, cfg, model="textbook")
+                book = occupancy(the_gpu, cfg, model="textbook")
+                assert p.answers["active_warps"] == book.active_warps, p.id
+                assert p.answers["active_warps"] % (T // 32) == 0, p.id
                 exact = occupancy(the_gpu, cfg, model="exact").active_warps
-                per_warp = p.answers["active_warps"]
-                if exact == per_warp:
-                    assert "leave out" not in p.solution.answer, p.id
+                if exact == book.active_warps:
+                    assert "differs because" not in p.solution.answer, p.id
                     continue
-                whole = blocks.active_warps != per_warp
-                granularity = exact != blocks.active_warps
-                assert ("only in whole blocks of %d" % blocks.warps_per_block
-                        in p.solution.answer) == whole, (p.id, p.solution.answer)
-                assert ("allocation granularity" in p.solution.answer) == granularity, p.id
-                seen.add((whole, granularity))
-    assert (True, False) in seen and (False, True) in seen      # both causes are met
+                rules = attribute(the_gpu, cfg).rules()
+                assert ("allocated per warp in units of" in p.solution.answer) == (
+                    "reg_granularity" in rules), p.id
+                assert ("sub-partitions" in p.solution.answer) == ("subpartitions" in rules), p.id
+                seen.update(rules)
+    assert "reg_granularity" in seen
 
 
 def test_occ5_largest_block_on_an_a100():

@@ -450,9 +450,14 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
                               0, "blocks", "smem_lid", failure))
         else:
             if cfg.carveout != -1:
-                steps.append(Step("smem_per_sm", "smem_carveout", {"c": cfg.carveout, "S_SM": gpu.smem_per_sm},
-                                  smem_sm, "B", "carveout",
-                                  "carveout_grown" if smem_sm != preference else "rounded_to_carveout"))
+                # what the preference asks for, then the size the driver picks and why
+                wanted = cfg.carveout * gpu.smem_per_sm // 100
+                steps.append(Step("smem_carveout", "smem_carveout", {"c": cfg.carveout, "S_SM": gpu.smem_per_sm},
+                                  wanted, "B", "carveout_preference"))
+                why = ("carveout_raised" if smem_sm != preference
+                       else "carveout_rounded" if preference != wanted else "carveout_kept")
+                steps.append(Step("smem_per_sm", "", {"S_pref": preference, "S_want": wanted, "s": smem_alloc,
+                                                      "S_SM": gpu.smem_per_sm}, smem_sm, "B", why))
             steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": smem_sm, "s": smem_alloc},
                               by_smem, "blocks", "smem_lid",
                               "no_limit" if by_smem is None else _floor_note(smem_sm, smem_alloc)))

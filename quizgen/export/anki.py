@@ -46,6 +46,7 @@ from typing import Any, Callable, Protocol
 
 import quizgen
 from quizgen.export import cards as C
+from quizgen.errors import QuizgenError
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots, problem_seed
 from quizgen.render.phrases import DEFAULT_LANG
@@ -320,7 +321,7 @@ def iter_deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = 
     memory small; `progress` is called once the consumer has taken an item.
     """
     source = problems_for or default_problem_source()
-    slots = plan_slots(recipe)
+    slots = [slot for slot in plan_slots(recipe) if _exists(slot.cell, slot.level, slot.gpu)]
     seen: set[tuple[str, ...]] = set()
     for done, slot in enumerate(slots, 1):
         problem = _fresh_problem(source, slot, seen)
@@ -328,6 +329,23 @@ def iter_deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = 
         yield DeckItem(slot, problem, kind)
         if progress is not None:
             progress(done, len(slots))
+
+
+@lru_cache(maxsize=None)
+def _exists(cell: str, level: int, gpu: str | None) -> bool:
+    """Whether the cell has any problem at this level on a GPU the deck asks for by name (X-2 has
+    none on the notes' SM, which reserves no shared memory): a deck for that GPU leaves it out."""
+    if gpu is None:
+        return True
+    from quizgen import problems
+
+    try:
+        problems.draw(cell, level=level, seed=0, gpu=gpu)
+    except QuizgenError as e:
+        if e.field == "gpu" and str(e).startswith(f"gpu: no {cell.upper()} problem exists"):
+            return False
+        raise
+    return True
 
 
 def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,

@@ -62,7 +62,9 @@ def variant_slots(recipe: DeckRecipe, cell: str, level: int, lang: str) -> list[
         gpu = recipe.gpus[j % len(recipe.gpus)] if recipe.gpus else None
         seed = problem_seed(recipe.seed, cell, level, SEED_WINDOW + j)
         slots.append(Slot(cell, level, SEED_WINDOW + j, lang, gpu, seed))
-    return slots
+    from quizgen.export.anki import _exists
+
+    return [slot for slot in slots if _exists(cell, level, slot.gpu)]
 
 
 def skill_count(recipe: DeckRecipe) -> int:
@@ -220,6 +222,8 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: C.FigureMedia
                 questions, answers = [], []
                 first = None
                 slots = variant_slots(recipe, cell, level, lang)
+                if not slots:
+                    continue        # no problem of this cell on the deck's GPU
                 for number, slot in enumerate(slots, 1):
                     problem = A._fresh_problem(source, slot, seen)
                     first = first or problem

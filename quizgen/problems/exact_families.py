@@ -13,6 +13,7 @@ import dataclasses
 from functools import cache
 from typing import Any
 
+from quizgen.engine.attribution import attribute
 from quizgen.engine.compare import warps_ratio
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU, get_gpu
@@ -159,6 +160,12 @@ class ExactFamily(OccupancyFamily):
     def context(self, params, gpu, solved):
         ctx = super().context(params, gpu, solved)
         ctx["tb"] = solved.data["textbook"]
+        res = solved.data.get("result")
+        if res is not None:         # which of NVIDIA's rules make the count differ from the notes'
+            rules = attribute(gpu, res.config).rules()
+            ctx.update(rules=rules, rule_g="reg_granularity" in rules,
+                       rule_p="subpartitions" in rules, rule_res="reserve" in rules,
+                       rule_sg="smem_granularity" in rules)
         return ctx
 
     #: Each slip is named only where the rule it bends matters here.

@@ -466,6 +466,9 @@ class CannotFit(OccupancyFamily):
                 for shape in shapes_for(T, 2)[:4 if level == 1 else 2]:
                     params = {"threads_per_block": T, "regs_per_thread": r}
                     if level == 3:          # inverse: the registers at which this block fits
+                        if (not gpu.is_textbook
+                                and whatif.fit_regs(gpu.regs_per_sm, T) > gpu.max_regs_per_thread):
+                            continue        # every register count this GPU allows fits the block
                         params["ask"] = "regs_to_fit"
                     yield with_shape(params, shape)
 
@@ -556,6 +559,11 @@ class TiedLimits(OccupancyFamily):
                                         and change.steps[0].result >= 1)))
 
 
+def _whole_block_warps(gpu: GPU, per_warp: int, w: int) -> int:
+    """The warps of the whole blocks that `per_warp` warps' worth of registers hold (L-1)."""
+    return min(per_warp // w, gpu.max_blocks_per_sm) * w
+
+
 @register
 class RealGpuRegisters(OccupancyFamily):
     """L-1: register-limited warps on a real GPU (seed 004, scenario 1 and the A100 flashcard)."""
@@ -564,7 +572,14 @@ class RealGpuRegisters(OccupancyFamily):
     main_answer = "occupancy"
     answer_specs = {
         "regs_per_warp": sp.count("registers", "regs_per_thread"),
-        "active_warps": sp.count("warps", "regs_per_warp", compute=rel.warps_from_register_pool),
+        "warps": sp.count("warps", "threads_per_block"),
+        # warps' worth of registers, then the whole blocks of the stated size they hold
+        "blocks_per_sm": sp.count("blocks", "regs_per_warp", "warps", compute=lambda v, gpu: min(
+            rel.warps_from_register_pool(v, gpu) // v["warps"], gpu.max_blocks_per_sm)),
+        "active_warps": sp.count("warps", "regs_per_warp", "threads_per_block",
+                                 compute=lambda v, gpu: _whole_block_warps(
+                                     gpu, rel.warps_from_register_pool(v, gpu),
+                                     -(-v["threads_per_block"] // 32))),
         "occupancy": sp.fraction("active_warps", compute=rel.occupancy_of),
         # level 3, a design choice: the register cap that makes room for one more block
         "max_regs": sp.count("registers", "threads_per_block", "target_blocks",
@@ -590,19 +605,28 @@ class RealGpuRegisters(OccupancyFamily):
                 yield p
 
     def solve(self, params, gpu, explain=True):
-        r = params["regs_per_thread"]
-        warps = warps_by_registers(gpu, r)
+        r, T = params["regs_per_thread"], params["threads_per_block"]
+        per_warp = warps_by_registers(gpu, r)
+        w = -(-T // 32)
+        # warps are resident only in whole blocks of the stated size (and at most B_max of them)
+        warps = _whole_block_warps(gpu, per_warp, w)
+        blocks = warps // w
         occ = warps / gpu.max_warps_per_sm
         steps = [
             Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers", "l1_regs_per_warp"),
-            Step("warps_by_regs", "warps_by_regs", {"R_SM": gpu.regs_per_sm, "r": r}, warps, "warps",
+            Step("warps_by_regs", "warps_by_regs", {"R_SM": gpu.regs_per_sm, "r": r}, per_warp, "warps",
                  "l1_warps_by_regs",
                  None if gpu.regs_per_sm % (32 * r) == 0 else "floor_drops_warp"),
+            Step("blocks_by_regs", "blocks_by_regs", {"R_SM": gpu.regs_per_sm, "T": T, "r": r},
+                 blocks, "blocks", "l1_whole_blocks", None if per_warp % w == 0 else "l1_cut_to_blocks"),
+            Step("active_warps", "active_warps", {"B": blocks, "w": w}, warps, "warps", "l1_block_warps"),
             Step("occupancy", "occupancy", {"A": warps, "W_max": gpu.max_warps_per_sm}, occ, "",
                  "l1_occupancy"),
         ]
-        answers = {"regs_per_warp": 32 * r, "active_warps": warps, "occupancy": occ}
-        data = {"steps": steps, "warps": warps, "occ": occ}
+        answers = {"regs_per_warp": 32 * r, "warps": w, "blocks_per_sm": blocks, "active_warps": warps,
+                   "occupancy": occ}
+        data = {"steps": steps, "warps": warps, "occ": occ, "per_warp": per_warp, "blocks": blocks,
+                "w": w}
         if "target_blocks" in params:
             inv = real_gpu_inverse.max_regs(gpu, params["threads_per_block"], r,
                                             params["target_blocks"])
@@ -626,6 +650,8 @@ class RealGpuRegisters(OccupancyFamily):
         raw = gpu.regs_per_sm / (32 * r)
         return [
             Misconception("no_floor", {"occupancy": min(1.0, raw / W), "active_warps": round(raw, 3)}),
+            Misconception("warps_not_whole_blocks", {"active_warps": warps_by_registers(gpu, r),
+                                                     "occupancy": warps_by_registers(gpu, r) / W}),
             Misconception("forgot_warp_size", {"active_warps": min(W, gpu.regs_per_sm // r),
                                                "occupancy": min(W, gpu.regs_per_sm // r) / W}),
             Misconception("ceil_not_floor", {"active_warps": warps_by_registers(gpu, r) + 1,

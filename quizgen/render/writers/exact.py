@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from quizgen.engine.attribution import attribute, carveout_reason
 from quizgen.engine.derivation import Step
 from quizgen.gpus import get_gpu
 from quizgen.problems.exact_families import (DynamicSmemOptIn, ExactFamily, InverseRegisters,
@@ -85,7 +86,21 @@ class ExactWriter(OccupancyWriter):
 
 @writes(DynamicSmemOptIn)
 class DynamicSmemOptInWriter(ExactWriter):
-    """X-3's answer opens with what the launch does without opting in."""
+    """X-3's answer opens with what the launch does without opting in; its trap names the
+    carveout only for what it does here (cuts blocks, or is raised because a block needs more)."""
+
+    def context(self, params, gpu, solved):
+        ctx = super().context(params, gpu, solved)
+        res = solved.data["result"]
+        carve = None
+        cut = ""
+        if params.get("carveout", -1) != -1:
+            carve = carveout_reason(gpu, res.config, res.smem_per_block_allocated)
+            effect = attribute(gpu, res.config).effect("carveout")
+            if effect is not None and effect.blocks_after < effect.blocks_before:
+                cut = f"{effect.blocks_before} → {effect.blocks_after} blocks"
+        ctx.update(carve=carve, carveout_cut=cut)
+        return ctx
 
     def write(self, params, gpu, solved, lang, salt):
         title, question, solution = super().write(params, gpu, solved, lang, salt)

@@ -8,7 +8,9 @@ from typing import Any
 from quizgen import kernels as shipped
 from quizgen.problems.kernel_families import RealKernel, trap_case
 from quizgen.problems.model import SolutionStep
+from quizgen.engine.attribution import attribute
 from quizgen.render.occupancy import limiter_text, occupancy_solution
+from quizgen.render.writers.real_gpu import because
 from quizgen.render.phrases import phrase, phrase_list
 from quizgen.render.writers import writes
 from quizgen.render.writers.exact import ExactWriter, exact_whys
@@ -45,6 +47,15 @@ class RealKernelWriter(ExactWriter):
         ctx["shape"] = shape_text(params)
         ctx["block_arg"] = (" --block " + ",".join(map(str, params["block"])) if params.get("block")
                             else f" --threads {params['threads_per_block']}")
+        # the self-check names everything the answer depends on: the GPU (two share sm_90) and
+        # the launch's dynamic shared memory, which no ptxas line shows
+        ctx["block_arg"] += f" --gpu {gpu.name}"
+        if params.get("dyn_smem"):
+            ctx["block_arg"] += f" --dyn-smem {params['dyn_smem']}"
+        if params.get("optin") is not None:
+            ctx["block_arg"] += " --optin"
+        if params.get("carveout", -1) != -1:
+            ctx["block_arg"] += f" --carveout {params['carveout']}"
         if "before" in params:
             ctx["shape0"] = shape_text(params["before"])
         return ctx
@@ -59,6 +70,8 @@ class RealKernelWriter(ExactWriter):
         title = phrase(lang, "K-1", "title", ctx, salt=salt)
         question = phrase(lang, "K-1", f"question_{variant}", ctx, salt=salt) + kernel_listing(params)
         forecast = phrase(lang, "K-1", f"forecast_{variant}", ctx, salt=salt)
+        if variant == "exact":      # the rules that make the chip differ from the notes' formula
+            ctx["because"] = because(attribute(gpu, res.config), lang)
         trap = (phrase(lang, "K-1", f"trap_{variant}", ctx, salt=salt)
                 if self.trap_applies(params, gpu, solved) else "")
         solution = occupancy_solution(res, gpu, lang, salt=salt, forecast=forecast, trap=trap)

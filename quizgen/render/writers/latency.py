@@ -22,6 +22,7 @@ from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps
 from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
+from quizgen.engine.attribution import attribute
 from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
 from quizgen.render.writers.family import FamilyWriter, gpu_label
 
@@ -79,7 +80,7 @@ class GridWavesWriter(FamilyWriter):
             exact = text(0, 0, 0)
         note = answer_note(gpu, lang, salt, exact=exact,
                                     book=text(a["blocks_per_sm"], a["slots"], a["waves"]),
-                                    same=B == a["blocks_per_sm"])
+                                    same=B == a["blocks_per_sm"], attribution=attribute(gpu, cfg))
         if "full_wave_grid" in a and B and B != a["blocks_per_sm"]:
             grid = whatif.wave_grid(params["grid_blocks"], wv.slots)
             note += " " + phrase(lang, SECTION, "exact_full_waves", {"G": grid})

@@ -9,13 +9,16 @@ changes only the part that differs.
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Any
 
 from quizgen.engine import inverse
-from quizgen.engine.occupancy import launch_config, occupancy
+from quizgen.engine.occupancy import launch_config
 from quizgen.problems.model import Solution
 from quizgen.problems.occupancy_families import (CannotFit, OccupancyFamily, RealGpuRegisters,
                                                  RealGpuSharedMemory)
+from quizgen.engine.attribution import attribute
 from quizgen.problems.real_gpu import exact_occupancy, largest_exact_block, names_real_gpu
 from quizgen.render import numbers
 from quizgen.render.occupancy import occupancy_solution
@@ -24,7 +27,8 @@ from quizgen.render.solution import solution_steps
 from quizgen.render.whys import own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.base import Writer
-from quizgen.render.writers.real_gpu import SECTION, answer_note, occupancy_note, question_note
+from quizgen.render.writers.real_gpu import (SECTION, answer_note, change_note, design_note,
+                                             occupancy_note, question_note)
 
 
 def block_text(params: dict[str, Any]) -> str:
@@ -60,14 +64,13 @@ class OccupancyWriter(Writer):
             solution.answer += self.real_change_note(gpu, solved, lang, salt)
         return title, question, solution
 
-    @staticmethod
-    def real_change_note(gpu, solved, lang, salt) -> str:
-        """The level-3 launch on the real GPU: the exact model beside the textbook answer."""
+    def real_change_note(self, gpu, solved, lang, salt) -> str:
+        """The level-3 launch on the real GPU: the exact model beside the textbook answer (a
+        design value searched again with the exact model)."""
         change = solved.data.get("change")
         if change is None or change.after is None:
             return ""
-        note = occupancy_note(gpu, change.after.config, change.after, lang, salt)
-        return " " + phrase(lang, SECTION, "with_change", {"note": note}, salt=salt)
+        return " " + change_note(gpu, self.cell, change, lang, salt)
 
     def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
         ctx = self.context(params, gpu, solved)
@@ -105,7 +108,8 @@ class CannotFitWriter(OccupancyWriter):
         exact = largest_exact_block(gpu, lambda T: launch_config(T, r))
         book = solved.answers["largest_block"]
         text = lambda T: phrase(lang, SECTION, "exact_largest", {"T": T})
-        return answer_note(gpu, lang, salt, exact=text(exact), book=text(book), same=exact == book)
+        return answer_note(gpu, lang, salt, exact=text(exact), book=text(book), same=exact == book,
+                           attribution=attribute(gpu, launch_config(book, r)))
 
 
 @writes(RealGpuRegisters)
@@ -120,7 +124,8 @@ class RealGpuRegistersWriter(OccupancyWriter):
     def write(self, params, gpu, solved, lang, salt):
         ctx = {**solved.answers, "r": params["regs_per_thread"], "gpu": gpu.to_dict(),
                "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
-               "T": params.get("threads_per_block", 32)}
+               "T": params.get("threads_per_block", 32), "B": solved.data["blocks"],
+               "w": solved.data["w"], "P": solved.data["per_warp"]}
         if "inverse" in solved.data:        # the design step's whys name its own numbers
             own_whys(solved.data["inverse"].steps, lang)
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
@@ -129,6 +134,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
                        verify=verify, answer=phrase(lang, self.cell, "answer", ctx, salt=salt),
                        trap=phrase(lang, self.cell, "trap", ctx, salt=salt))
         question = phrase(lang, self.cell, "question", ctx, salt=salt)
+        design = ""
         if "target_blocks" in params:
             B2 = params["target_blocks"]
             r2 = solved.answers["max_regs"]
@@ -137,22 +143,20 @@ class RealGpuRegistersWriter(OccupancyWriter):
             question = f"{question} {phrase(lang, 'L-1-design', 'ask', more, salt=salt)}"
             sol.verify.extend(phrase_list(lang, "L-1-design", "verify", more, salt=salt))
             sol.answer = f"{sol.answer} {phrase(lang, 'L-1-design', 'answer', more, salt=salt)}"
+            if names_real_gpu(gpu, self.model_for(gpu)):     # the design value on the chip itself
+                design = " " + design_note(gpu, launch_config(ctx["T"], r2), "regs_per_thread",
+                                           r2, B2, lang, salt)
         if not self.trap_applies(params, gpu, solved):
             sol.trap = ""
         if names_real_gpu(gpu, self.model_for(gpu)):
             question = f"{question} {question_note(gpu, lang, salt)}"
             config = launch_config(ctx["T"], ctx["r"])
             exact = exact_occupancy(gpu, config)
-            # the notes count warps one at a time; the textbook lids with whole blocks say
-            # how much of the difference is the blocks and how much the allocation
-            textbook = occupancy(gpu, config, model="textbook")
-            blocks = textbook.active_warps
             warps = lambda A, occ: phrase(lang, SECTION, "exact_warps", {"A": A, "occ": occ})
             sol.answer = (f"{sol.answer} " + answer_note(
                 gpu, lang, salt, exact=warps(exact.active_warps, exact.occupancy),
                 book=warps(ctx["A"], ctx["occ"]), same=exact.active_warps == ctx["A"],
-                whole_blocks=textbook.warps_per_block if blocks != ctx["A"] else 0,
-                granularity=exact.active_warps != blocks))
+                attribution=attribute(gpu, config), warps=True)) + design
         return phrase(lang, self.cell, "title", ctx, salt=salt), question, sol
 
 
@@ -175,6 +179,10 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
                                              gpu=gpu.to_dict())
             solution.verify.extend(phrase_list(lang, "L-2-design", "verify", ctx, salt=salt))
             solution.answer = f"{solution.answer} {phrase(lang, 'L-2-design', 'answer', ctx, salt=salt)}"
+            if names_real_gpu(gpu, self.model_for(gpu)):     # the design value on the chip itself
+                cfg = dataclasses.replace(self.config(params), smem_per_block=inv.answer)
+                solution.answer += " " + design_note(gpu, cfg, "smem_per_block", inv.answer,
+                                                     params["target_blocks"], lang, salt)
         if not self.trap_applies(params, gpu, solved):
             solution.trap = ""
         return title, question, solution
