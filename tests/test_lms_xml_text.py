@@ -126,3 +126,32 @@ def test_export_command_with_a_pasted_title(tmp_path, fmt, suffix):
             for name in zf.namelist():
                 if name.endswith(".xml"):
                     ET.fromstring(zf.read(name))
+
+
+def test_html_pages_drop_what_xml_forbids_from_a_students_answer(tmp_path):
+    """A feedback page shows what a student typed; pasted from a PDF it can hold controls and
+    noncharacters, which the page's one template environment drops (`quizgen.xmltext`)."""
+    import csv
+    import io
+
+    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.generator import generate_one
+    from quizgen.grade.grader import grade_class
+
+    recipe = {"title": "Pasted\x01 answers\ufffe", "lang": "en", "seed": 1,
+              "questions": [{"cell": "OCC-2", "level": 1, "points": 2}]}
+    plan = plan_exam(parse_exam_recipe(recipe), [Student("Asha\x0b", "A1")], None,
+                     generate=generate_one)
+    (tmp_path / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
+    rows[1][rows[0].index("Q1.occupancy")] = "25\x02%\x1f\uffff"
+    with (tmp_path / "answers.csv").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    grade_class(tmp_path / "manifest.json", tmp_path / "answers.csv", tmp_path / "g",
+                feedback_format="html")
+    pages = [*(tmp_path / "g" / "feedback").glob("*.html"), tmp_path / "g" / "class-report.html"]
+    assert len(pages) == 2
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert xml_text(text) == text, page.name
+        assert "Pasted answers" in text

@@ -40,6 +40,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from quizgen.errors import QuizgenError
 from quizgen.languages import html_lang
 from quizgen.render import numbers
+from quizgen.xmltext import xml_text
 from quizgen.render.typst import typst_string
 
 #: What a phrase prints for ``{{ value }}`` (Jinja's ``finalize``, for templates without a name).
@@ -98,7 +99,12 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 @jinja2.pass_context
 def _finalize(context, value: Any) -> Any:
-    if value.__class__ is str or context.name is not None:
+    if value.__class__ is str:
+        # an HTML page holds only what XML 1.0 allows (a student's answer or a roster name
+        # pasted from a PDF can carry control characters): `quizgen.xmltext`
+        return xml_text(value) if context.name is not None and context.eval_ctx.autoescape \
+            else value
+    if context.name is not None:
         return value
     return phrase_finalize(value)
 
