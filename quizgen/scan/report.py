@@ -58,9 +58,12 @@ def _template():
 
 def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
                  unreadable: list[dict[str, Any]], lang: str, *, missing: Sequence[Note] = (),
-                 absent: Sequence[Note] = ()) -> None:
+                 absent: Sequence[Note] = (), unplaced: int = 0) -> None:
     """The report in `lang`: the template's fixed words are ``[scan-label]``, its sentences
-    ``[scan]``, the boxes' and pages' reasons ``[scan_reason]``."""
+    ``[scan]``, the boxes' and pages' reasons ``[scan_reason]``.
+
+    A paper or page not recognised is never said to be missing or absent while `unplaced`
+    scanned pages (no code read) could be it: the sentence then points at those pages."""
     from quizgen.files import atomic_write
     from quizgen.languages import html_lang
     from quizgen.render.phrases import labels
@@ -83,10 +86,14 @@ def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[
                        needs_review=_code("needs_review"), answers="answers.csv",
                        answer=_code("answer"), review="review.csv",
                        fix=_code("quizgen scan --fix review.csv --out …")),
-        "missing": _html(lang, "missing", pages="; ".join(n.text(lang) for n in missing))
+        "missing": (_html(lang, "missing_unplaced", n=unplaced,
+                          pages="; ".join(n.text(lang) for n in missing)) if unplaced
+                    else _html(lang, "missing", pages="; ".join(n.text(lang) for n in missing)))
                    if missing else "",
-        "absent": _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
-                        review="review.csv", blank=_code("blank")) if absent else ""}
+        "absent": (_html(lang, "absent_unplaced", n=unplaced,
+                         students="; ".join(n.text(lang) for n in absent)) if unplaced
+                   else _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
+                              review="review.csv", blank=_code("blank"))) if absent else ""}
     atomic_write(path, _template().render(
         title=manifest.get("recipe", {}).get("title", ""), html_lang=html_lang(lang),
         labels=labels(lang, "scan-label"), summary=summary, pages=pages, doubtful=doubtful,
