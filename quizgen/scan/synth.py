@@ -321,11 +321,13 @@ def photograph(image: np.ndarray, rng: random.Random, *, max_tilt: float = 25.0,
     ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
     light = 0.95 - rng.uniform(0.15, 0.3) * ramp
     if shadow > 0:
-        blob = np.zeros((h_out, w_out), np.float32)
-        cx, cy = rng.choice([0, w_out]), rng.uniform(0, h_out)
-        axes = (int(rng.uniform(0.3, 0.6) * w_out), int(rng.uniform(0.2, 0.45) * h_out))
+        small = 8                                  # drawn at 1/8 and enlarged: it is soft
+        blob = np.zeros((h_out // small, w_out // small), np.float32)
+        cx, cy = rng.choice([0, w_out]) / small, rng.uniform(0, h_out) / small
+        axes = (int(rng.uniform(0.3, 0.6) * w_out / small), int(rng.uniform(0.2, 0.45) * h_out / small))
         cv2.ellipse(blob, (int(cx), int(cy)), axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
-        blob = cv2.GaussianBlur(blob, (0, 0), rng.uniform(0.02, 0.06) * w_out)
+        blob = cv2.GaussianBlur(blob, (0, 0), rng.uniform(0.02, 0.06) * w_out / small)
+        blob = cv2.resize(blob, (w_out, h_out), interpolation=cv2.INTER_LINEAR)
         light *= 1 - rng.uniform(0.3, 1.0) * shadow * blob
     scene *= light
     # the lens: barrel distortion about the frame's centre
@@ -351,7 +353,8 @@ def _desk(shape: tuple[int, int], rng: random.Random) -> np.ndarray:
     import cv2
 
     cv2.setRNGSeed(rng.randrange(1 << 30))
-    grain = np.empty(shape, np.float32)
+    grain = np.empty((shape[0] // 2, shape[1] // 8), np.float32)
     cv2.randn(grain, 0, 30)
-    grain = cv2.GaussianBlur(grain, (0, 0), sigmaX=40, sigmaY=2)
+    grain = cv2.GaussianBlur(grain, (0, 0), sigmaX=5, sigmaY=1)
+    grain = cv2.resize(grain, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
     return np.clip(rng.uniform(90, 140) + 3 * grain, 20, 230)
