@@ -115,7 +115,11 @@ def _plan_box(box: dict[str, Any], rng: random.Random) -> Marks:
     roll -= CASES["double"]
     if roll < CASES["faint"]:
         faint = rng.choice(filled)
-        return Marks(column, [i for i in filled if i != faint], [faint], NEEDS_REVIEW, "faint")
+        kept = [i for i in filled if i != faint]
+        if box["kind"] == "limits" and kept:
+            # an option erased beside others still filled: the answer changed, read as it stands
+            return Marks(column, kept, [faint], ", ".join(bubbles[i][3] for i in kept), "erased")
+        return Marks(column, kept, [faint], NEEDS_REVIEW, "faint")
     return Marks(column, filled, [], text, "clean")
 
 
