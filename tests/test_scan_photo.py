@@ -384,3 +384,16 @@ def test_progress_lines_when_not_on_a_terminal(capsys):
         progress(done, 3)
     lines = capsys.readouterr().err.splitlines()
     assert lines and all(line.startswith("scanning: ") and "of 3 pages" in line for line in lines)
+
+
+def test_a_damaged_scan_layout_is_one_line(exam, tmp_path):
+    out, manifest = exam
+    bad = json.loads(json.dumps(manifest))
+    bad["scan"]["page_size"] = [1e6, 1e6]
+    (tmp_path / "m.json").write_text(json.dumps(bad), encoding="utf-8")
+    (tmp_path / "p.png").write_bytes(b"")
+    done = subprocess.run([sys.executable, "-m", "quizgen", "scan", tmp_path / "p.png",
+                           "--manifest", tmp_path / "m.json", "--out", tmp_path / "s"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "scan.page_size" in done.stderr

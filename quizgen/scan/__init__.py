@@ -2,8 +2,9 @@
 
     result = scan_class(["class.pdf"], "midterm/manifest.json", "scanned/")
 
-reads every page (PDFs or images, any order, upside down or slightly turned, 150–600 dpi), finds
-each by its QR code, straightens it by its corner marks, reads the bubble grids the sheet printed
+reads every page (PDFs or images, any order, upside down or turned, 150–600 dpi, or phone photos
+of the pages on a desk), finds each by its QR code, straightens it by its corner marks (found
+anywhere in the image, by their shape), reads the bubble grids the sheet printed
 under each answer box (``quizgen sheet --bubbles``), and writes into ``scanned/``:
 
 * ``answers.csv``: the answer sheet `quizgen grade` reads, one row per student of the manifest;
@@ -78,6 +79,26 @@ def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
     if not isinstance(layout, dict) or not all("sheet" in s for s in manifest["students"]):
         raise QuizgenError(f"{path} has no answer grids; print the exam with quizgen sheet "
                            "--bubbles to scan it", field="manifest")
+    # the fields the scanner sizes and places things by, checked by type and range
+    def number(value: Any, low: float, high: float) -> bool:
+        return (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and low <= value <= high)
+
+    def pair(value: Any, low: float, high: float) -> bool:
+        return isinstance(value, list) and len(value) == 2 and all(number(v, low, high) for v in value)
+
+    checks = {"page_size": pair(layout.get("page_size"), 50, 1000),
+              "marks": isinstance(layout.get("marks"), list) and len(layout["marks"]) == 4
+                       and all(pair(m, 0, 1000) for m in layout["marks"]),
+              "qr": pair(layout.get("qr"), 0, 1000),
+              "qr_size": number(layout.get("qr_size"), 5, 100),
+              "mark_size": number(layout.get("mark_size"), 1, 50),
+              "radius": number(layout.get("radius"), 0.5, 10),
+              "exam": isinstance(layout.get("exam"), str)}
+    bad = [name for name, ok in checks.items() if not ok]
+    if bad:
+        raise QuizgenError(f"{path}: scan.{bad[0]} is not what quizgen sheet --bubbles writes "
+                           "(a damaged manifest?)", field="manifest")
     return layout
 
 
