@@ -397,3 +397,55 @@ def test_a_damaged_scan_layout_is_one_line(exam, tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "scan.page_size" in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Geometry the old alignment failed on
+
+
+def _warped(image, top: float, height: float):
+    """A page seen in a pure keystone (its top edge `top` times the bottom's) and foreshortened
+    to `height` of its height, on a grey desk."""
+    import cv2
+
+    h, w = image.shape
+    margin = 0.08
+    W, H = int(w * (1 + 2 * margin)), int(h * (1 + 2 * margin))
+    x0, y0 = w * margin, h * margin
+    inset = w * (1 - top) / 2
+    dst = np.float32([[x0 + inset, y0 + h * (1 - height)], [x0 + w - inset, y0 + h * (1 - height)],
+                      [x0 + w, y0 + h], [x0, y0 + h]])
+    matrix = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst)
+    return cv2.warpPerspective(image, matrix, (W, H), borderValue=110)
+
+
+@pytest.mark.parametrize("top, height, hidden", [(0.8, 1.0, None), (1.0, 0.95, None),
+                                                 (0.85, 0.92, 0), (0.9, 1.0, 2)])
+def test_keystone_foreshortening_and_a_hidden_mark(exam, tmp_path, top, height, hidden):
+    """A keystone of 0.80, a page foreshortened to 0.95 (a tilt of 18°), and both with one corner
+    mark covered: every page found, every box read as marked; a page aligned on three marks
+    says so in the report."""
+    import cv2
+
+    from quizgen.scan import scan_class
+    from quizgen.scan.synth import fill_page, plan_answers
+
+    out, manifest = exam
+    student = manifest["students"][2]
+    rng = random.Random(int(top * 100 + height * 10))
+    plan = plan_answers(student, rng)
+    index = _paper_pages(manifest).index((student, 1))
+    marked = plan[1]
+    image = fill_page(_blank_pages(out)[index], DPI, marked, rng)
+    if hidden is not None:
+        x, y = manifest["scan"]["marks"][hidden]
+        px = DPI / 25.4
+        cv2.circle(image, (int(x * px), int(y * px)), int(7 * px), 255, -1)
+    photo = _warped(image, top, height)
+    cv2.imwrite(str(tmp_path / "page.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    result = scan_class([tmp_path / "page.jpg"], out / "manifest.json", tmp_path / "read")
+    assert result.recognised == 1, result.unreadable
+    got = result.answers[student["version"]]
+    assert {m.column: got[m.column] for _, m in marked} == {m.column: m.expected for _, m in marked}
+    report = (tmp_path / "read" / "scan-report.html").read_text(encoding="utf-8")
+    assert ("aligned on 3 corner marks" in report) == (hidden is not None)
