@@ -56,7 +56,6 @@ class Page:
     page: int
     image: np.ndarray
     marks: int           # corner marks found (4, or 3 when one was hidden)
-    seen: np.ndarray | None = None     # the scan as found: marks and code drawn (``--debug``)
     to_scan: np.ndarray | None = None  # page px → scan px (the homography), for ``--debug``
 
 
@@ -82,6 +81,7 @@ class Limits:
     pdf_long_pt: float       # a PDF page's longer and shorter side, points
     pdf_short_pt: float
     max_pages: int
+    exam_pages: int          # the pages of every paper of the exam
 
     @classmethod
     def for_exam(cls, layout: dict[str, Any], pages: int) -> "Limits":
@@ -89,7 +89,7 @@ class Limits:
         side_px = height / 25.4 * MAX_DPI * ROOM
         return cls(int(side_px), int(width / 25.4 * MAX_DPI * ROOM * side_px),
                    height / 25.4 * 72 * PDF_ROOM, width / 25.4 * 72 * PDF_ROOM,
-                   PAGES_ROOM * pages + 20)
+                   PAGES_ROOM * pages + 20, pages)
 
 
 class Scans:
@@ -102,7 +102,8 @@ class Scans:
         self.dpi = dpi
         self.limits = limits
         self.files = [Path(p) for p in paths]
-        self.plan: list[tuple[Path, int, Note | None]] = []     # (file, page index, refused)
+        self.plan: list[tuple[Path, list[tuple[int, Note | None]]]] = []  # file, its pages
+        count = 0
         for path in self.files:
             if not path.is_file():
                 raise QuizgenError(f"no such file: {path}", field="scans")
@@ -111,17 +112,22 @@ class Scans:
                 raise QuizgenError(f"{path} is neither a PDF nor an image (png, jpg, tiff, …)",
                                    field="scans")
         for path in self.files:
-            sizes = _pdf_sizes(path) if path.suffix.lower() == ".pdf" else _image_sizes(path)
-            if limits and len(self.plan) + len(sizes) > limits.max_pages:
+            left = limits.max_pages - count if limits else None
+            sizes = (_pdf_sizes(path, left) if path.suffix.lower() == ".pdf"
+                     else _image_sizes(path))
+            count += len(sizes)
+            if limits and count > limits.max_pages:
                 raise QuizgenError(
                     f"the scans hold more than {limits.max_pages} pages (at {path.name}); this "
-                    f"exam's papers have {(limits.max_pages - 20) // PAGES_ROOM} pages in all: "
-                    "scan one class at a time, or check the files", field="scans")
-            for i, size in enumerate(sizes):
-                self.plan.append((path, i, self._refuse(path, size)))
-        if self.plan and all(refused for _, _, refused in self.plan):
-            path, i, refused = self.plan[0]
-            raise QuizgenError(f"{_source(path, i, len(self.plan))}: {refused}", field="scans")
+                    f"exam's papers have {limits.exam_pages} pages in all: scan one class at a "
+                    "time, or check the files", field="scans")
+            self.plan.append((path, [(i, self._refuse(path, size)) for i, size in enumerate(sizes)]))
+        self.count = count
+        pages = [(path, i, refused, len(listed)) for path, listed in self.plan
+                 for i, refused in listed]
+        if pages and all(refused for _, _, refused, _ in pages):
+            path, i, refused, n = pages[0]
+            raise QuizgenError(f"{_source(path, i, n)}: {refused}", field="scans")
 
     def _refuse(self, path: Path, size: tuple[float, float]) -> Note | None:
         if self.limits is None:
@@ -137,16 +143,10 @@ class Scans:
         return None
 
     def __len__(self) -> int:
-        return len(self.plan)
+        return self.count
 
     def __iter__(self) -> Iterator[Scan]:
-        by_file: dict[Path, list[tuple[int, Note | None]]] = {}
-        for path, i, refused in self.plan:
-            by_file.setdefault(path, []).append((i, refused))
-        for path in self.files:
-            pages = by_file.pop(path, None)
-            if pages is None:
-                continue                    # the same file given twice: its pages once
+        for path, pages in self.plan:
             if path.suffix.lower() == ".pdf":
                 yield from _pdf_pages(path, self.dpi, pages, self.limits)
             else:
@@ -163,7 +163,9 @@ def _source(path: Path, i: int, count: int) -> str:
     return f"{path.name} p. {i + 1}" if path.suffix.lower() == ".pdf" or count > 1 else path.name
 
 
-def _pdf_sizes(path: Path) -> list[tuple[float, float]]:
+def _pdf_sizes(path: Path, most: int | None = None) -> list[tuple[float, float]]:
+    """Each page's size (points) from the PDF's page tree, nothing rendered; past `most` pages,
+    only how many there are (as zero sizes)."""
     import pypdfium2 as pdfium
 
     try:
@@ -171,7 +173,10 @@ def _pdf_sizes(path: Path) -> list[tuple[float, float]]:
     except pdfium.PdfiumError as exc:
         raise QuizgenError(f"{path} is not a readable PDF ({exc})", field="scans") from None
     try:
-        return [tuple(document.get_page_size(i)) for i in range(len(document))]
+        count = len(document)
+        if most is not None and count > most:
+            return [(0.0, 0.0)] * count
+        return [tuple(document.get_page_size(i)) for i in range(count)]
     finally:
         document.close()
 
