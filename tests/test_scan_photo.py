@@ -259,9 +259,10 @@ def test_the_report_never_calls_a_scanned_paper_absent(exam, tmp_path):
     report = (tmp_path / "read" / "scan-report.html").read_text(encoding="utf-8")
     assert "Pages not recognised (2)" in report
     assert "no QR code of a quizgen page found" in report
-    assert "look at them before taking anyone for absent" in report
+    assert "look at it before taking anyone for absent" in report
     assert "blank</code> for each" not in report and "Pages not scanned" not in report
-    assert f"version {students[1]['version']}: page 2 was scanned" in report
+    assert "Scanned but not recognised" in report and "One scanned page was not" in report
+    assert f"version {students[1]['version']}: page 2 (p" in report
     assert report.count("data:image/jpeg") >= 2
     review = (tmp_path / "read" / "review.csv").read_text(encoding="utf-8-sig")
     assert "page 2 was scanned" in review and "no page of this paper was scanned" not in \

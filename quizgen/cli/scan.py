@@ -69,6 +69,8 @@ def scan_command(
         typer.echo(f"warning: {line}", err=True)
     unplaced = (f" ({result.unplaced} scanned pages were not recognised: it may be among them)"
                 if result.unplaced else "")
+    for line in result.unread_pages:
+        typer.echo(f"warning: scanned but not recognised: {line}", err=True)
     for line in result.missing_pages:
         typer.echo(f"warning: page missing: {line}{unplaced}", err=True)
     for line in result.absent:

@@ -69,6 +69,7 @@ class ScanResult:
     absent: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)          # a user's files moved out of the way
     unplaced: int = 0       # pages not recognised that could belong to any paper (no code read)
+    unread_pages: list[str] = field(default_factory=list)   # known pages scanned, not recognised
     out_dir: Path = Path(".")
     answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
     lang: str = ""
@@ -149,6 +150,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         Path(debug).mkdir(parents=True, exist_ok=True)
     result = ScanResult(out_dir=out, lang=lang)
     missing_notes: list[Note] = []
+    unread_notes: list[Note] = []       # pages whose code was read, but not the page
     absent_notes: list[Note] = []
     seen: dict[tuple[str, int], list[Any]] = {}      # (version, page) → readings of its boxes
     pages_html: list[dict[str, Any]] = []
@@ -207,8 +209,8 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
             boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
             if page in unread:
                 source, cause = known_unread[(version, page)]
-                missing_notes.append(_scan_note("who_page_unread", who=_who(student), page=page,
-                                                source=source, why=cause))
+                unread_notes.append(_scan_note("who_page_unread", who=_who(student), page=page,
+                                               source=source, why=cause))
                 why = reason("page_unrecognised", page=page, source=source, why=cause)
             elif pages_found or unread:
                 if boxes:
@@ -240,6 +242,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         answers[version] = row
     result.answers = answers
     result.missing_pages = [str(n) for n in missing_notes]
+    result.unread_pages = [str(n) for n in unread_notes]
     result.absent = [str(n) for n in absent_notes]
     result.unplaced = anyone
     from quizgen.files import publish_folder, staged_folder, write_csv
@@ -249,7 +252,8 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         write_csv(staged / REVIEW, [REVIEW_HEADER, *review_rows])
         if report:
             write_report(staged / REPORT, manifest, result, pages_html, unreadable_html, lang,
-                         missing=missing_notes, absent=absent_notes, unplaced=anyone)
+                         missing=missing_notes, absent=absent_notes, unplaced=anyone,
+                         unread=unread_notes)
         result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
     return result
 

@@ -58,7 +58,8 @@ def _template():
 
 def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
                  unreadable: list[dict[str, Any]], lang: str, *, missing: Sequence[Note] = (),
-                 absent: Sequence[Note] = (), unplaced: int = 0) -> None:
+                 absent: Sequence[Note] = (), unplaced: int = 0,
+                 unread: Sequence[Note] = ()) -> None:
     """The report in `lang`: the template's fixed words are ``[scan-label]``, its sentences
     ``[scan]``, the boxes' and pages' reasons ``[scan_reason]``.
 
@@ -90,6 +91,8 @@ def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[
                           pages="; ".join(n.text(lang) for n in missing)) if unplaced
                     else _html(lang, "missing", pages="; ".join(n.text(lang) for n in missing)))
                    if missing else "",
+        "unread": _html(lang, "unread", pages="; ".join(n.text(lang) for n in unread))
+                  if unread else "",
         "absent": (_html(lang, "absent_unplaced", n=unplaced,
                          students="; ".join(n.text(lang) for n in absent)) if unplaced
                    else _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
