@@ -55,7 +55,8 @@ PAPER_WINDOW = 7.5
 BOX_REACH = 2.5
 ROW_REACH = 0.7
 
-# Kept for callers that give plain scores (0 empty … 1 filled).
+#: Plain scores (0 empty … 1 filled) as `read_box` also takes them: below EMPTY empty, from
+#: FILLED filled, in between a trace.
 EMPTY = 0.12
 FILLED = 0.6
 
@@ -201,17 +202,6 @@ def bubble_states(bubbles: Bubbles, blank: float) -> list[str]:
         else:
             states.append("empty")
     return states
-
-
-def classify(darkness: list[np.ndarray]) -> tuple[list[np.ndarray], float, float]:
-    """Plain scores (0 blank … 1 filled) from each box's bubbles' mean darkness, with the page's
-    blank and filled levels (for callers that have only the means)."""
-    every = np.concatenate([d for d in darkness if d.size] or [np.zeros(1, np.float32)])
-    blank = min(float(np.percentile(every, 20)), BLANK_AT_MOST)
-    dark = every[every > blank + 0.35]
-    filled = float(np.median(dark)) if dark.size >= 3 else blank + 0.8
-    filled = max(filled, blank + 0.45)
-    return [(d - blank) / (filled - blank) for d in darkness], blank, filled
 
 
 def bubble_name(box: dict[str, Any], i: int) -> str:
