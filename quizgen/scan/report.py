@@ -20,9 +20,16 @@ from quizgen.scan.pages import PX_PER_MM, Page
 
 
 def crop(image: np.ndarray, region: list[float] | None, pad_mm: float = 1.5,
-         width: int | None = None) -> str:
-    """A region (x, y, w, h in mm) of a straightened page, or a whole image, as a JPEG data URI."""
+         width: int | None = None, rings: list[tuple[float, float]] = ()) -> str:
+    """A region (x, y, w, h in mm) of a straightened page, or a whole image, as a JPEG data URI;
+    `rings` (page px) are circled in red: the bubbles a doubtful box's reason names."""
     import cv2
+
+    if rings:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        for x, y in rings:
+            cv2.circle(image, (int(round(x)), int(round(y))), int(2.4 * PX_PER_MM), (0, 0, 220),
+                       2, cv2.LINE_AA)
 
     if region is not None:
         x, y, w, h = region
@@ -45,8 +52,17 @@ def page_entry(page: Page, student: dict[str, Any], boxes: list[dict[str, Any]],
             "name": student.get("name", ""), "roll": student.get("roll", ""),
             "marks": page.marks,
             "boxes": [{"column": r.column, "text": r.text, "status": r.status, "reason": r.reason,
-                       "crop": crop(page.image, box["region"])}
+                       "crop": crop(page.image, box["region"], rings=_doubtful(r))}
                       for box, r in zip(boxes, readings)]}
+
+
+def _doubtful(reading) -> list[tuple[float, float]]:
+    """Where the bubbles that made a box doubtful are: strokes and traces, or, for two in a
+    row and the like, every bubble read as filled."""
+    if reading.status != "review" or not reading.centres:
+        return []
+    odd = [c for c, s in zip(reading.centres, reading.states) if s in ("mark", "faint")]
+    return odd or [c for c, s in zip(reading.centres, reading.states) if s == "filled"]
 
 
 @cache
