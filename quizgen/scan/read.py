@@ -45,7 +45,7 @@ STROKE = 0.55         # ... and their darkness
 LIGHT = 0.2           # mean darkness of an evenly covered light-pencil bubble ...
 EVEN = 0.12           # ... and the darkness of its lighter quarter
 MARK = 0.1            # a bubble with dark strokes and at least this mean is a mark to look at
-FAINT = 0.08          # a trace
+FAINT = 0.05          # a trace
 #: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
 BLANK_AT_MOST = 0.25
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
