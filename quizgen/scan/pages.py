@@ -2,7 +2,19 @@
 
 A page becomes a `Page`: which version and page of the exam it is, and the page straightened onto
 a fixed grid of `PX_PER_MM` pixels per millimetre (page coordinates, as in the manifest), whatever
-the scan's resolution, rotation (a page fed upside down included), scale or colour.
+the scan's resolution, rotation (a page fed upside down included), scale or colour, and whether it
+came from a scanner or a phone held over a desk.
+
+The QR code says which page it is and roughly where and how turned; the four corner marks are
+then looked for over the whole image by their shape (`_mark_candidates`), and the four (or three,
+with the QR code's corners) whose homography puts the QR code where it was read are kept
+(`_choose_marks`): a perspective, so tilt and keystone are taken out. What a homography cannot
+take out (a lens's barrel, a page that is not flat) is taken up where the bubbles are read, by
+matching each grid's printed rings (`quizgen.scan.read`).
+
+Nothing is decoded before its size is known (`Scans`): a PDF page's size comes from the page tree,
+an image's from its header (`quizgen.scan.header`), and both are held to `Limits` made from the
+exam's paper at the highest resolution read.
 """
 
 from __future__ import annotations
