@@ -100,13 +100,13 @@ def darkness_map(page: Page, layout: dict[str, Any]) -> np.ndarray:
     0 paper … 1 the corner marks' black."""
     import cv2
 
-    image = page.image.astype(np.float32)
     side = int(PAPER_WINDOW * PX_PER_MM) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
-    paper = cv2.morphologyEx(image, cv2.MORPH_CLOSE, kernel)
-    paper = cv2.GaussianBlur(paper, (0, 0), PX_PER_MM)
-    paper = np.maximum(paper, 8.0)
-    dark = np.clip(1.0 - image / paper, 0.0, 1.0)
+    paper = cv2.morphologyEx(page.image, cv2.MORPH_CLOSE, kernel)       # 8-bit: fast
+    paper = cv2.GaussianBlur(paper, (0, 0), PX_PER_MM).astype(np.float32)
+    np.maximum(paper, 8.0, out=paper)
+    dark = 1.0 - page.image.astype(np.float32) / paper
+    np.clip(dark, 0.0, 1.0, out=dark)
     black = _mark_black(dark, layout)
     return np.clip(dark / max(black, 0.3), 0.0, 1.5)
 
