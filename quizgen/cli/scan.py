@@ -19,11 +19,13 @@ def scan_command(
     dpi: Annotated[int, typer.Option("--dpi", help="Resolution at which PDF pages are read (100–600).")] = 200,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write scan-report.html (crops of every answer).")] = True,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of scan-report.html and of review.csv's reasons: {LANG_CHOICES} (default: the exam's).")] = None,
+    debug: Annotated[Optional[Path], typer.Option("--debug", help="Write each recognised page into this folder as a PNG, straightened, with every bubble drawn as read (green filled, red a stroke, orange a trace) and each box's frame.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Scan into a folder that holds files quizgen did not write: only quizgen's own files are replaced (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Read filled answer grids from scanned papers and write answers.csv for `quizgen grade`.
 
-    Pages are found by their QR code and straightened by their corner marks; a box that cannot be
+    Pages are found by their QR code and straightened by their corner marks, on a flatbed or
+    sheet-fed scan or a phone photo of the page on a desk; a box that cannot be
     read with certainty (no bubble, two in a row, a faint or erased mark, a missing page) is
     written as needs_review and listed in review.csv and scan-report.html, never guessed. Write
     your readings in review.csv's answer column ('blank' for no answer) and run --fix.
@@ -55,7 +57,7 @@ def scan_command(
         from quizgen.scan import scan_class
 
         result = scan_class([str(s) for s in scans], manifest, out, dpi=dpi, report=report,
-                            force=force, lang=lang)
+                            force=force, lang=lang, progress=_progress(), debug=debug)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"{result.pages} pages, {result.recognised} recognised; {result.boxes} boxes: "
@@ -65,10 +67,41 @@ def scan_command(
         typer.echo(f"warning: {line}", err=True)
     for line in result.unreadable:
         typer.echo(f"warning: {line}", err=True)
+    unplaced = (f" ({result.unplaced} scanned pages were not recognised: it may be among them)"
+                if result.unplaced else "")
+    for line in result.unread_pages:
+        typer.echo(f"warning: scanned but not recognised: {line}", err=True)
     for line in result.missing_pages:
-        typer.echo(f"warning: page missing: {line}", err=True)
+        typer.echo(f"warning: page missing: {line}{unplaced}", err=True)
     for line in result.absent:
-        typer.echo(f"warning: no page scanned: {line}", err=True)
+        if result.unplaced:
+            typer.echo(f"warning: no page recognised: {line}{unplaced}", err=True)
+        else:
+            typer.echo(f"warning: no page scanned: {line}", err=True)
+
+
+def _progress(every: float = 3.0):
+    """Progress on stderr: a line that rewrites itself on a terminal, else a line every few
+    seconds (a log, a CI job), so a long scan is never silent."""
+    import sys
+    import time
+
+    terminal = sys.stderr.isatty()
+    start = last = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if terminal:
+            sys.stderr.write(f"\rscanning page {done + 1} of {total}" + (" " * 8)
+                             + ("\n" if done + 1 == total else ""))
+            sys.stderr.flush()
+        elif now - last >= every:
+            last = now
+            sys.stderr.write(f"scanning: {done} of {total} pages read ({now - start:.0f} s)\n")
+            sys.stderr.flush()
+
+    return progress
 
 
 def _check_installed() -> None:

@@ -2,8 +2,9 @@
 
     result = scan_class(["class.pdf"], "midterm/manifest.json", "scanned/")
 
-reads every page (PDFs or images, any order, upside down or slightly turned, 150–600 dpi), finds
-each by its QR code, straightens it by its corner marks, reads the bubble grids the sheet printed
+reads every page (PDFs or images, any order, upside down or turned, 150–600 dpi, or phone photos
+of the pages on a desk), finds each by its QR code, straightens it by its corner marks (found
+anywhere in the image, by their shape), reads the bubble grids the sheet printed
 under each answer box (``quizgen sheet --bubbles``), and writes into ``scanned/``:
 
 * ``answers.csv``: the answer sheet `quizgen grade` reads, one row per student of the manifest;
@@ -67,6 +68,8 @@ class ScanResult:
     missing_pages: list[str] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)          # a user's files moved out of the way
+    unplaced: int = 0       # pages not recognised that could belong to any paper (no code read)
+    unread_pages: list[str] = field(default_factory=list)   # known pages scanned, not recognised
     out_dir: Path = Path(".")
     answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
     lang: str = ""
@@ -77,13 +80,34 @@ def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
     if not isinstance(layout, dict) or not all("sheet" in s for s in manifest["students"]):
         raise QuizgenError(f"{path} has no answer grids; print the exam with quizgen sheet "
                            "--bubbles to scan it", field="manifest")
+    # the fields the scanner sizes and places things by, checked by type and range
+    def number(value: Any, low: float, high: float) -> bool:
+        return (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and low <= value <= high)
+
+    def pair(value: Any, low: float, high: float) -> bool:
+        return isinstance(value, list) and len(value) == 2 and all(number(v, low, high) for v in value)
+
+    checks = {"page_size": pair(layout.get("page_size"), 50, 1000),
+              "marks": isinstance(layout.get("marks"), list) and len(layout["marks"]) == 4
+                       and all(pair(m, 0, 1000) for m in layout["marks"]),
+              "qr": pair(layout.get("qr"), 0, 1000),
+              "qr_size": number(layout.get("qr_size"), 5, 100),
+              "mark_size": number(layout.get("mark_size"), 1, 50),
+              "radius": number(layout.get("radius"), 0.5, 10),
+              "exam": isinstance(layout.get("exam"), str)}
+    bad = [name for name, ok in checks.items() if not ok]
+    if bad:
+        raise QuizgenError(f"{path}: scan.{bad[0]} is not what quizgen sheet --bubbles writes "
+                           "(a damaged manifest?)", field="manifest")
     return layout
 
 
 def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.PathLike[str],
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
                force: bool = False, lang: str | None = None,
-               progress: Callable[[int], None] | None = None) -> ScanResult:
+               progress: Callable[[int, int], None] | None = None,
+               debug: str | os.PathLike[str] | None = None) -> ScanResult:
     """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html.
 
     The report and review.csv's reasons are in `lang` (default: the exam's language, as the
@@ -91,13 +115,17 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
 
     As `quizgen sheet` and `grade` do, only quizgen's own files in `out_dir` are replaced: a folder
     holding anything else (the sheet's folder, a hand-edited answers.csv) is refused unless
-    `force`, and then such a file in the way is kept as NAME.kept."""
+    `force`, and then such a file in the way is kept as NAME.kept.
+
+    Every page is bounded before it is decoded (`pages.Limits`, from the exam's paper); a page too
+    large is reported, not read. `progress(done, total)` is called before each page. With
+    `debug`, each recognised page is written there as a PNG with its bubbles drawn as read."""
     from quizgen.export.bubbles import NEEDS_REVIEW
     from quizgen.export.sheet import answer_columns
     from quizgen.manifest import load_manifest
     from quizgen.grade.match import sheet_lang
     from quizgen.grade.notes import note_text
-    from quizgen.scan.pages import RENDER_DPI, Page, load_scans, locate
+    from quizgen.scan.pages import RENDER_DPI, Limits, Page, load_scans, locate
     from quizgen.scan.read import read_page
     from quizgen.scan.report import crop, page_entry, write_report
 
@@ -117,24 +145,37 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                            f"); scan into a folder of its own, such as {out / 'scanned'}",
                            field="out")
     check_folder(out, force=force)
+    paper_pages = sum(int(s["sheet"]["pages"]) for s in manifest["students"])
+    pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
+    if debug is not None:
+        Path(debug).mkdir(parents=True, exist_ok=True)
     result = ScanResult(out_dir=out, lang=lang)
     missing_notes: list[Note] = []
+    unread_notes: list[Note] = []       # pages whose code was read, but not the page
     absent_notes: list[Note] = []
     seen: dict[tuple[str, int], list[Any]] = {}      # (version, page) → readings of its boxes
     pages_html: list[dict[str, Any]] = []
     unreadable_html: list[dict[str, Any]] = []
-    for scan in load_scans(list(scans), dpi or RENDER_DPI):
-        result.pages += 1
+    known_unread: dict[tuple[str, int], tuple[str, Note]] = {}   # (version, page) → source, why
+    anyone = 0             # pages not recognised that could be any student's
+    for scan in pages_in:
         if progress:
-            progress(result.pages)
+            progress(result.pages, len(pages_in))
+        result.pages += 1
         found = locate(scan, layout)
         if not isinstance(found, Page) or found.version not in students:
             why = (found.reason if not isinstance(found, Page)
                    else reason("unknown_version", version=found.version))
             result.unreadable.append(f"{scan.source}: {why}")
+            if isinstance(found, Page) or found.reason.key in ("other_exam", "unknown_version"):
+                pass                                   # known not to be this class's
+            elif found.version in students and found.page is not None:
+                known_unread.setdefault((found.version, found.page), (scan.source, why))
+            else:
+                anyone += 1
             if report:
                 unreadable_html.append({"source": scan.source, "reason": why,
-                                        "thumb": crop(found.image, None, width=300)})
+                                        "thumb": crop(found.image, None, width=700)})
             continue
         result.recognised += 1
         student = students[found.version]
@@ -151,6 +192,8 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                                      "scanned again (the first scan is used)")
             continue
         seen[key] = readings
+        if debug is not None:
+            _write_debug(Path(debug), found, boxes, readings, len(seen))
         if report:
             pages_html.append(page_entry(found, student, boxes, readings))
     answers: dict[str, dict[str, str]] = {}
@@ -158,20 +201,30 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     for version, student in students.items():
         row = {column: "" for column in columns}
         pages_found = {p for (v, p) in seen if v == version}
-        if not pages_found:
+        unread = {p for (v, p) in known_unread if v == version}
+        if not pages_found and not unread:
             absent_notes.append(_who(student))
         for page in range(1, student["sheet"]["pages"] + 1):
             if page in pages_found:
                 continue
             boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
-            if boxes and pages_found:
-                missing_notes.append(_scan_note("who_page", who=_who(student), page=page))
+            if page in unread:
+                source, cause = known_unread[(version, page)]
+                unread_notes.append(_scan_note("who_page_unread", who=_who(student), page=page,
+                                               source=source, why=cause))
+                why = reason("page_unrecognised", page=page, source=source, why=cause)
+            elif pages_found or unread:
+                if boxes:
+                    missing_notes.append(_scan_note("who_page", who=_who(student), page=page))
+                why = (reason("page_not_found", page=page, n=anyone) if anyone
+                       else reason("page_not_scanned", page=page))
+            else:
+                why = (reason("paper_not_found", n=anyone) if anyone
+                       else reason("paper_not_scanned"))
             for box in boxes:
                 row[box["column"]] = NEEDS_REVIEW
                 result.boxes += 1
                 result.review += 1
-                why = (reason("page_not_scanned", page=page) if pages_found
-                       else reason("paper_not_scanned"))
                 review_rows.append([version, student["name"], student["roll"], box["column"],
                                     str(page), why.text(lang), ""])
         for (v, page), readings in sorted(seen.items()):
@@ -190,7 +243,9 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         answers[version] = row
     result.answers = answers
     result.missing_pages = [str(n) for n in missing_notes]
+    result.unread_pages = [str(n) for n in unread_notes]
     result.absent = [str(n) for n in absent_notes]
+    result.unplaced = anyone
     from quizgen.files import publish_folder, staged_folder, write_csv
 
     with staged_folder(out) as staged:
@@ -198,9 +253,36 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         write_csv(staged / REVIEW, [REVIEW_HEADER, *review_rows])
         if report:
             write_report(staged / REPORT, manifest, result, pages_html, unreadable_html, lang,
-                         missing=missing_notes, absent=absent_notes)
+                         missing=missing_notes, absent=absent_notes, unplaced=anyone,
+                         unread=unread_notes)
         result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
     return result
+
+
+def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings: list[Any],
+                 n: int) -> None:
+    """The straightened page with what was found drawn on it: the corner marks used (blue), each
+    bubble's disc as read (green filled, red a stroke, orange a trace, grey empty)."""
+    import cv2
+
+    import re
+
+    from quizgen.scan.pages import PX_PER_MM
+    from quizgen.scan.read import INNER
+
+    colour = {"filled": (40, 170, 40), "mark": (30, 30, 220), "faint": (0, 140, 255),
+              "empty": (160, 160, 160)}
+    image = cv2.cvtColor(page.image, cv2.COLOR_GRAY2BGR)
+    radius = int(round(1.7 * INNER * PX_PER_MM))
+    for box, reading in zip(boxes, readings):
+        for (x, y), state in zip(reading.centres, reading.states):
+            cv2.circle(image, (int(round(x)), int(round(y))), radius, colour[state],
+                       2 if state != "empty" else 1, cv2.LINE_AA)
+        x, y, w, h = (v * PX_PER_MM for v in box["region"])
+        cv2.rectangle(image, (int(x), int(y)), (int(x + w), int(y + h)),
+                      (40, 170, 40) if reading.status == "read" else (0, 140, 255), 1)
+    name = re.sub(r"[^A-Za-z0-9]", "_", str(page.version)) + f"-p{page.page}-{n:04d}.png"
+    cv2.imwrite(str(folder / name), image)
 
 
 def _who(student: dict[str, Any]) -> Note:

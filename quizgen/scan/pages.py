@@ -2,7 +2,19 @@
 
 A page becomes a `Page`: which version and page of the exam it is, and the page straightened onto
 a fixed grid of `PX_PER_MM` pixels per millimetre (page coordinates, as in the manifest), whatever
-the scan's resolution, rotation (a page fed upside down included), scale or colour.
+the scan's resolution, rotation (a page fed upside down included), scale or colour, and whether it
+came from a scanner or a phone held over a desk.
+
+The QR code says which page it is and roughly where and how turned; the four corner marks are
+then looked for over the whole image by their shape (`_mark_candidates`), and the four (or three,
+with the QR code's corners) whose homography puts the QR code where it was read are kept
+(`_choose_marks`): a perspective, so tilt and keystone are taken out. What a homography cannot
+take out (a lens's barrel, a page that is not flat) is taken up where the bubbles are read, by
+matching each grid's printed rings (`quizgen.scan.read`).
+
+Nothing is decoded before its size is known (`Scans`): a PDF page's size comes from the page tree,
+an image's from its header (`quizgen.scan.header`), and both are held to `Limits` made from the
+exam's paper at the highest resolution read.
 """
 
 from __future__ import annotations
@@ -25,12 +37,25 @@ RENDER_DPI = 200
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".pbm", ".pgm"}
 
 
+#: The highest resolution a page is read at (``--dpi``), and how much larger than the exam's paper
+#: a scanned page may be: a scanner's bed or a photo with the desk around it fits in ROOM times
+#: the paper at MAX_DPI (pixels); a PDF page may measure up to PDF_ROOM times the paper (a photo
+#: put into a PDF at 72 dpi is a large page) and is rendered at a resolution that fits the former.
+MAX_DPI = 600
+ROOM = 1.5
+PDF_ROOM = 6.0
+#: A scan holds at most this many times the exam's pages (plus a few): more is not one class.
+PAGES_ROOM = 3
+
+
 @dataclass(slots=True)
 class Scan:
-    """One scanned page image as read from a file (greyscale, 8 bits)."""
+    """One scanned page image as read from a file (greyscale, 8 bits), or, for a page refused
+    before it was decoded, no image and the reason."""
 
     source: str          # "class.pdf p. 7", "IMG_0042.jpg"
-    image: np.ndarray
+    image: np.ndarray | None
+    refused: Note | None = None
 
 
 @dataclass(slots=True)
@@ -43,36 +68,116 @@ class Page:
     page: int
     image: np.ndarray
     marks: int           # corner marks found (4, or 3 when one was hidden)
+    to_scan: np.ndarray | None = None  # page px → scan px (the homography), for ``--debug``
 
 
 @dataclass(slots=True)
 class Unreadable:
     """A page that could not be recognised, and why (a phrase of ``[scan_reason]``, shown in the
-    report with a thumbnail)."""
+    report with a thumbnail). `version` and `page` are known when its QR code was read."""
 
     source: str
     reason: Note
     image: np.ndarray
+    version: str | None = None
+    page: int | None = None
 
 
-def load_scans(paths: list[str | os.PathLike[str]], dpi: int = RENDER_DPI) -> Iterator[Scan]:
-    """Every page of these PDFs and images, in order. A missing or unreadable file is a
-    `QuizgenError` naming it (checked before any page is read)."""
-    files = [Path(p) for p in paths]
-    for path in files:
-        if not path.is_file():
-            raise QuizgenError(f"no such file: {path}", field="scans")
-        if path.suffix.lower() != ".pdf" and path.suffix.lower() not in IMAGE_SUFFIXES:
-            raise QuizgenError(f"{path} is neither a PDF nor an image (png, jpg, tiff, …)",
-                               field="scans")
-    for path in files:
+@dataclass(slots=True)
+class Limits:
+    """What a scan may hold, from the exam's paper: pixels of one image, the size of a PDF page,
+    pages in all."""
+
+    max_side: int            # pixels, an image's longer side
+    max_pixels: int
+    pdf_long_pt: float       # a PDF page's longer and shorter side, points
+    pdf_short_pt: float
+    max_pages: int
+    exam_pages: int          # the pages of every paper of the exam
+
+    @classmethod
+    def for_exam(cls, layout: dict[str, Any], pages: int) -> "Limits":
+        width, height = sorted(float(v) for v in layout["page_size"])
+        side_px = height / 25.4 * MAX_DPI * ROOM
+        return cls(int(side_px), int(width / 25.4 * MAX_DPI * ROOM * side_px),
+                   height / 25.4 * 72 * PDF_ROOM, width / 25.4 * 72 * PDF_ROOM,
+                   PAGES_ROOM * pages + 20, pages)
+
+
+class Scans:
+    """The pages of these PDFs and images, counted and bounded before any is decoded:
+    ``len(scans)`` pages, iterated in order. A missing or unreadable file, or more pages than
+    `limits` allow, is a `QuizgenError` naming it; an image or PDF page too large for the exam's
+    paper is a `Scan` without an image (reported, not read), or, when every page is, an error."""
+
+    def __init__(self, paths: list[str | os.PathLike[str]], dpi: int, limits: Limits | None):
+        self.dpi = dpi
+        self.limits = limits
+        self.files = [Path(p) for p in paths]
+        self.plan: list[tuple[Path, list[tuple[int, Note | None]]]] = []  # file, its pages
+        count = 0
+        for path in self.files:
+            if not path.is_file():
+                raise QuizgenError(f"no such file: {path}", field="scans")
+            suffix = path.suffix.lower()
+            if suffix != ".pdf" and suffix not in IMAGE_SUFFIXES:
+                raise QuizgenError(f"{path} is neither a PDF nor an image (png, jpg, tiff, …)",
+                                   field="scans")
+        for path in self.files:
+            left = limits.max_pages - count if limits else None
+            sizes = (_pdf_sizes(path, left) if path.suffix.lower() == ".pdf"
+                     else _image_sizes(path))
+            count += len(sizes)
+            if limits and count > limits.max_pages:
+                raise QuizgenError(
+                    f"the scans hold more than {limits.max_pages} pages (at {path.name}); this "
+                    f"exam's papers have {limits.exam_pages} pages in all: scan one class at a "
+                    "time, or check the files", field="scans")
+            self.plan.append((path, [(i, self._refuse(path, size)) for i, size in enumerate(sizes)]))
+        self.count = count
+        pages = [(path, i, refused, len(listed)) for path, listed in self.plan
+                 for i, refused in listed]
+        if pages and all(refused for _, _, refused, _ in pages):
+            path, i, refused, n = pages[0]
+            raise QuizgenError(f"{_source(path, i, n)}: {refused}", field="scans")
+
+    def _refuse(self, path: Path, size: tuple[float, float]) -> Note | None:
+        if self.limits is None:
+            return None
+        short, long = sorted(size)
         if path.suffix.lower() == ".pdf":
-            yield from _pdf_pages(path, dpi)
-        else:
-            yield from _image_pages(path)
+            if long > self.limits.pdf_long_pt or short > self.limits.pdf_short_pt:
+                return reason("page_too_large", size=f"{size[0] / 72 * 25.4:.0f} × "
+                              f"{size[1] / 72 * 25.4:.0f} mm")
+            return None
+        if long > self.limits.max_side or short * long > self.limits.max_pixels:
+            return reason("image_too_large", size=f"{size[0]:.0f} × {size[1]:.0f} px")
+        return None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Scan]:
+        for path, pages in self.plan:
+            if path.suffix.lower() == ".pdf":
+                yield from _pdf_pages(path, self.dpi, pages, self.limits)
+            else:
+                yield from _image_pages(path, pages)
 
 
-def _pdf_pages(path: Path, dpi: int) -> Iterator[Scan]:
+def load_scans(paths: list[str | os.PathLike[str]], dpi: int = RENDER_DPI,
+               limits: Limits | None = None) -> Scans:
+    """Every page of these PDFs and images, in order (see `Scans`)."""
+    return Scans(paths, dpi, limits)
+
+
+def _source(path: Path, i: int, count: int) -> str:
+    return f"{path.name} p. {i + 1}" if path.suffix.lower() == ".pdf" or count > 1 else path.name
+
+
+def _pdf_sizes(path: Path, most: int | None = None) -> list[tuple[float, float]]:
+    """Each page's size (points) from the PDF's page tree, nothing rendered; past `most` pages,
+    only how many there are (as zero sizes)."""
     import pypdfium2 as pdfium
 
     try:
@@ -80,29 +185,70 @@ def _pdf_pages(path: Path, dpi: int) -> Iterator[Scan]:
     except pdfium.PdfiumError as exc:
         raise QuizgenError(f"{path} is not a readable PDF ({exc})", field="scans") from None
     try:
-        for i in range(len(document)):
+        count = len(document)
+        if most is not None and count > most:
+            return [(0.0, 0.0)] * count
+        return [tuple(document.get_page_size(i)) for i in range(count)]
+    finally:
+        document.close()
+
+
+def _pdf_pages(path: Path, dpi: int, pages: list[tuple[int, Note | None]],
+               limits: Limits | None) -> Iterator[Scan]:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(str(path))
+    try:
+        for i, refused in pages:
+            source = f"{path.name} p. {i + 1}"
+            if refused is not None:
+                yield Scan(source, None, refused)
+                continue
             page = document[i]
-            bitmap = page.render(scale=dpi / 72, grayscale=True)
+            scale = dpi / 72
+            if limits is not None:       # a large page (a photo at 72 dpi) read at what fits
+                width, height = page.get_size()
+                scale = min(scale, limits.max_side / max(width, height),
+                            (limits.max_pixels / max(width * height, 1.0)) ** 0.5)
+            bitmap = page.render(scale=scale, grayscale=True)
             array = bitmap.to_numpy()
             if array.ndim == 3:
                 array = array[..., 0] if array.shape[2] == 1 else _grey(array)
-            yield Scan(f"{path.name} p. {i + 1}", np.ascontiguousarray(array))
+            yield Scan(source, np.ascontiguousarray(array))
             page.close()
     finally:
         document.close()
 
 
-def _image_pages(path: Path) -> Iterator[Scan]:
+def _image_pages(path: Path, pages: list[tuple[int, Note | None]]) -> Iterator[Scan]:
     import cv2
 
-    ok, frames = cv2.imreadmulti(str(path), flags=cv2.IMREAD_GRAYSCALE)
-    if not ok or not frames:
-        image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-        if image is None:
+    count = len(pages)
+    for i, refused in pages:
+        source = _source(path, i, count)
+        if refused is not None:
+            yield Scan(source, None, refused)
+            continue
+        frame = None
+        if count > 1:
+            ok, frames = cv2.imreadmulti(str(path), start=i, count=1, flags=cv2.IMREAD_GRAYSCALE)
+            frame = frames[0] if ok and frames else None
+        else:
+            frame = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if frame is None:
             raise QuizgenError(f"{path} is not a readable image", field="scans")
-        frames = [image]
-    for i, frame in enumerate(frames):
-        yield Scan(path.name if len(frames) == 1 else f"{path.name} p. {i + 1}", frame)
+        yield Scan(source, frame)
+
+
+def _image_sizes(path: Path) -> list[tuple[int, int]]:
+    """The pixel size of each frame of an image, read from its header (nothing is decoded)."""
+    from quizgen.scan.header import image_sizes
+
+    sizes = image_sizes(path)
+    if not sizes:
+        raise QuizgenError(f"{path} is not a readable image (its header gives no size)",
+                           field="scans")
+    return sizes
 
 
 def _grey(array: np.ndarray) -> np.ndarray:
@@ -116,11 +262,13 @@ def _grey(array: np.ndarray) -> np.ndarray:
 
 
 def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
-    """Find the page's QR code, then its four corner marks near where the code says they are,
-    and straighten the page by the homography the marks give."""
+    """Find the page's QR code, then its corner marks anywhere in the image (a flatbed scan, a
+    phone photo of a page on a desk), and straighten the page by the homography they give."""
     import cv2
 
     gray = scan.image
+    if gray is None:
+        return Unreadable(scan.source, scan.refused or reason("no_code"), _blank_thumb(layout))
     code = _find_code(gray)
     if code is None:
         return Unreadable(scan.source, reason("no_code"), _thumb(gray))
@@ -128,35 +276,158 @@ def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
     if exam != layout["exam"]:
         return Unreadable(scan.source, reason("other_exam", code=exam, exam=layout["exam"]),
                           _thumb(gray))
-    # The QR code's corners in the page (mm) and in the scan (px): a first, rough alignment.
+    # The QR code's corners in the page (mm) and in the scan (px): a first, rough alignment
+    # (position, turn and scale) that says which mark is which.
     qx, qy = layout["qr"]
     size = layout["qr_size"]
     qr_mm = np.float32([[qx, qy], [qx + size, qy], [qx + size, qy + size], [qx, qy + size]])
     rough, _ = cv2.estimateAffinePartial2D(qr_mm, corners)
     if rough is None:
-        return Unreadable(scan.source, reason("code_position"), _thumb(gray))
+        return Unreadable(scan.source, reason("code_position"), _thumb(gray), version, page)
     scale = float(np.hypot(rough[0, 0], rough[1, 0]))     # px per mm in the scan
-    found_mm, found_px = [], []
-    for mark in layout["marks"]:
-        guess = rough @ np.float32([mark[0], mark[1], 1.0])
-        centre = _find_mark(gray, guess, scale, layout["mark_size"])
-        if centre is not None:
-            found_mm.append(mark)
-            found_px.append(centre)
-    if len(found_mm) < 3:
-        return Unreadable(scan.source, reason("few_marks", found=len(found_mm)), _thumb(gray))
-    src = np.float32(found_mm) * PX_PER_MM
-    dst = np.float32(found_px)
-    if len(found_mm) == 4:
-        matrix = cv2.getPerspectiveTransform(src, dst)
-    else:
-        matrix = np.vstack([cv2.getAffineTransform(src, dst), [0, 0, 1]])
+    candidates = _mark_candidates(gray, scale, layout["mark_size"], corners)
+    found = _choose_marks(candidates, layout, rough, scale, qr_mm, corners)
+    if found is None:
+        near = _near_count(candidates, layout, rough, scale)
+        why = reason("few_marks", found=near) if near < 3 else reason("marks_misfit")
+        return Unreadable(scan.source, why, _thumb(gray), version, page)
+    matrix, marks, points = found          # page mm → scan px
+    to_scan = matrix @ np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
     width, height = layout["page_size"]
     size_px = (int(round(width * PX_PER_MM)), int(round(height * PX_PER_MM)))
-    straight = cv2.warpPerspective(gray, matrix, size_px,
-                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+    straight = cv2.warpPerspective(gray, to_scan, size_px,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=255)
-    return Page(scan.source, exam, version, page, straight, len(found_mm))
+    return Page(scan.source, exam, version, page, straight, marks, to_scan=to_scan)
+
+
+def _mark_candidates(gray: np.ndarray, scale: float, side_mm: float,
+                     code: np.ndarray) -> np.ndarray:
+    """Centres (scan px) of every dark, solid, four-cornered blob about the size of a corner mark,
+    anywhere in the image: contours of a locally thresholded view, in which the mark's side is
+    about 24 px, kept when their shape is the mark's (a convex quadrilateral, solid, not too
+    long) seen at any tilt up to 60 degrees; the QR code's own squares are left out."""
+    import cv2
+
+    expected = side_mm * scale
+    factor = min(1.0, 24.0 / max(expected, 1.0))
+    view = gray if factor == 1.0 else cv2.resize(gray, None, fx=factor, fy=factor,
+                                                 interpolation=cv2.INTER_AREA)
+    side = expected * factor
+    block = int(side * 3) | 1
+    binary = cv2.adaptiveThreshold(view, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                   max(block, 11), 12)
+    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    code_box = cv2.boundingRect((code * factor).astype(np.float32))
+    cx0, cy0, cw, ch = code_box
+    out = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not 0.2 * side ** 2 <= area <= 3.5 * side ** 2:
+            continue
+        hull = cv2.convexHull(contour)
+        if area < 0.88 * cv2.contourArea(hull):
+            continue
+        (_, _), (w, h), _ = cv2.minAreaRect(contour)
+        if min(w, h) < 0.5 * max(w, h) or area < 0.75 * w * h:
+            continue
+        poly = cv2.approxPolyDP(hull, 0.08 * cv2.arcLength(hull, True), True)
+        if len(poly) != 4:
+            continue
+        m = cv2.moments(contour)
+        x, y = m["m10"] / m["m00"], m["m01"] / m["m00"]
+        if cx0 - 2 <= x <= cx0 + cw + 2 and cy0 - 2 <= y <= cy0 + ch + 2:
+            continue                      # a square of the QR code itself
+        bx, by, bw, bh = cv2.boundingRect(contour)
+        inside = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(inside, [contour - [bx, by]], -1, 255, -1)
+        if cv2.mean(binary[by:by + bh, bx:bx + bw], mask=inside)[0] < 0.9 * 255:
+            continue                      # hollow (a QR finder pattern, a drawn box)
+        out.append((x / factor, y / factor))
+    return np.float32(out).reshape(-1, 2)
+
+
+def _choose_marks(candidates: np.ndarray, layout: dict[str, Any], rough: np.ndarray,
+                  scale: float, qr_mm: np.ndarray, qr_px: np.ndarray):
+    """(homography page mm → scan px, marks used, their scan points) of the four candidates (one
+    near each corner the QR code predicts) whose homography puts the QR code where it was read;
+    else of three of them plus the code's corners; None when neither fits."""
+    import itertools
+
+    import cv2
+
+    marks = np.float32(layout["marks"])
+    width, height = layout["page_size"]
+    reach = 0.3 * float(np.hypot(width, height)) * scale
+    near: list[list[int]] = []
+    for mark in marks:
+        guess = rough @ np.float32([mark[0], mark[1], 1.0])
+        distance = np.hypot(*(candidates - guess).T) if len(candidates) else np.zeros(0)
+        order = [int(i) for i in np.argsort(distance) if distance[i] <= reach]
+        near.append(order[:4])
+    tolerance = 4.0 * scale                   # px: the code's corners within 4 mm
+    best = None
+    if all(near):
+        for combo in itertools.product(*near):
+            if len(set(combo)) < 4:
+                continue
+            points = candidates[list(combo)]
+            if not _convex_like(points, marks):
+                continue
+            matrix = cv2.getPerspectiveTransform(marks, points)
+            error = _worst(matrix, qr_mm, qr_px)
+            if error <= tolerance and (best is None or error < best[0]):
+                best = (error, matrix, 4, points)
+    if best is not None:
+        return best[1:]
+    for hidden in range(4):
+        corners = [i for i in range(4) if i != hidden]
+        if not all(near[i] for i in corners):
+            continue
+        for combo in itertools.product(*(near[i] for i in corners)):
+            if len(set(combo)) < 3:
+                continue
+            src = np.vstack([marks[corners], qr_mm])
+            dst = np.vstack([candidates[list(combo)], qr_px])
+            matrix, _ = cv2.findHomography(src, dst, 0)
+            if matrix is None:
+                continue
+            error = _worst(matrix, src, dst)
+            if error <= 0.4 * tolerance and (best is None or error < best[0]):
+                best = (error, matrix, 3, candidates[list(combo)])
+    return best[1:] if best is not None else None
+
+
+def _worst(matrix: np.ndarray, src: np.ndarray, dst: np.ndarray) -> float:
+    import cv2
+
+    mapped = cv2.perspectiveTransform(src.reshape(-1, 1, 2).astype(np.float64), matrix)
+    return float(np.max(np.hypot(*(mapped.reshape(-1, 2) - dst).T)))
+
+
+def _convex_like(points: np.ndarray, marks: np.ndarray) -> bool:
+    """The four points turn the same way as the page's marks (no crossed quadrilateral)."""
+    def turns(q):
+        out = []
+        for i in range(4):
+            (ax, ay), (bx, by) = q[(i + 1) % 4] - q[i], q[(i + 2) % 4] - q[(i + 1) % 4]
+            out.append(np.sign(ax * by - ay * bx))
+        return out
+
+    return turns(points.astype(np.float64)) == turns(marks.astype(np.float64))
+
+
+def _near_count(candidates: np.ndarray, layout: dict[str, Any], rough: np.ndarray,
+                scale: float) -> int:
+    """How many corners have a mark-like blob within reach (for the reason a page is refused)."""
+    width, height = layout["page_size"]
+    reach = 0.3 * float(np.hypot(width, height)) * scale
+    count = 0
+    for mark in layout["marks"]:
+        guess = rough @ np.float32([mark[0], mark[1], 1.0])
+        if len(candidates) and np.min(np.hypot(*(candidates - guess).T)) <= reach:
+            count += 1
+    return count
 
 
 def _find_code(gray: np.ndarray):
@@ -198,36 +469,14 @@ def _code_views(gray: np.ndarray):
         yield gray, 1.0
 
 
-def _find_mark(gray: np.ndarray, guess: np.ndarray, scale: float, side_mm: float):
-    """The centre (px) of the solid square nearest `guess`, within a window of ±12 mm."""
-    import cv2
-
-    half = int(12 * scale) + 2
-    h, w = gray.shape
-    x0, y0 = max(0, int(guess[0]) - half), max(0, int(guess[1]) - half)
-    x1, y1 = min(w, int(guess[0]) + half), min(h, int(guess[1]) + half)
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        return None
-    window = gray[y0:y1, x0:x1]
-    _, binary = cv2.threshold(window, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    expected = (side_mm * scale) ** 2
-    best, best_distance = None, None
-    for i in range(1, count):
-        bw, bh, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], stats[i, cv2.CC_STAT_AREA]
-        if not 0.5 * expected <= area <= 1.8 * expected:
-            continue
-        if area < 0.75 * bw * bh * 0.9 or not 0.7 <= bw / max(bh, 1) <= 1.4:
-            continue          # not a solid square (a QR code's corner, a word)
-        cx, cy = centroids[i]
-        distance = np.hypot(cx + x0 - guess[0], cy + y0 - guess[1])
-        if best_distance is None or distance < best_distance:
-            best, best_distance = (float(cx + x0), float(cy + y0)), distance
-    return best
-
-
 def _thumb(gray: np.ndarray, width: int = 300) -> np.ndarray:
     import cv2
 
     h, w = gray.shape
     return cv2.resize(gray, (width, max(1, int(h * width / w))), interpolation=cv2.INTER_AREA)
+
+
+def _blank_thumb(layout: dict[str, Any], width: int = 300) -> np.ndarray:
+    """A grey page in place of an image that was not decoded."""
+    w, h = layout["page_size"]
+    return np.full((max(1, int(width * h / w)), width), 200, np.uint8)

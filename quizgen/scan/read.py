@@ -1,12 +1,26 @@
 """Reading the bubbles of a straightened page, and turning each grid into an answer.
 
-A bubble's darkness is the mean ink over the inner part of its disc (the printed ring left out),
-on a scale from the page's own paper white (0) to its printed corner marks' black (1). The page's
-blank bubbles set the floor (a low percentile: most bubbles on a page are empty, and each carries
-a light printed digit) and its clearly filled bubbles the ceiling; in between, a mark is *faint*.
-A box is read only when every bubble in it is clearly empty or clearly filled and the filled ones
-spell exactly one answer; anything else, a box with no bubble filled included, is `needs_review`
-with the reason, never a guess.
+Light and shadow cancel: every pixel's darkness is measured against the paper around it (the
+page's own white where no print is, found by a grey-level closing that removes everything smaller
+than a few bubbles), so a bubble under a shadow or at the dim end of a phone photo is judged
+against the paper beside it, and on the scale of the page's printed black (its corner marks: 1).
+Each grid is found where it was printed before it is read: its bubbles' printed rings are matched
+in a small window around where the page's homography puts them, box by box and then row by row,
+which takes up the curve of a lens and the slack of a page that is not flat.
+
+Each bubble's inner disc (the printed ring left out) is then described by its mean darkness above
+the page's blank bubbles, how much of it is covered by ink, and how dark its darkest strokes are:
+
+* *filled*: dense (a solid or over-the-edge fill), or mostly covered with dark strokes (hatching,
+  a scribble, a partial fill), or evenly covered in light pencil;
+* *mark*: dark strokes over a small part of it (a tick, a cross, a stray line): left for review,
+  with the bubble named;
+* *faint*: a light, uneven trace (an erasure, a stain); beside a filled bubble in the same row it
+  is an answer changed and is passed over, alone it is left for review;
+* *empty*.
+
+A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
+a row, every option of a set of limits filled) is `needs_review` with the reason, never a guess.
 """
 
 from __future__ import annotations
@@ -23,14 +37,28 @@ from quizgen.scan.pages import PX_PER_MM, Page
 
 #: Share of the bubble's radius whose disc is measured (the printed ring stays outside).
 INNER = 0.62
-#: On the scale from the page's blank bubbles (0) to its filled ones (1): below EMPTY a bubble is
-#: empty, above FILLED it is filled, in between it is a faint or erased mark.
-EMPTY = 0.12
-FILLED = 0.6
+#: Score thresholds on the page's scale (0 blank bubble … 1 printed black), see `bubble_states`.
+DENSE = 0.45          # mean darkness of a filled bubble
+STROKES = 0.28        # mean darkness of a bubble mostly covered by dark strokes ...
+COVERED = 0.4         # ... the share of it they cover ...
+STROKE = 0.55         # ... and their darkness
+LIGHT = 0.2           # mean darkness of an evenly covered light-pencil bubble ...
+EVEN = 0.12           # ... and the darkness of its lighter quarter
+MARK = 0.1            # a bubble with dark strokes and at least this mean is a mark to look at
+FAINT = 0.05          # a trace
 #: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
 BLANK_AT_MOST = 0.25
-#: The least darkness (paper 0 … printed black 1) that counts as a filled bubble's ceiling.
-MIN_FILL_GAP = 0.35
+#: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
+PAPER_WINDOW = 7.5
+#: How far (mm) a box's grid is looked for around where the page's alignment puts it, and then
+#: each of its rows around where the box's grid was found.
+BOX_REACH = 2.5
+ROW_REACH = 0.7
+
+#: Plain scores (0 empty … 1 filled) as `read_box` also takes them: below EMPTY empty, from
+#: FILLED filled, in between a trace.
+EMPTY = 0.12
+FILLED = 0.6
 
 
 @dataclass(slots=True)
@@ -43,8 +71,21 @@ class BoxReading:
     text: str
     status: str                       # "read" or "review"
     reason: Note | None = None
-    states: list[str] = field(default_factory=list)    # per bubble: "empty", "filled", "faint"
+    states: list[str] = field(default_factory=list)    # per bubble: "empty", "filled", "faint", "mark"
     scores: list[float] = field(default_factory=list)
+    centres: list[tuple[float, float]] = field(default_factory=list)   # where read (page px)
+
+
+@dataclass(slots=True)
+class Bubbles:
+    """One box's bubbles as measured: mean darkness, its lighter quarter, its darkest tenth, the
+    share of the disc covered by ink (each on the page's scale), and the centres read (px)."""
+
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    covered: np.ndarray
+    centres: np.ndarray
 
 
 def _disc_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -54,66 +95,154 @@ def _disc_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
     return ys[inside], xs[inside]
 
 
-def page_darkness(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -> list[np.ndarray]:
-    """Each box's bubbles' darkness on the page's own scale (0 paper … 1 printed black)."""
-    image = page.image.astype(np.float32)
-    h, w = image.shape
-    white = float(np.percentile(page.image[::4, ::4], 90))
-    black = _mark_black(image, layout)
-    span = max(white - black, 20.0)
-    dy, dx = _disc_offsets(layout["radius"] * INNER * PX_PER_MM)
-    out = []
-    for box in boxes:
-        if not box["bubbles"]:
-            out.append(np.zeros(0, np.float32))
-            continue
-        centres = np.array([(b[0], b[1]) for b in box["bubbles"]], np.float32) * PX_PER_MM
-        xs = np.clip(np.rint(centres[:, 0:1]).astype(int) + dx, 0, w - 1)
-        ys = np.clip(np.rint(centres[:, 1:2]).astype(int) + dy, 0, h - 1)
-        values = image[ys, xs].mean(axis=1)
-        out.append(np.clip((white - values) / span, 0.0, 1.5))
-    return out
+def darkness_map(page: Page, layout: dict[str, Any]) -> np.ndarray:
+    """Each pixel's darkness against the paper around it, on the scale of the printed black:
+    0 paper … 1 the corner marks' black."""
+    import cv2
+
+    side = int(PAPER_WINDOW * PX_PER_MM) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
+    paper = cv2.morphologyEx(page.image, cv2.MORPH_CLOSE, kernel)       # 8-bit: fast
+    paper = cv2.GaussianBlur(paper, (0, 0), PX_PER_MM).astype(np.float32)
+    np.maximum(paper, 8.0, out=paper)
+    dark = 1.0 - page.image.astype(np.float32) / paper
+    np.clip(dark, 0.0, 1.0, out=dark)
+    black = _mark_black(dark, layout)
+    return np.clip(dark / max(black, 0.3), 0.0, 1.5)
 
 
-def _mark_black(image: np.ndarray, layout: dict[str, Any]) -> float:
-    """The printed black: the median grey inside the corner marks' centres."""
+def _mark_black(dark: np.ndarray, layout: dict[str, Any]) -> float:
+    """The printed black: the median darkness inside the corner marks' centres."""
     half = max(1, int(layout["mark_size"] * PX_PER_MM * 0.25))
     values = []
     for x, y in layout["marks"]:
         cx, cy = int(x * PX_PER_MM), int(y * PX_PER_MM)
-        values.append(np.median(image[cy - half:cy + half, cx - half:cx + half]))
-    return float(np.median(values))
+        patch = dark[max(0, cy - half):cy + half, max(0, cx - half):cx + half]
+        if patch.size:
+            values.append(float(np.median(patch)))
+    return float(np.median(values)) if values else 0.9
 
 
-def classify(darkness: list[np.ndarray]) -> tuple[list[np.ndarray], float, float]:
-    """Each bubble's score on the page's scale (0 blank … 1 filled), with the page's blank and
-    filled levels."""
-    every = np.concatenate([d for d in darkness if d.size] or [np.zeros(1, np.float32)])
-    # Most bubbles are empty, but a page holding only a yes/no box may be half filled: a low
-    # share, never above what an empty printed bubble can be.
-    blank = min(float(np.percentile(every, 20)), BLANK_AT_MOST)
-    dark = every[every > blank + MIN_FILL_GAP]
-    filled = float(np.median(dark)) if dark.size >= 3 else blank + 0.8
-    filled = max(filled, blank + MIN_FILL_GAP + 0.1)
-    return [(d - blank) / (filled - blank) for d in darkness], blank, filled
+def _ring_template(offsets: np.ndarray, radius_px: float, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """An image of printed rings at these offsets (px from the template's origin, less `pad`)."""
+    import cv2
+
+    size = offsets.max(axis=0) + radius_px + 2 * pad + 2
+    template = np.zeros((int(size[1]) + 1, int(size[0]) + 1), np.float32)
+    for x, y in offsets:
+        cv2.circle(template, (int(round((x + pad) * 4)), int(round((y + pad) * 4))),
+                   int(round(radius_px * 4)), 1.0, 1, cv2.LINE_AA, 2)
+    return cv2.GaussianBlur(template, (0, 0), 0.8), size
 
 
-def read_box(box: dict[str, Any], scores: np.ndarray) -> BoxReading:
-    """One box's answer from its bubbles' scores."""
+def _find_grid(dark: np.ndarray, centres: np.ndarray, radius_px: float,
+               reach_px: int) -> np.ndarray:
+    """The shift (px) that puts these bubbles' printed rings where the page shows them, within
+    `reach_px`; no shift when nothing matches clearly."""
+    import cv2
+
+    pad = int(np.ceil(radius_px)) + 2
+    origin = np.floor(centres.min(axis=0)) - pad
+    template, size = _ring_template(centres - origin - pad, radius_px, pad)
+    x0, y0 = int(origin[0]) - reach_px, int(origin[1]) - reach_px
+    th, tw = template.shape
+    h, w = dark.shape
+    if x0 < 0 or y0 < 0 or x0 + tw + 2 * reach_px > w or y0 + th + 2 * reach_px > h:
+        return np.zeros(2, np.float32)
+    window = dark[y0:y0 + th + 2 * reach_px, x0:x0 + tw + 2 * reach_px]
+    match = cv2.matchTemplate(np.ascontiguousarray(window, np.float32), template,
+                              cv2.TM_CCORR_NORMED)
+    _, peak, _, (bx, by) = cv2.minMaxLoc(match)
+    if peak <= 0.2:
+        return np.zeros(2, np.float32)
+    return np.float32([bx - reach_px, by - reach_px])
+
+
+def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bubbles:
+    """One box's bubbles, each found where it was printed and measured."""
+    radius_px = layout["radius"] * PX_PER_MM
+    centres = np.array([(b[0], b[1]) for b in box["bubbles"]], np.float32) * PX_PER_MM
+    centres = centres + _find_grid(dark, centres, radius_px, int(BOX_REACH * PX_PER_MM))
+    rows: dict[str, list[int]] = {}
+    for i, bubble in enumerate(box["bubbles"]):
+        rows.setdefault(bubble[2], []).append(i)
+    for members in rows.values():
+        if len(members) >= 2:
+            centres[members] += _find_grid(dark, centres[members], radius_px,
+                                           max(1, int(round(ROW_REACH * PX_PER_MM))))
+    dy, dx = _disc_offsets(layout["radius"] * INNER * PX_PER_MM)
+    h, w = dark.shape
+    xs = np.clip(np.rint(centres[:, 0:1]).astype(int) + dx, 0, w - 1)
+    ys = np.clip(np.rint(centres[:, 1:2]).astype(int) + dy, 0, h - 1)
+    values = dark[ys, xs]
+    return Bubbles(values.mean(axis=1), np.percentile(values, 25, axis=1),
+                   np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres)
+
+
+def page_blank(measured: list[Bubbles]) -> float:
+    """The page's blank bubble (its printed digit, the paper's grain): a low share of all its
+    bubbles' darkness, since most are empty, never above what an empty bubble can be."""
+    every = np.concatenate([m.mean for m in measured if m.mean.size] or [np.zeros(1, np.float32)])
+    return min(float(np.percentile(every, 20)), BLANK_AT_MOST)
+
+
+def bubble_states(bubbles: Bubbles, blank: float) -> list[str]:
+    """Each bubble: "filled", "mark", "faint" or "empty" (see the module's description)."""
+    states = []
+    for mean, low, high, covered in zip(bubbles.mean - blank, bubbles.low - blank,
+                                        bubbles.high, bubbles.covered):
+        if mean >= DENSE or (mean >= STROKES and covered >= COVERED and high >= STROKE):
+            states.append("filled")
+        elif mean >= LIGHT and low >= EVEN and high < STROKE + 0.1:
+            states.append("filled")       # light pencil, evenly
+        elif high >= STROKE and mean >= MARK:
+            states.append("mark")
+        elif mean >= FAINT:
+            states.append("faint")
+        else:
+            states.append("empty")
+    return states
+
+
+def bubble_name(box: dict[str, Any], i: int) -> str:
+    """A bubble as the teacher finds it on the sheet: ``×10: 4``, ``registers``, ``−``."""
+    _, _, row, value = box["bubbles"][i]
+    if row.startswith("p"):
+        power = int(row[1:])
+        label = f"×{10 ** power}" if power >= 0 else f"×{10.0 ** power:.{-power}f}"
+        return f"{label}: {value}"
+    return "−" if row == "sign" else str(value)
+
+
+def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
+    """One box's answer from its bubbles' states ("filled", "mark", "faint", "empty"), or from
+    plain scores (0 empty … 1 filled; in between, faint)."""
     from quizgen.export.bubbles import NEEDS_REVIEW
 
     column = box["column"]
     if box["kind"] == "written" or not box["bubbles"]:
         return BoxReading(column, NEEDS_REVIEW, "review", reason("no_grid"))
-    states = ["filled" if s >= FILLED else "faint" if s > EMPTY else "empty" for s in scores]
-    reading = BoxReading(column, "", "read", states=states, scores=[round(float(s), 2) for s in scores])
-    if "faint" in states:
-        return _doubt(reading, reason("faint"))
+    if len(scores) and isinstance(scores[0], str):
+        states, values = list(scores), []
+    else:
+        states = ["filled" if s >= FILLED else "faint" if s > EMPTY else "empty" for s in scores]
+        values = [round(float(s), 2) for s in scores]
+    reading = BoxReading(column, "", "read", states=states, scores=values)
+    marks = [i for i, state in enumerate(states) if state == "mark"]
+    if marks:
+        return _doubt(reading, reason("stroke", bubbles=_names(box, marks)))
     rows: dict[str, list[str]] = {}
-    for (_, _, row, value), state in zip(box["bubbles"], states):
+    traces: dict[str, list[int]] = {}
+    for i, ((_, _, row, value), state) in enumerate(zip(box["bubbles"], states)):
         rows.setdefault(row, [])
         if state == "filled":
             rows[row].append(value)
+        elif state == "faint":
+            traces.setdefault(row, []).append(i)
+    # a trace beside a filled bubble of its row is an answer changed; alone, it is doubtful
+    lone = [i for row, members in traces.items() if not rows[row] for i in members]
+    if lone:
+        return _doubt(reading, reason("faint_at", bubbles=_names(box, lone)))
     if not any(rows.values()):
         # nothing filled: perhaps no answer, perhaps one written in the box and never bubbled
         return _doubt(reading, reason("nothing_filled"))
@@ -123,8 +252,15 @@ def read_box(box: dict[str, Any], scores: np.ndarray) -> BoxReading:
             return _doubt(reading, reason("yes_and_no"))
         return _read(reading, rows["opt"][0])
     if kind == "limits":
+        if len(rows["opt"]) == len(box["bubbles"]) > 2:
+            # never an answer by itself: a shadow, a box crossed out, a student hedging
+            return _doubt(reading, reason("every_option"))
         return _read(reading, ", ".join(rows["opt"]))
     return _read_number(reading, box, rows)
+
+
+def _names(box: dict[str, Any], indices: list[int]) -> str:
+    return "; ".join(bubble_name(box, i) for i in indices)
 
 
 def _read_number(reading: BoxReading, box: dict[str, Any], rows: dict[str, list[str]]) -> BoxReading:
@@ -135,6 +271,8 @@ def _read_number(reading: BoxReading, box: dict[str, Any], rows: dict[str, list[
         marked = rows.get(f"p{power}", [])
         if len(marked) > 1:
             label = f"×{10 ** power}" if power >= 0 else f"×{10.0 ** power:.{-power}f}"
+            if len(marked) == 10:        # every digit: never an answer (a shadow, a crossing out)
+                return _doubt(reading, reason("every_digit", row=label))
             return _doubt(reading, reason("two_in_row", row=label))
         digits.append(marked[0] if marked else None)
     filled = [i for i, d in enumerate(digits) if d is not None]
@@ -185,6 +323,16 @@ def _doubt(reading: BoxReading, why: Note) -> BoxReading:
 
 def read_page(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -> list[BoxReading]:
     """Every answer box printed on this page, read."""
-    darkness = page_darkness(page, layout, boxes)
-    scores, _, _ = classify(darkness)
-    return [read_box(box, s) for box, s in zip(boxes, scores)]
+    dark = darkness_map(page, layout)
+    measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
+    blank = page_blank([m for m in measured if m is not None])
+    out = []
+    for box, bubbles in zip(boxes, measured):
+        if bubbles is None:
+            out.append(read_box(box, []))
+            continue
+        reading = read_box(box, bubble_states(bubbles, blank))
+        reading.scores = [round(float(v), 2) for v in bubbles.mean - blank]
+        reading.centres = [(float(x), float(y)) for x, y in bubbles.centres]
+        out.append(reading)
+    return out

@@ -20,9 +20,16 @@ from quizgen.scan.pages import PX_PER_MM, Page
 
 
 def crop(image: np.ndarray, region: list[float] | None, pad_mm: float = 1.5,
-         width: int | None = None) -> str:
-    """A region (x, y, w, h in mm) of a straightened page, or a whole image, as a JPEG data URI."""
+         width: int | None = None, rings: list[tuple[float, float]] = ()) -> str:
+    """A region (x, y, w, h in mm) of a straightened page, or a whole image, as a JPEG data URI;
+    `rings` (page px) are circled in red: the bubbles a doubtful box's reason names."""
     import cv2
+
+    if rings:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        for x, y in rings:
+            cv2.circle(image, (int(round(x)), int(round(y))), int(2.4 * PX_PER_MM), (0, 0, 220),
+                       2, cv2.LINE_AA)
 
     if region is not None:
         x, y, w, h = region
@@ -45,8 +52,17 @@ def page_entry(page: Page, student: dict[str, Any], boxes: list[dict[str, Any]],
             "name": student.get("name", ""), "roll": student.get("roll", ""),
             "marks": page.marks,
             "boxes": [{"column": r.column, "text": r.text, "status": r.status, "reason": r.reason,
-                       "crop": crop(page.image, box["region"])}
+                       "crop": crop(page.image, box["region"], rings=_doubtful(r))}
                       for box, r in zip(boxes, readings)]}
+
+
+def _doubtful(reading) -> list[tuple[float, float]]:
+    """Where the bubbles that made a box doubtful are: strokes and traces, or, for two in a
+    row and the like, every bubble read as filled."""
+    if reading.status != "review" or not reading.centres:
+        return []
+    odd = [c for c, s in zip(reading.centres, reading.states) if s in ("mark", "faint")]
+    return odd or [c for c, s in zip(reading.centres, reading.states) if s == "filled"]
 
 
 @cache
@@ -58,9 +74,13 @@ def _template():
 
 def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
                  unreadable: list[dict[str, Any]], lang: str, *, missing: Sequence[Note] = (),
-                 absent: Sequence[Note] = ()) -> None:
+                 absent: Sequence[Note] = (), unplaced: int = 0,
+                 unread: Sequence[Note] = ()) -> None:
     """The report in `lang`: the template's fixed words are ``[scan-label]``, its sentences
-    ``[scan]``, the boxes' and pages' reasons ``[scan_reason]``."""
+    ``[scan]``, the boxes' and pages' reasons ``[scan_reason]``.
+
+    A paper or page not recognised is never said to be missing or absent while `unplaced`
+    scanned pages (no code read) could be it: the sentence then points at those pages."""
     from quizgen.files import atomic_write
     from quizgen.languages import html_lang
     from quizgen.render.phrases import labels
@@ -83,10 +103,16 @@ def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[
                        needs_review=_code("needs_review"), answers="answers.csv",
                        answer=_code("answer"), review="review.csv",
                        fix=_code("quizgen scan --fix review.csv --out …")),
-        "missing": _html(lang, "missing", pages="; ".join(n.text(lang) for n in missing))
+        "missing": (_html(lang, "missing_unplaced", n=unplaced,
+                          pages="; ".join(n.text(lang) for n in missing)) if unplaced
+                    else _html(lang, "missing", pages="; ".join(n.text(lang) for n in missing)))
                    if missing else "",
-        "absent": _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
-                        review="review.csv", blank=_code("blank")) if absent else ""}
+        "unread": _html(lang, "unread", pages="; ".join(n.text(lang) for n in unread))
+                  if unread else "",
+        "absent": (_html(lang, "absent_unplaced", n=unplaced,
+                         students="; ".join(n.text(lang) for n in absent)) if unplaced
+                   else _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
+                              review="review.csv", blank=_code("blank"))) if absent else ""}
     atomic_write(path, _template().render(
         title=manifest.get("recipe", {}).get("title", ""), html_lang=html_lang(lang),
         labels=labels(lang, "scan-label"), summary=summary, pages=pages, doubtful=doubtful,
