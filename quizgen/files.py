@@ -224,6 +224,18 @@ NOUNS = {"problem": "problem", "manifest": "exam manifest", "answers": "answer s
          "batch line": "launch", "ptxas": "ptxas log", "cu": "compiler output"}
 
 
+def refuse_overwriting_inputs(out: str | os.PathLike[str],
+                              inputs: Iterable[str | os.PathLike[str] | None],
+                              field: str = "out") -> None:
+    """One error line when the output `out` is one of the command's own input files (a recipe,
+    a previous bank, a lock): writing it would destroy what the command reads."""
+    target = Path(out).resolve()
+    for source in inputs:
+        if source is not None and Path(source).is_file() and Path(source).resolve() == target:
+            raise QuizgenError(f"{out} would overwrite the input {source}; give another output "
+                               "file", field=field)
+
+
 def size_text(n: int) -> str:
     return f"{n >> 20} MB" if n >= 1 << 20 else f"{n >> 10} KB"
 

@@ -69,6 +69,11 @@ COMMANDS: dict[str, dict[str, list[str]]] = {
     "scan": {"--manifest": ["{in}/scan.json", "{in}/manifest.json", "{in}/answers.csv", "{in}"],
              "--out": ["{out}/scanned", "{out}"], "--dpi": ["50", "150", "100000", "x"],
              "--no-report": [], "--force": []},
+    "export": {"--format": ["moodle", "gift", "qti", "pdf"], "--variants": ["0", "1", "2", "-1",
+                                                                          "abc", "1e3", "100000"],
+               "--answers": ["main", "all", "occupancy", "nope"], "--lang": ["en", "fr"],
+               "--out": ["{out}/bank.xml", "{out}", "{out}/no/such/bank.xml", "{in}/recipe.toml"],
+               "--no-figures": [], "--only-new": ["{in}/bank.xml", "{in}/answers.csv", "{in}"]},
 }
 POSITIONAL = {
     "check": [["{in}/problem.json", "25%"], ["-", "1"], ["{in}/manifest.json", "1"],
@@ -81,6 +86,10 @@ POSITIONAL = {
     "scan": [["{in}/page.png", "--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
              ["{in}/answers.csv", "--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
              ["{in}/page.png"]],
+    # small banks only (a drawn --variants may still ask for more, and is refused above 1,000)
+    "export": [["{in}/recipe.toml", "--variants", "1", "--out", "{out}/bank.xml"],
+               ["occupancy-basics", "--variants", "1", "--out", "{out}/bank.xml"],
+               ["{in}/answers.csv", "--out", "{out}/bank.xml"], ["nope", "--out", "{out}/b.xml"]],
 }
 
 
@@ -95,6 +104,7 @@ SOUND = {
     "grade": ["--out", "{out}/graded"],
     "regrade": ["--out", "{out}/graded", "--overrides", "{in}/overrides.csv"],
     "scan": ["--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
+    "export": ["--out", "{out}/bank.xml"],
 }
 
 
@@ -188,6 +198,9 @@ def input_files(draw, problem: dict, manifest: dict, answers: str) -> dict[str, 
             st.sampled_from([b'[mine]\nbase = "a100"\nsmem_carveout_kb = "abc"\n',
                              b'[mine]\nbase = "a100"\nnum_sms = 1e9\n', b"[mine]\nx = 1\n",
                              b'[mine]\nbase = "nope"\n', b"mine = 5\n"]), junk)),
+        "recipe.toml": draw(st.one_of(st.sampled_from(RECIPES), junk)),
+        "bank.xml": draw(st.sampled_from([b"<quiz></quiz>", b"<quiz><question type=", b"",
+                                          b"\xff\xfe<quiz/>"])),
         "launches.jsonl": b"\n".join(draw(st.lists(st.one_of(
             st.just(b'{"gpu": "a100", "threads_per_block": 256}'),
             st.builds(lambda n: b'{"threads_per_block": ' + str(n).encode() + b"}",
@@ -262,6 +275,14 @@ def _scan_manifest() -> dict:
 
 
 SCAN_MANIFEST = _scan_manifest()
+
+#: Deck and exam recipes a teacher may hand `export`: sound, and each broken one way.
+RECIPES = [b'cells = ["OCC-2", "W-B"]\nper_cell = 1\nlevels = [1]\n',
+           b'title = "Q"\n[[questions]]\ncell = "OCC-3"\npoints = 2\n',
+           b'title = "Q\x01\xef\xbf\xbe"\n[[questions]]\ncell = "W-B"\npoints = 1e309\n',
+           b'cells = ["nope"]\n', b'cells = "OCC-2"\nlevels = [7]\n', b'per_cell = 1e999\n',
+           b'title = "Q"\n[lms]\npartial = { no_such_trap = 50 }\n[[questions]]\ncell = "OCC-2"\n',
+           b'title = "Q"\nquestions = 5\n', b"[[[\n"]
 
 
 @settings(max_examples=160, deadline=None, derandomize=True,

@@ -392,3 +392,20 @@ def test_override_rows_naming_one_student_by_roll_and_by_version_conflict(work):
     version = data["students"][0]["version"]
     result = regrade(work, f"roll,box,points\nR01,Q1.occupancy,0\n{version},Q1.occupancy,2\n")
     one_error(result, "lines 2 and 3", "Q1.occupancy")
+
+
+@pytest.mark.parametrize("args", [
+    ["export", "{recipe}", "--variants", "1", "--out", "{recipe}"],
+    ["deck", "{recipe}", "--lock", "{recipe}", "--out", "{dir}/d.apkg", "-q"],
+])
+def test_an_output_that_is_the_commands_own_recipe_is_refused(tmp_path, args):
+    """`--out my.toml` (a slip of the tab key) used to replace the teacher's recipe with a bank."""
+    recipe = tmp_path / "my.toml"
+    text = 'cells = ["OCC-2"]\nper_cell = 1\nlevels = [1]\n'
+    recipe.write_text(text, encoding="utf-8")
+    argv = [a.replace("{recipe}", str(recipe)).replace("{dir}", str(tmp_path)) for a in args]
+    done = subprocess.run([sys.executable, "-m", "quizgen", *argv], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == 2 and "would overwrite the input" in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert recipe.read_text(encoding="utf-8") == text

@@ -45,6 +45,10 @@ def deck_command(
         raise QuizgenError(f"{out} should end in .apkg (or use --format obsidian for a folder)", field="out")
     if fmt == "apkg" and out.exists() and out.is_dir():
         raise QuizgenError(f"{out} is a folder; give a file name ending in .apkg", field="out")
+    if lock is not None:
+        from quizgen.files import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(lock, [recipe, out], field="lock")
 
     def run(progress):
         if fmt == "apkg":

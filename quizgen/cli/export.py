@@ -44,6 +44,9 @@ def export_command(
     path = out or Path(f"quizgen-bank{_SUFFIXES[fmt]}")
     if path.exists() and path.is_dir():
         raise QuizgenError(f"{path} is a folder; give a file name", field="out")
+    from quizgen.files import refuse_overwriting_inputs
+
+    refuse_overwriting_inputs(path, [recipe, only_new])
     previous = None
     if only_new is not None:
         from quizgen.export.moodle import bank_idnumbers
