@@ -18,7 +18,7 @@ def test_every_benchmark_runs_and_fills_its_rows():
                    "generate + solve + worked solution (hinglish)", "occupancy --batch",
                    "deck end to end", "deck build peak memory", "default deck: `quizgen deck`",
                    "exam: 3 students",
-                   "grading 3,015 answers"):
+                   "grading "):          # "grading 3,008 answers": the count follows the exam
         line = next((row for row in table.splitlines() if row.startswith(figure)), None)
         assert line is not None, f"no row for {figure!r} in:\n{table}"
         value = re.search(r"\s([\d,]+\.\d+) ", line)

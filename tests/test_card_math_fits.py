@@ -36,7 +36,10 @@ MEASURE = """(() => {
                       el.clientWidth, el.scrollHeight, el.clientHeight,
                       (el.textContent || '').slice(0, 60)]);
     }
-    return {math, bad, page: document.documentElement.scrollWidth};
+    const wide = [...document.querySelectorAll('body *')].filter(e =>
+        e.getBoundingClientRect().right > 360.5).slice(-3).map(e => [...(function* (x) { while (x) { yield x.className; x = x.parentElement; } })(e)].join(' < ').slice(0, 300) + ' :: ' +
+        e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 80));
+    return {math, bad, page: document.documentElement.scrollWidth, wide};
 })()"""
 
 
@@ -95,6 +98,7 @@ def test_no_formula_scrolls_or_is_cut_off_on_a_phone(backs, night):
             found["math"] += seen["math"]
             found["bad"] += seen["bad"]
             found["page"] = max(found["page"], seen["page"])
+            found.setdefault("wide", []).extend(seen["wide"])
     assert found["math"] > 300
-    assert found["page"] <= PHONE
+    assert found["page"] <= PHONE, found["wide"][:5]
     assert not found["bad"], (len(found["bad"]), found["bad"][:6])

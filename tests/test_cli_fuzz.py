@@ -78,11 +78,14 @@ COMMANDS: dict[str, dict[str, list[str]]] = {
 POSITIONAL = {
     "check": [["{in}/problem.json", "25%"], ["-", "1"], ["{in}/manifest.json", "1"],
               ["{in}/problem.json", "1e999999"], ["OCC-3-x", "(((("]],
-    "grade": [["{in}/manifest.json", "{in}/answers.csv"], ["{in}/answers.csv", "{in}/manifest.json"],
-              ["{in}/manifest.json", "{in}/problem.json"], ["{in}", "{in}/answers.csv"]],
+    # (grade's --out defaults to graded/ in the working folder: each line names one in {out})
+    "grade": [["{in}/manifest.json", "{in}/answers.csv", "--out", "{out}/graded"],
+              ["{in}/answers.csv", "{in}/manifest.json", "--out", "{out}/graded"],
+              ["{in}/manifest.json", "{in}/problem.json", "--out", "{out}/graded"],
+              ["{in}", "{in}/answers.csv", "--out", "{out}/graded"]],
     "regrade": [["{in}/manifest.json", "{in}/answers.csv", "--out", "{out}/graded"],
                 ["{in}/scan.json", "{in}/answers.csv", "--out", "{out}/graded"],
-                ["{in}/manifest.json", "{in}/answers.csv"]],
+                ["{in}/manifest.json", "{in}/answers.csv", "--out", "{out}/graded"]],
     "scan": [["{in}/page.png", "--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
              ["{in}/answers.csv", "--manifest", "{in}/scan.json", "--out", "{out}/scanned"],
              ["{in}/page.png"]],

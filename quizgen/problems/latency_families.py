@@ -84,9 +84,11 @@ class EfficiencyPlateau(EngineFamily):
             lats = (4, 6, 8, 10) + tuple(range(12, 61, 4)) + tuple(range(100, 801, 50))
             warps = tuple(range(4, 65, 4))
         else:
-            lats = (5, 7, 9, 11, 13, 17, 22, 27, 35, 45, 51, 58, 70, 90, 99, 130, 170, 230, 300,
-                    375, 450, 700)
-            warps = (4, 12, 20, 28, 36, 44, 52, 60)
+            # the target's fewest warps must fit under the cap (E·S·L ≤ W_max), so most level-3
+            # stalls are short ones: dependent arithmetic of 5–32 cycles
+            lats = tuple(range(5, 33)) + (35, 45, 51, 58, 70, 90, 99, 130, 170, 230, 300, 375,
+                                          450, 700)
+            warps = (4, 8, 12, 20, 28, 36, 44, 52, 60)
         for L in lats:
             for N in warps:
                 if N <= cap and N % S == 0:     # no SM holds more than its cap; an even share
