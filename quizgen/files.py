@@ -144,6 +144,19 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, field: str 
     return len(raw)
 
 
+def write_pieces(path: str | os.PathLike[str], pieces: Iterable[str], *,
+                 field: str = "out") -> int:
+    """Write text made piece by piece (a bank streamed as its questions are made) to `path`,
+    atomically, in UTF-8; the number of bytes written."""
+    size = 0
+    with atomic_open(path, "wb", field=field) as handle:
+        for piece in pieces:
+            data = piece.encode("utf-8")
+            handle.write(data)
+            size += len(data)
+    return size
+
+
 def _fsync_folder(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -124,12 +124,6 @@ def gift_text(bank) -> str:
 
 
 def write_gift(bank, out: str | Path) -> int:
-    from quizgen.files import atomic_open
+    from quizgen.files import write_pieces
 
-    size = 0
-    with atomic_open(out, "wb") as handle:
-        for piece in iter_gift(bank):
-            data = piece.encode("utf-8")
-            handle.write(data)
-            size += len(data)
-    return size
+    return write_pieces(out, iter_gift(bank))

@@ -283,12 +283,6 @@ def moodle_xml(bank: Bank | BankStream) -> str:
 
 def write_moodle(bank: Bank | BankStream, out: str | Path) -> int:
     """Write the bank to `out` (atomically, piece by piece); the number of bytes written."""
-    from quizgen.files import atomic_open
+    from quizgen.files import write_pieces
 
-    size = 0
-    with atomic_open(out, "wb") as handle:
-        for piece in iter_moodle_xml(bank):
-            data = piece.encode("utf-8")
-            handle.write(data)
-            size += len(data)
-    return size
+    return write_pieces(out, iter_moodle_xml(bank))
