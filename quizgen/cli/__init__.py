@@ -11,42 +11,8 @@ import sys
 
 import typer
 
+from quizgen.cli.root import app, fail  # noqa: F401  (the app every command registers on)
 from quizgen.errors import QuizgenError
-
-app = typer.Typer(
-    name="quizgen",
-    help="GPU architecture practice: occupancy, warps, latency hiding and divergence as "
-         "auto-solved problems with worked solutions (Hinglish or English), Anki decks, "
-         "exam sheets and an auto-grader.\n\n"
-         "Exit codes: 0 done (check: the answer is right); 1 check: wrong, blank or unreadable "
-         "answer; 2 bad input or an output that cannot be written (one line on stderr says "
-         "what and how to fix it); 3 a bug in quizgen (please report it).",
-    no_args_is_help=True,
-    add_completion=True,      # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version("quizgen")
-        except PackageNotFoundError:          # a checkout on PYTHONPATH, not installed
-            number = "unknown (not installed)"
-        typer.echo(f"quizgen {number} (Python {sys.version.split()[0]})")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
-                                 help="Print quizgen's version and exit."),
-) -> None:
-    """GPU architecture practice: calculators, problems, decks, sheets and grading."""
-
 
 # Command modules register themselves on import.
 from quizgen.cli import occupancy as _occupancy  # noqa: E402,F401
@@ -59,12 +25,6 @@ from quizgen.cli import export as _export  # noqa: E402,F401
 from quizgen.cli import scan as _scan  # noqa: E402,F401
 from quizgen.cli import recipe as _recipe  # noqa: E402,F401
 from quizgen.cli import preview as _preview  # noqa: E402,F401
-
-
-def fail(message: str) -> "typer.Exit":
-    """Print one error line to stderr and exit with code 2."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code=2)
 
 
 #: Exit codes: 0 done (for `check`: right), 1 (`check` only) wrong, blank or unreadable answer,

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from quizgen.cli import app
+from quizgen.cli.root import app
 from quizgen.cli.options import (DEFAULT_LANG, GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt,
                                  check_lang, load_gpu, parse_size)
 from quizgen.errors import QuizgenError

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizgen.cli import app
+from quizgen.cli.root import app
 from quizgen.cli.options import LANGS, either
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from quizgen.cli import app
+from quizgen.cli.root import app
 from quizgen.cli.options import LANG_CHOICES, LANGS
 
 
@@ -30,7 +30,7 @@ def grade_command(
 
     Example: quizgen grade exam/manifest.json filled.csv --out graded
     """
-    from quizgen.cli import fail
+    from quizgen.cli.root import fail
     from quizgen.errors import QuizgenError
     from quizgen.grade.grader import grade_class
     from quizgen.grade.report import points_text
@@ -127,7 +127,7 @@ def regrade_command(
 
     Example: quizgen regrade exam/manifest.json filled.csv --out graded --overrides overrides.csv
     """
-    from quizgen.cli import fail
+    from quizgen.cli.root import fail
     from quizgen.errors import QuizgenError
     from quizgen.grade.overrides import regrade
 
@@ -159,7 +159,7 @@ def check_command(
 
     Example: quizgen check Q1.occupancy 12.5% --roll R07 --manifest exam/manifest.json
     """
-    from quizgen.cli import fail
+    from quizgen.cli.root import fail
     from quizgen.errors import QuizgenError
     from quizgen.grade.grader import check_answer
 

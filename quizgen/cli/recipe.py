@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from quizgen.cli import app
+from quizgen.cli.root import app
 
 recipe_app = typer.Typer(help="The packaged deck and exam recipes: list them, show one, copy one "
                               "to edit (then give the copy to deck, sheet or export).",

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizgen.cli import app
+from quizgen.cli.root import app
 from quizgen.cli.options import LANG_CHOICES
 
 
@@ -34,7 +34,7 @@ def scan_command(
 
     Then: quizgen scan --fix scanned/review.csv --out scanned
     """
-    from quizgen.cli import fail
+    from quizgen.cli.root import fail
     from quizgen.errors import QuizgenError
 
     try:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from quizgen.cli import app
+from quizgen.cli.root import app
 from quizgen.cli.options import LANG_CHOICES
 
 
