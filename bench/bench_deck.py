@@ -14,7 +14,7 @@ Figures printed (a small table, then the phases):
 * phases: generating the problems (a cold process), turning them into notes, writing the .apkg;
 * the default deck: ``quizgen deck`` as a user runs it (the packaged default recipe, its lock
   file, a fresh process, imports included), the median of three runs (five in
-  ``bench/run.py``, one with ``--smoke``); target under 2 s.
+  ``bench/run.py``, one with ``--smoke``); target 2.5 s at most.
 
 The recipe uses every cell whose problem family works, with levels 1–3. ``bench/run.py deck``
 prints the same figures in the suite's table.
@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 STAMP = 1_800_000_000
 RATIO_TARGET = 3.0
 MEMORY_TARGET_MB = 300
-DEFAULT_DECK_TARGET_S = 2.0
+DEFAULT_DECK_TARGET_S = 2.5
 
 
 def clock(fn, *args, **kwargs):
@@ -175,7 +175,7 @@ def rows(result: dict) -> list:
         Row("deck build peak memory (fresh process)", result["peak_mb"], "MB", "", 0.0,
             f"≤ {MEMORY_TARGET_MB} MB", result["peak_mb"] <= MEMORY_TARGET_MB),
         Row("default deck: `quizgen deck` (fresh process)", result["default_deck"], "s", "", 0.0,
-            f"< {DEFAULT_DECK_TARGET_S:g} s", result["default_deck"] < DEFAULT_DECK_TARGET_S),
+            f"≤ {DEFAULT_DECK_TARGET_S:g} s", result["default_deck"] <= DEFAULT_DECK_TARGET_S),
     ]
 
 

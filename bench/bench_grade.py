@@ -225,7 +225,7 @@ def main() -> None:
     for i in range(10_000_000):
         total_loop += i
     print(f"machine: a 10-million-step Python loop takes {time.perf_counter() - t:.2f} s "
-          "(about 0.4 s on an idle desktop core; scale the figures below by it)")
+          "(about 0.34 s on an idle desktop core; scale the figures below by it)")
     m = run(args.answers, args.end_to_end, args.repeat)
     print(f"setup: {m['students']} students, {m['answers']:,} answers "
           f"({m['setup_s']:.1f} s, not timed)")
