@@ -9,10 +9,18 @@ still fails.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
+import shutil
+import subprocess
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
+import pytest
 from hypothesis import settings
 
 # Timing deadlines fail under load on a shared machine; the tests' own sizes bound their work.
@@ -81,6 +89,105 @@ def _scale_process_timeouts() -> None:
 
 
 _scale_process_timeouts()
+
+
+def run_quizgen(*args: Any, cwd: Path | None = None, env: dict[str, str] | None = None,
+                stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`python -m quizgen ARGS` as a user runs it (this interpreter, not whatever is on PATH),
+    text captured; `env` adds to the environment; the timeout scales with the machine."""
+    return subprocess.run([sys.executable, "-m", "quizgen", *map(str, args)], cwd=cwd,
+                          env={**os.environ, **(env or {})}, input=stdin, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# A class: an exam planned for a roster, its manifest, and the answer sheet a teacher fills in
+
+#: What a student writes in one box: fill(roll, question number, box, right answer) → text.
+Fill = Callable[[str, int, str, Any], str]
+
+
+@dataclass(frozen=True)
+class ClassFiles:
+    dir: Path
+    manifest: Path          # manifest.json, as `quizgen sheet` writes it
+    answers: Path           # answers.csv, filled by `fill`
+    data: dict              # the manifest, read
+
+
+def right_answer(roll: str, number: int, box: str, right: Any) -> str:
+    """Every box filled with its right answer, as a student would type it."""
+    if isinstance(right, (list, tuple)):
+        return ", ".join(map(str, right))
+    return str(right)
+
+
+def make_class(folder: Path, recipe: dict, roster: list[tuple[str, str]],
+               fill: Fill = right_answer) -> ClassFiles:
+    """Plan `recipe` (an exam recipe's table) for `roster` ((name, roll) pairs), write its
+    manifest and the answer sheet with every box as `fill` says (no Typst, no PDFs)."""
+    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.generator import generate_one
+
+    folder.mkdir(parents=True, exist_ok=True)
+    plan = plan_exam(parse_exam_recipe(recipe), [Student(n, r) for n, r in roster], None,
+                     generate=generate_one)
+    manifest = folder / "manifest.json"
+    manifest.write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
+    header = rows[0]
+    for row, student in zip(rows[1:], plan.manifest["students"]):
+        for question in student["questions"]:
+            for box, right in question["answers"].items():
+                column = f"Q{question['number']}.{box}"
+                if column in header:
+                    row[header.index(column)] = fill(student["roll"], question["number"], box,
+                                                     right)
+    answers = folder / "answers.csv"
+    with answers.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return ClassFiles(folder, manifest, answers, plan.manifest)
+
+
+#: The shared class's exam: two questions of different rooms (occupancy, warps).
+CLASS_RECIPE = {"title": "Shared class", "lang": "en", "seed": 4,
+                "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
+                               "answers": ["blocks_per_sm", "occupancy"]},
+                              {"cell": "W-B", "level": 1, "points": 2, "answers": ["warps"]}]}
+CLASS_ROSTER = [("Asha Rao", "R01"), ("Ravi, K.", "R02"), ("Meera", "R03"),
+                ("Chitra", "R04"), ("Dev", "R05"), ("Farah", "R06")]
+
+
+@pytest.fixture(scope="session")
+def generated_class(tmp_path_factory) -> ClassFiles:
+    """Six students, every box right (read-only: copy it before writing beside it)."""
+    return make_class(tmp_path_factory.mktemp("class"), CLASS_RECIPE, CLASS_ROSTER)
+
+
+@pytest.fixture(scope="session")
+def exam_folder(tmp_path_factory) -> Path:
+    """`quizgen sheet --versions 2 --seed 11`: exam.pdf, key.pdf, manifest.json, answers.csv
+    (built once, with Typst; read-only: copy it before writing into it)."""
+    root = tmp_path_factory.mktemp("sheet")
+    done = run_quizgen("sheet", "--versions", "2", "--seed", "11", "--out", "exam", cwd=root,
+                       timeout=600)
+    assert done.returncode == 0, done.stderr
+    return root / "exam"
+
+
+@pytest.fixture(scope="session")
+def built_deck(tmp_path_factory) -> Path:
+    """`quizgen deck occupancy-basics`: a real .apkg built once by the command (read-only)."""
+    root = tmp_path_factory.mktemp("deck")
+    done = run_quizgen("deck", "occupancy-basics", "--out", "deck.apkg", "-q", cwd=root,
+                       timeout=600)
+    assert done.returncode == 0, done.stderr
+    return root / "deck.apkg"
+
+
+def copy_of(folder: Path, into: Path) -> Path:
+    """A writable copy of a shared fixture's folder."""
+    return Path(shutil.copytree(folder, into / folder.name))
 
 
 def seeds_dir() -> Path | None:

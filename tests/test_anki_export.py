@@ -457,13 +457,11 @@ def test_stored_notes_give_back_fields_tags_and_guid():
     assert len(notes) == 2 and notes.cards == 1 == len(first.cards) + len(second.cards)
 
 
-def test_figures_only_on_the_answer_side(tmp_path):
+def test_figures_only_on_the_answer_side(tmp_path, built_deck):
     """A figure marks the binding lid, the warp or the tail: it would give the answer away."""
-    out = tmp_path / "basics.apkg"
-    A.build_deck(FOCUSED, out, timestamp=T0)
     col = new_collection(tmp_path)
     try:
-        import_apkg(col, out)
+        import_apkg(col, built_deck)
         with_figure = 0
         for cid in col.find_cards(""):
             card = col.get_card(cid)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 from fractions import Fraction
 
 import pytest
 from typer.testing import CliRunner
 
+from conftest import make_class
 from quizgen.cli import app
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.generator import generate_one
 
 runner = CliRunner()
@@ -21,24 +20,17 @@ RECIPE = {"title": "CLI quiz", "lang": "en", "seed": 9,
                          "answers": ["blocks_per_sm", "occupancy"]}]}
 
 
+def _fill(roll: str, number: int, box: str, right) -> str:
+    """Blocks with their unit; Ravi's occupancy is not a number."""
+    if box == "blocks_per_sm":
+        return f"{right} blocks"
+    return "oops" if roll == "B2" else str(right)
+
+
 @pytest.fixture()
 def exam(tmp_path):
-    plan = plan_exam(parse_exam_recipe(RECIPE),
-                     [Student(name="Asha", roll="A1"), Student(name="Ravi", roll="B2")], None,
-                     generate=generate_one)
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(plan.manifest_text(), encoding="utf-8")
-    rows = list(csv.reader(io.StringIO(plan.answers_csv)))
-    header = rows[0]
-    for row, student in zip(rows[1:], plan.manifest["students"]):
-        answers = student["questions"][0]["answers"]
-        row[header.index("Q1.blocks_per_sm")] = f"{answers['blocks_per_sm']} blocks"
-        row[header.index("Q1.occupancy")] = "oops" if student["roll"] == "B2" else \
-            str(answers["occupancy"])
-    answers_csv = tmp_path / "answers.csv"
-    with answers_csv.open("w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows(rows)
-    return {"manifest": manifest, "answers": answers_csv, "data": plan.manifest,
+    made = make_class(tmp_path, RECIPE, [("Asha", "A1"), ("Ravi", "B2")], _fill)
+    return {"manifest": made.manifest, "answers": made.answers, "data": made.data,
             "dir": tmp_path}
 
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 import copy
 import csv
 import hashlib
-import io
 import json
-import os
 import shutil
 import stat
 import subprocess
@@ -18,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import make_class, run_quizgen
 from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.generator import generate_one
 
@@ -27,11 +26,7 @@ RECIPE = {"title": "Hostile quiz", "lang": "en", "seed": 4,
 ROSTER = [Student("Asha", "R01"), Student("Ravi", "CON"), Student("Chitra", "aux.")]
 
 
-def quizgen(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-            timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "quizgen", *map(str, args)],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})},
-                          cwd=cwd, timeout=timeout)
+quizgen = run_quizgen
 
 
 def one_error(result: subprocess.CompletedProcess, *pieces: str) -> str:
@@ -55,18 +50,13 @@ def tree(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def exam(tmp_path_factory):
     """A manifest, a filled answer sheet and its graded folder (graded once, copied per test)."""
-    root = tmp_path_factory.mktemp("exam")
-    plan = plan_exam(parse_exam_recipe(RECIPE), ROSTER, None, generate=generate_one)
-    (root / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
-    rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
-    header = rows[0]
-    for row, student in zip(rows[1:], plan.manifest["students"]):
-        answers = student["questions"][0]["answers"]
-        row[header.index("Q1.blocks_per_sm")] = str(answers["blocks_per_sm"])
-        row[header.index("Q1.occupancy")] = f"{answers['occupancy'] * 100:g}%"
-        row[header.index("Q1.limiter")] = "registers"
-    with (root / "answers.csv").open("w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows(rows)
+    def fill(roll: str, number: int, box: str, right) -> str:
+        if box == "occupancy":
+            return f"{right * 100:g}%"
+        return "registers" if box == "limiter" else str(right)
+
+    root = make_class(tmp_path_factory.mktemp("exam"), RECIPE,
+                      [(s.name, s.roll) for s in ROSTER], fill).dir
     result = quizgen("grade", root / "manifest.json", root / "answers.csv", "--out",
                      root / "graded")
     assert result.returncode == 0, result.stderr

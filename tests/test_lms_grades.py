@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import csv
-import io
 from fractions import Fraction
 
 import pytest
 from typer.testing import CliRunner
 
+from conftest import make_class
 from quizgen.cli import app
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
-from quizgen.generator import generate_one
+from quizgen.export.sheet import Student
 
 runner = CliRunner()
 
@@ -23,24 +22,19 @@ ROSTER = [Student(name="Asha Rao", roll="CS21-001"), Student(name="Ravi, K.", ro
           Student(name="Meera", roll="CS21-003")]
 
 
+def _fill(roll: str, number: int, box: str, right) -> str:
+    """Ravi gets the occupancy wrong; Meera leaves question 2 blank; the rest is right."""
+    if roll == "CS21-002" and box == "occupancy":
+        return "0.999"
+    if roll == "CS21-003" and number == 2:
+        return ""
+    return str(right)
+
+
 @pytest.fixture()
 def graded(tmp_path):
-    plan = plan_exam(parse_exam_recipe(RECIPE), ROSTER, None, generate=generate_one)
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(plan.manifest_text(), encoding="utf-8")
-    rows = list(csv.reader(io.StringIO(plan.answers_csv)))
-    header = rows[0]
-    for row, student in zip(rows[1:], plan.manifest["students"]):
-        q1, q2 = (q["answers"] for q in student["questions"])
-        row[header.index("Q1.blocks_per_sm")] = str(q1["blocks_per_sm"])
-        # Ravi gets the occupancy wrong; Meera leaves question 2 blank
-        row[header.index("Q1.occupancy")] = "0.999" if student["roll"] == "CS21-002" else \
-            str(q1["occupancy"])
-        row[header.index("Q2.warps")] = "" if student["roll"] == "CS21-003" else str(q2["warps"])
-    answers = tmp_path / "answers.csv"
-    with answers.open("w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows(rows)
-    return manifest, answers, tmp_path
+    exam = make_class(tmp_path, RECIPE, [(s.name, s.roll) for s in ROSTER], _fill)
+    return exam.manifest, exam.answers, tmp_path
 
 
 def _read(path):

@@ -8,11 +8,11 @@ import csv
 import io
 import re
 import subprocess
-import sys
 
 import pytest
 
 from browser import Browser, chromium_path
+from conftest import run_quizgen
 
 from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.generator import generate_one
@@ -21,8 +21,9 @@ CELLS = ("OCC-2", "OCC-9", "W-H", "L-5", "X-1")
 
 
 def _quizgen(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "quizgen", *args], capture_output=True,
-                          text=True, check=True)
+    done = run_quizgen(*args)
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def _no_network_needed(page: str) -> None:
