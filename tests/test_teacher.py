@@ -270,3 +270,17 @@ def test_bench_ships_in_the_sdist():
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     include = config["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
     assert "bench" in include and "tests" in include and ".ci" in include
+
+
+def test_a_class_that_writes_every_right_answer_scores_full_marks(generated_class, tmp_path):
+    """Every box holds the manifest's own answer, typed as a student types it: the command
+    gives every student the exam's whole total, with nothing to review."""
+    done = run(["grade", generated_class.manifest, generated_class.answers, "--out",
+                tmp_path / "graded"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "graded" / "results.csv", encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["roll"] for r in rows] == [s["roll"] for s in generated_class.data["students"]]
+    for r in rows:
+        assert float(r["score"]) == float(r["max_score"]) > 0, r
+        assert r["needs_review"] == "", r
