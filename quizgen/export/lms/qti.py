@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms import (Bank, BankQuestion, BankStream, Box, box_prompt_html,
-                                figure_bytes, number_text, question_html, solution_html)
+from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
+from quizgen.export.lms.grades import number_text
+from quizgen.export.lms.layout import box_prompt_html, category_runs, question_html, solution_html
 
 __all__ = ["qti_files", "qti_zip", "write_qti", "FILEBASE"]
 
@@ -231,8 +232,6 @@ def write_package(source: Bank | BankStream, handle: IO[bytes]) -> None:
     few MB) until their category is done, and the assessment in another until the end; the
     manifest, which lists the figures, comes last. Fixed entry dates: the same bank gives the
     same bytes."""
-    from quizgen.export.moodle import category_runs
-
     questions = source.questions if isinstance(source, Bank) else source
     ident: str | None = None
     figures: set[str] = set()
