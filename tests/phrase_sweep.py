@@ -218,7 +218,7 @@ def library_only() -> None:
     """Phrases that only a library call (no command or family) renders, by their call sites."""
     from quizgen import get_gpu, launch_config
     from quizgen.engine import inverse
-    from quizgen.export.lms import _misconception_feedback
+    from quizgen.export.lms.words import _misconception_feedback
     from quizgen.render.solution import step_context
     from quizgen.render.writers.exact import inverse_whys
 

@@ -15,11 +15,11 @@ import pytest
 
 from lms_readers import (ImportRejected, extract_cloze, read_gift, read_moodle_xml, read_qti,
                          validate_cloze)
-from quizgen.export.gift import gift_text
 from quizgen.export.lms import (MOODLE_GRADES, Answer, Box, answer_tolerance, build_bank,
                                 is_moodle_grade, lms_labels, lms_options, load_bank_recipe)
-from quizgen.export.moodle import cloze_escape, cloze_markup, moodle_xml, prose_for_cloze
-from quizgen.export.qti import qti_zip
+from quizgen.export.lms.gift import gift_text
+from quizgen.export.lms.moodle import cloze_escape, cloze_markup, moodle_xml, prose_for_cloze
+from quizgen.export.lms.qti import qti_zip
 from quizgen.errors import QuizgenError
 
 
@@ -134,7 +134,7 @@ def test_moodle_html_and_mathjax_survive_and_figures_decode_as_svg():
 
 
 def test_cdata_splits_a_closing_marker():
-    from quizgen.export.moodle import cdata
+    from quizgen.export.lms.moodle import cdata
 
     text = "a]]>b <p>&amp;</p>"
     root = ET.fromstring(f"<t>{cdata(text)}</t>")
@@ -311,7 +311,7 @@ def test_gift_splits_a_multi_box_problem_into_one_question_per_box():
 
 
 def test_gift_escapes_survive_the_importer():
-    from quizgen.export.gift import gift_escape
+    from quizgen.export.lms.gift import gift_escape
 
     text = "::n\\: 1::[html]<p>" + gift_escape(TRICKY) + "</p>{=a " + gift_escape("= ~ # {}") + \
            "#" + gift_escape(TRICKY) + " ~%50%b#x}"

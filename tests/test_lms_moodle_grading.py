@@ -18,9 +18,9 @@ import pytest
 from lms_readers import (UNITINPUT, UNITNONE, AnswerProcessor, NumericalAnswer,
                          NumericalQuestion, extract_cloze, numerical_from_cloze,
                          numerical_from_gift, numerical_from_import, read_gift, read_moodle_xml)
-from quizgen.export.gift import gift_text
 from quizgen.export.lms import build_bank, load_bank_recipe, number_text
-from quizgen.export.moodle import moodle_xml
+from quizgen.export.lms.gift import gift_text
+from quizgen.export.lms.moodle import moodle_xml
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,8 +48,8 @@ def _exam_with_title(tmp_path, title):
 
 
 def _parse_all(bank):
-    from quizgen.export.moodle import moodle_xml
-    from quizgen.export.qti import qti_files
+    from quizgen.export.lms.moodle import moodle_xml
+    from quizgen.export.lms.qti import qti_files
 
     ET.fromstring(moodle_xml(bank).encode("utf-8"))
     for name, data in qti_files(bank).items():
@@ -61,21 +61,21 @@ def _parse_all(bank):
 
 @pytest.mark.parametrize("ch", FORBIDDEN + KEPT, ids=lambda c: f"U+{ord(c):04X}")
 def test_every_character_in_a_title_gives_well_formed_moodle_and_qti(tmp_path, ch):
-    from quizgen.export.gift import gift_text
+    from quizgen.export.lms.gift import gift_text
 
     bank = build_bank(_exam_with_title(tmp_path, f"Mid{ch}term {ch}"), variants=1)
     _parse_all(bank)
     text = gift_text(bank)
     assert not any(bad in text for bad in FORBIDDEN)
     if ch in KEPT and ch not in "\t\n":
-        from quizgen.export.moodle import moodle_xml
+        from quizgen.export.lms.moodle import moodle_xml
 
         assert ch in moodle_xml(bank)               # nothing allowed is lost
 
 
 def test_every_forbidden_character_in_problem_text_and_feedback(tmp_path):
     """The same characters inside the words of a question, its feedback and its options."""
-    from quizgen.export.moodle import moodle_xml
+    from quizgen.export.lms.moodle import moodle_xml
 
     junk = "".join(FORBIDDEN)
     bank = build_bank(_exam_with_title(tmp_path, "Quiz"), variants=1)

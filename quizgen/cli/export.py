@@ -49,15 +49,15 @@ def export_command(
     refuse_overwriting_inputs(path, [recipe, only_new])
     previous = None
     if only_new is not None:
-        from quizgen.export.moodle import bank_idnumbers
+        from quizgen.export.lms.moodle import bank_idnumbers
 
         previous = bank_idnumbers(only_new)
     if fmt == "moodle":
-        from quizgen.export.moodle import write_moodle as write
+        from quizgen.export.lms.moodle import write_moodle as write
     elif fmt == "gift":
-        from quizgen.export.gift import write_gift as write
+        from quizgen.export.lms.gift import write_gift as write
     else:
-        from quizgen.export.qti import write_qti as write
+        from quizgen.export.lms.qti import write_qti as write
     with _progress() as progress:
         bank = stream_bank(load_bank_recipe(recipe), variants=variants, lang=lang,
                            answers=answers, figures=not no_figures and fmt != "gift",

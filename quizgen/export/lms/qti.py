@@ -24,11 +24,12 @@ import io
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Iterable, NamedTuple
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms import (Bank, BankQuestion, BankStream, Box, box_prompt_html,
-                                figure_bytes, number_text, question_html, solution_html)
+from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
+from quizgen.export.lms.grades import number_text
+from quizgen.export.lms.layout import box_prompt_html, category_runs, question_html, solution_html
 
 __all__ = ["qti_files", "qti_zip", "write_qti", "FILEBASE"]
 
@@ -70,81 +71,103 @@ def _traps_html(box: Box) -> str:
     return f"<ul>{items}</ul>" if items else ""
 
 
+class _Response(NamedTuple):
+    """What a box adds to its item: the response in the presentation, the scoring conditions
+    and the feedback texts they point at."""
+
+    presentation: str
+    conditions: list[str]
+    feedbacks: list[str]
+
+
+def _numerical_response(box: Box) -> _Response:
+    """A number typed in: right when it equals an accepted answer or lies in its window."""
+    from quizgen.export.cards import esc
+
+    right = box.answers[0]
+    presentation = ('<response_str ident="response1" rcardinality="Single">'
+                    '<render_fib fibtype="Decimal"><response_label ident="answer1"/></render_fib>'
+                    "</response_str></presentation>")
+    conditions = []
+    # Canvas's own export: one scoring condition per accepted answer (here the value and,
+    # where the prompt offers one, its percentage: Canvas reads the number "37.5").
+    for accepted in [a for a in box.answers if a.grade == 100]:
+        low = number_text(accepted.value - accepted.tolerance)
+        high = number_text(accepted.value + accepted.tolerance)
+        conditions.append(
+            '<respcondition continue="No"><conditionvar><or>'
+            f'<varequal respident="response1">{accepted.text}</varequal><and>'
+            f'<vargte respident="response1">{low}</vargte>'
+            f'<varlte respident="response1">{high}</varlte></and></or></conditionvar>'
+            '<setvar action="Set" varname="SCORE">100</setvar>'
+            '<displayfeedback feedbacktype="Response" linkrefid="correct_fb"/>'
+            '</respcondition>')
+    conditions.append('<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
+                      '<displayfeedback feedbacktype="Response" linkrefid="general_incorrect_fb"/>'
+                      "</respcondition>")
+    feedbacks = [_feedback("correct_fb", esc(right.feedback)),
+                 _feedback("general_incorrect_fb", _traps_html(box))]
+    return _Response(presentation, conditions, feedbacks)
+
+
+def _choice_response(box: Box, ident: str) -> _Response:
+    """Options to pick (one, or every one that binds), each with its own feedback; full marks
+    for the right pick alone (multi: every right option ticked and no wrong one)."""
+    from quizgen.export.cards import esc
+
+    cardinality = "Single" if box.kind == "choice" else "Multiple"
+    labels, conditions, feedbacks = [], [], []
+    for i, a in enumerate(box.answers):
+        labels.append(f'<response_label ident="{ident}a{i}">{_mattext(esc(a.text))}'
+                      f"</response_label>")
+        feedbacks.append(_feedback(f"{ident}a{i}_fb", esc(a.feedback)))
+        conditions.append(f'<respcondition continue="Yes"><conditionvar>'
+                          f'<varequal respident="response1">{ident}a{i}</varequal>'
+                          f'</conditionvar><displayfeedback feedbacktype="Response" '
+                          f'linkrefid="{ident}a{i}_fb"/></respcondition>')
+    presentation = (f'<response_lid ident="response1" rcardinality="{cardinality}">'
+                    "<render_choice>" + "".join(labels)
+                    + "</render_choice></response_lid></presentation>")
+    if box.kind == "choice":
+        right = next(i for i, a in enumerate(box.answers) if a.grade == 100)
+        test = f'<varequal respident="response1">{ident}a{right}</varequal>'
+    else:
+        test = "<and>" + "".join(
+            f'<varequal respident="response1">{ident}a{i}</varequal>' if a.grade > 0 else
+            f'<not><varequal respident="response1">{ident}a{i}</varequal></not>'
+            for i, a in enumerate(box.answers)) + "</and>"
+    conditions.append(f'<respcondition continue="No"><conditionvar>{test}</conditionvar>'
+                      '<setvar action="Set" varname="SCORE">100</setvar></respcondition>')
+    return _Response(presentation, conditions, feedbacks)
+
+
+def _item_meta(qtype: str, points: float, ident: str) -> str:
+    return (f"<itemmetadata><qtimetadata>{_field('question_type', qtype)}"
+            f"{_field('points_possible', f'{points:g}')}"
+            f"{_field('original_answer_ids', '')}"
+            f"{_field('assessment_question_identifierref', ident + 'q')}"
+            f"</qtimetadata></itemmetadata>")
+
+
 def _item(question: BankQuestion, index: int, points: float) -> str:
     box = question.boxes[index]
-    problem = question.problem
     ident = _ident(question.idnumber, box.key)
     src = FILEBASE + MEDIA_DIR.removeprefix("web_resources/") + question.figure if question.figure else None
     text = question_html(question) + f"<p>{box_prompt_html(question, index)}</p>"
     general = solution_html(question, src)
     qtype = {"numerical": "numerical_question", "choice": "multiple_choice_question",
              "multi": "multiple_answers_question"}[box.kind]
-    meta = (f"<itemmetadata><qtimetadata>{_field('question_type', qtype)}"
-            f"{_field('points_possible', f'{points:g}')}"
-            f"{_field('original_answer_ids', '')}"
-            f"{_field('assessment_question_identifierref', ident + 'q')}"
-            f"</qtimetadata></itemmetadata>")
-    out = [f'<item ident="{ident}" title="{_x(question.name)}">', meta, "<presentation>",
-           _mattext(text)]
-    feedbacks = [_feedback("general_fb", general)]
-    conditions = ['<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
-                  '<displayfeedback feedbacktype="Response" linkrefid="general_fb"/>'
-                  "</respcondition>"]
-    if box.kind == "numerical":
-        right = box.answers[0]
-        out.append('<response_str ident="response1" rcardinality="Single">'
-                   '<render_fib fibtype="Decimal"><response_label ident="answer1"/></render_fib>'
-                   "</response_str></presentation>")
-        # Canvas's own export: one scoring condition per accepted answer (here the value and,
-        # where the prompt offers one, its percentage: Canvas reads the number "37.5").
-        for accepted in [a for a in box.answers if a.grade == 100]:
-            low = number_text(accepted.value - accepted.tolerance)
-            high = number_text(accepted.value + accepted.tolerance)
-            conditions.append(
-                '<respcondition continue="No"><conditionvar><or>'
-                f'<varequal respident="response1">{accepted.text}</varequal><and>'
-                f'<vargte respident="response1">{low}</vargte>'
-                f'<varlte respident="response1">{high}</varlte></and></or></conditionvar>'
-                '<setvar action="Set" varname="SCORE">100</setvar>'
-                '<displayfeedback feedbacktype="Response" linkrefid="correct_fb"/>'
-                '</respcondition>')
-        conditions.append('<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
-                          '<displayfeedback feedbacktype="Response" linkrefid="general_incorrect_fb"/>'
-                          "</respcondition>")
-        from quizgen.export.cards import esc
-
-        feedbacks.append(_feedback("correct_fb", esc(right.feedback)))
-        feedbacks.append(_feedback("general_incorrect_fb", _traps_html(box)))
-    else:
-        cardinality = "Single" if box.kind == "choice" else "Multiple"
-        labels = []
-        from quizgen.export.cards import esc
-
-        for i, a in enumerate(box.answers):
-            labels.append(f'<response_label ident="{ident}a{i}">{_mattext(esc(a.text))}'
-                          f"</response_label>")
-            feedbacks.append(_feedback(f"{ident}a{i}_fb", esc(a.feedback)))
-            conditions.append(f'<respcondition continue="Yes"><conditionvar>'
-                              f'<varequal respident="response1">{ident}a{i}</varequal>'
-                              f'</conditionvar><displayfeedback feedbacktype="Response" '
-                              f'linkrefid="{ident}a{i}_fb"/></respcondition>')
-        out.append(f'<response_lid ident="response1" rcardinality="{cardinality}"><render_choice>'
-                   + "".join(labels) + "</render_choice></response_lid></presentation>")
-        if box.kind == "choice":
-            right = next(i for i, a in enumerate(box.answers) if a.grade == 100)
-            test = f'<varequal respident="response1">{ident}a{right}</varequal>'
-        else:
-            test = "<and>" + "".join(
-                f'<varequal respident="response1">{ident}a{i}</varequal>' if a.grade > 0 else
-                f'<not><varequal respident="response1">{ident}a{i}</varequal></not>'
-                for i, a in enumerate(box.answers)) + "</and>"
-        conditions.append(f'<respcondition continue="No"><conditionvar>{test}</conditionvar>'
-                          '<setvar action="Set" varname="SCORE">100</setvar></respcondition>')
-    out.append('<resprocessing><outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" '
-               'vartype="Decimal"/></outcomes>' + "".join(conditions) + "</resprocessing>")
-    out.extend(feedbacks)
-    out.append("</item>")
-    return "".join(out)
+    response = _numerical_response(box) if box.kind == "numerical" else _choice_response(box, ident)
+    shown = ('<respcondition continue="Yes"><conditionvar><other/></conditionvar>'
+             '<displayfeedback feedbacktype="Response" linkrefid="general_fb"/>'
+             "</respcondition>")
+    return "".join([
+        f'<item ident="{ident}" title="{_x(question.name)}">', _item_meta(qtype, points, ident),
+        "<presentation>", _mattext(text), response.presentation,
+        '<resprocessing><outcomes><decvar maxvalue="100" minvalue="0" varname="SCORE" '
+        'vartype="Decimal"/></outcomes>' + shown + "".join(response.conditions)
+        + "</resprocessing>",
+        _feedback("general_fb", general), *response.feedbacks, "</item>"])
 
 
 def _section_open(ident: str, key: tuple[str, ...], points: float) -> str:
@@ -231,8 +254,6 @@ def write_package(source: Bank | BankStream, handle: IO[bytes]) -> None:
     few MB) until their category is done, and the assessment in another until the end; the
     manifest, which lists the figures, comes last. Fixed entry dates: the same bank gives the
     same bytes."""
-    from quizgen.export.moodle import category_runs
-
     questions = source.questions if isinstance(source, Bank) else source
     ident: str | None = None
     figures: set[str] = set()

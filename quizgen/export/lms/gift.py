@@ -27,7 +27,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms import Bank, BankQuestion, Box, box_prompt_html, grade_text, number_text
+from quizgen.export.lms.bank import Bank, BankQuestion, Box
+from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
+                                       question_html, solution_html)
+from quizgen.export.lms.words import _words
 
 __all__ = ["gift_text", "write_gift", "gift_escape"]
 
@@ -63,8 +67,6 @@ def _answers(box: Box) -> str:
 
 
 def _question(question: BankQuestion, index: int, name: str) -> str:
-    from quizgen.export.lms import _words, question_html, solution_html
-
     box = question.boxes[index]
     text = question_html(question) + f"<p>{box_prompt_html(question, index)}</p>"
     answers = _answers(box)
@@ -75,8 +77,6 @@ def _question(question: BankQuestion, index: int, name: str) -> str:
 
 
 def _category(parts: tuple[str, ...]) -> str:
-    from quizgen.export.lms import category_path
-
     return "$CATEGORY: " + xml_text(category_path(parts)).replace("\n", " ")
 
 
@@ -84,8 +84,6 @@ def iter_gift(source) -> Iterator[str]:
     """The bank as GIFT text in pieces, a category at a time: a question per box, each box in
     its own sub-category when a problem has several (those wait in temporary files, spilled
     to disk past a few MB, until their category is done)."""
-    from quizgen.export.moodle import category_runs
-
     first = True
     for _, run in category_runs(source.questions if isinstance(source, Bank) else source):
         spools: dict[tuple[str, ...], Any] = {}

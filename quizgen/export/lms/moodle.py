@@ -29,15 +29,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import itertools
 import tempfile
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms import (Bank, BankQuestion, BankStream, Box, category_path,
-                                box_prompt_html, figure_bytes, grade_text, question_html,
-                                solution_html)
+from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
+from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
+                                       question_html, solution_html)
+from quizgen.export.lms.words import _words
 
 __all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
 
@@ -80,8 +81,6 @@ def cloze_markup(box: Box) -> str:
     for answer in box.answers:
         if box.kind == "numerical":
             grade = "=" if answer.grade == 100 else f"%{grade_text(answer.grade)}%"
-            from quizgen.export.lms import number_text
-
             body = f"{answer.text}:{number_text(answer.tolerance)}"
         else:
             grade = ("=" if answer.grade == 100 and box.kind == "choice"
@@ -126,7 +125,6 @@ def _category_xml(parts: tuple[str, ...], count: int, lang: str) -> str:
 
 def _answers_xml(question: BankQuestion) -> str:
     from quizgen.export.cards import esc
-    from quizgen.export.lms import number_text
 
     box = question.boxes[0]
     out = []
@@ -137,8 +135,6 @@ def _answers_xml(question: BankQuestion) -> str:
                        f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
                        f'</feedback><tolerance>{number_text(a.tolerance)}</tolerance></answer>\n')
         rest = question.problem.lang
-        from quizgen.export.lms import _words
-
         out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
                    f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
                    f'</feedback><tolerance>0</tolerance></answer>\n')
@@ -215,11 +211,6 @@ def question_xml(question: BankQuestion, source: Bank | BankStream | None = None
         out.append(_answers_xml(question))
     out.append(f"    <tags>{tags}</tags>\n  </question>\n")
     return "".join(out)
-
-
-def category_runs(questions: Iterable[BankQuestion]) -> Iterator[tuple[tuple[str, ...], Iterator]]:
-    """The questions in runs of one category each (a bank's categories are contiguous)."""
-    return itertools.groupby(questions, key=lambda q: q.category)
 
 
 def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:

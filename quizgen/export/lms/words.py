@@ -1,0 +1,17 @@
+"""The bank's own words (the ``lms`` phrases) in a problem's language."""
+
+from __future__ import annotations
+
+
+def _words(lang: str) -> dict[str, str]:
+    from quizgen.render.phrases import book
+
+    return dict(book(lang)["lms"])
+
+
+def _misconception_feedback(lang: str, key: str, salt: str) -> str:
+    from quizgen.render.phrases import has, phrase
+
+    if has(lang, "misconception", key):
+        return phrase(lang, "misconception", key, salt=salt)
+    return phrase(lang, "lms", "unnamed_trap", {"name": key.replace("_", " ")}, salt=salt)
