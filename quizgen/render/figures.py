@@ -14,14 +14,19 @@ colours and label helpers every figure shares are in `quizgen.render.canvas`.
 
 Figures:
 
-* `occupancy_lids` (`quizgen.render.occupancy_figures`): seed 000's bucket with lids — one bar per limit, the lowest marked, the
-  water level at blocks per SM.
-* `occupancy_sweep` (`quizgen.render.occupancy_figures`): occupancy against block size, registers per thread or shared memory per
-  block (the curves NVIDIA's occupancy calculator plots), with the launch's own point.
-* `efficiency_curve` (`quizgen.render.timeline_figures`): η(N) = min(N, L)/L with its plateau (seed 000 Ex 6).
-* `warp_grid` (`quizgen.render.grid_figures`): a block's threads coloured by warp, one warp outlined (seed 001 Ex 3).
-* `divergence_timeline` (`quizgen.render.timeline_figures`): the convergent bar over the serialised branches (seed 001 Ex 7/8).
-* `waves_figure` (`quizgen.render.grid_figures`): waves of blocks across the SMs and the ragged tail (seed 000 Ex 7).
+* `occupancy_lids`: seed 000's bucket with lids — one bar per limit, the lowest marked, the
+  water level at blocks per SM (`quizgen.render.occupancy_figures`).
+* `occupancy_sweep`: occupancy against block size, registers per thread or shared memory per
+  block (the curves NVIDIA's occupancy calculator plots), with the launch's own point
+  (`quizgen.render.occupancy_figures`).
+* `efficiency_curve`: η(N) = min(N, L)/L with its plateau (seed 000 Ex 6;
+  `quizgen.render.timeline_figures`).
+* `warp_grid`: a block's threads coloured by warp, one warp outlined (seed 001 Ex 3;
+  `quizgen.render.grid_figures`).
+* `divergence_timeline`: the convergent bar over the serialised branches (seed 001 Ex 7/8;
+  `quizgen.render.timeline_figures`).
+* `waves_figure`: waves of blocks across the SMs and the ragged tail (seed 000 Ex 7;
+  `quizgen.render.grid_figures`).
 * `measured_fma`, `measured_bandwidth`: curves measured on a real H200 beside the latency model's
   prediction (`quizgen.render.measured_figures`).
 * `kernel_source`: a shipped kernel's CUDA source and its ptxas report (`quizgen.render.kernel_figures`).

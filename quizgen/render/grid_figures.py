@@ -89,20 +89,13 @@ class _WarpGrid:
                 (run.x1 - run.x0 + 1) * self.cell_w, (run.y1 - run.y0 + 1) * self.cell_h)
 
 
-@functools.lru_cache(maxsize=1024)   # ~2 KB each
-def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
-    """Every warp's threads tinted, the cell lines and the slice frames: the same whichever warp
-    a card highlights, so drawn once per block shape."""
-    info = warp_engine.block_warps(shape)
+def _grid_layout(shape: tuple[int, int, int], title: str, shift: float) -> _WarpGrid:
+    """Where a block's cells go: z-slices side by side when their cells stay at least 10 units
+    wide, else stacked; cells at most 24 wide and the whole grid at most 480 tall."""
     dx, dy, dz = shape
-    dims = f"{dx}×{dy}×{dz}" if dz > 1 else f"{dx}×{dy}" if dy > 1 else f"({dx})"
-    title = figure_label(lang, "grid_title", dims=dims, p=info.threads, w=info.warps, waste=info.wasted_lanes)
-    c = Canvas(title)
-    shift = heading(c, title) - 18
     left = 24.0
     avail = WIDTH - left - 18
     gap = 14.0
-    # z-slices side by side when their cells stay at least 10 units wide, else stacked
     side_by_side = dz > 1 and (avail - (dz - 1) * gap) / (dz * dx) >= 10
     if side_by_side:
         cell_w = min(24.0, (avail - (dz - 1) * gap) / (dz * dx))
@@ -118,21 +111,41 @@ def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
     slice_h = dy * cell_h
     top = 44.0 + shift + (16 if dz > 1 else 0)
     y_end = top + (slice_h if side_by_side else dz * slice_h + (dz - 1) * stack_gap)
-    grid = _WarpGrid(title, (), left, top, cell_w, cell_h, grid_w, slice_h, gap, stack_gap,
+    return _WarpGrid(title, (), left, top, cell_w, cell_h, grid_w, slice_h, gap, stack_gap,
                      side_by_side, y_end)
-    origin = grid.origin
-    rect_of = grid.rect_of
+
+
+@functools.lru_cache(maxsize=1024)   # ~2 KB each
+def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
+    """Every warp's threads tinted, the cell lines and the slice frames: the same whichever warp
+    a card highlights, so drawn once per block shape."""
+    info = warp_engine.block_warps(shape)
+    dx, dy, dz = shape
+    dims = f"{dx}×{dy}×{dz}" if dz > 1 else f"{dx}×{dy}" if dy > 1 else f"({dx})"
+    title = figure_label(lang, "grid_title", dims=dims, p=info.threads, w=info.warps,
+                         waste=info.wasted_lanes)
+    c = Canvas(title)
+    shift = heading(c, title) - 18
+    grid = _grid_layout(shape, title, shift)
+    left = grid.left
     c.text(left + 2, 44.0 + shift - 6, "x →", font_size="11")
     c.text(left - 6, 44.0 + shift - 6, "y ↓", text_anchor="end", font_size="11")
     for z in range(dz):
-        ox, oy = origin(z)
+        ox, oy = grid.origin(z)
         if dz > 1:
             c.text(ox, oy - 5, figure_label(lang, "slice", z=z), font_size="11", cls="qz-slice-label")
+    _tint_warps(c, grid, shape, info.warps)
+    _cell_lines(c, grid, shape)
+    return dataclasses.replace(grid, parts=tuple(c.parts))
+
+
+def _tint_warps(c: Canvas, grid: _WarpGrid, shape: tuple[int, int, int], warps: int) -> None:
+    """Each warp's runs in its colour, and its number on the runs wide enough to hold it."""
     ids: list[tuple[float, float, int]] = []
     c.open("g", cls="qz-warps")
-    for k in range(info.warps):
+    for k in range(warps):
         for run in warp_runs(shape, k):
-            rx, ry, rw, rh = rect_of(run)
+            rx, ry, rw, rh = grid.rect_of(run)
             c.rect(rx, ry, rw, rh, fill=warp_colour(k), data_warp=k)
             if rh >= 11 and rw >= text_width(str(k), 10) + 4:
                 ids.append((rx + rw / 2, ry + rh / 2 + 3.5, k))
@@ -141,9 +154,16 @@ def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
     for tx, ty, k in ids:
         c.text(tx, ty, str(k))
     c.close("g")
+
+
+def _cell_lines(c: Canvas, grid: _WarpGrid, shape: tuple[int, int, int]) -> None:
+    """Thin lines between the thread cells (when a cell is wide enough to tell apart) and a
+    frame round each z-slice."""
+    dx, dy, dz = shape
+    cell_w, cell_h, grid_w, slice_h = grid.cell_w, grid.cell_h, grid.grid_w, grid.slice_h
     d = []
     for z in range(dz):
-        ox, oy = origin(z)
+        ox, oy = grid.origin(z)
         if cell_w >= 4:  # cell lines, when a cell is wide enough to tell apart
             d += [f"M{num(ox + x * cell_w)} {num(oy)}v{num(slice_h)}" for x in range(1, dx)]
         if cell_h >= 4:
@@ -151,10 +171,9 @@ def _warp_grid_base(shape: tuple[int, int, int], lang: str) -> _WarpGrid:
     if d:
         c.path("".join(d), stroke="#000", stroke_opacity="0.18", stroke_width="0.6", fill="none")
     for z in range(dz):
-        ox, oy = origin(z)
+        ox, oy = grid.origin(z)
         c.rect(ox, oy, grid_w, slice_h, fill="none", stroke="currentColor", stroke_width="1",
                cls="qz-slice", data_z=z, data_cols=dx, data_rows=dy)
-    return dataclasses.replace(grid, parts=tuple(c.parts))
 
 
 def warp_grid(block: Any, highlight_warp: Any = None, lang: str = DEFAULT_LANG) -> str:
@@ -223,13 +242,17 @@ def last_wave_spread(plan: grid_engine.Waves) -> tuple[int, ...]:
     return tuple(spread + [0] * (plan.num_sms - len(spread)))
 
 
+#: The height of one wave's row (its bar is 4 units shorter).
+_WAVE_ROW_H = 26.0
+
+
 def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str = DEFAULT_LANG) -> str:
     """SMs as columns, waves as rows; each cell filled to the blocks that SM holds in that wave."""
     lang = check_lang(lang)
     plan = grid_engine.waves(grid_blocks, num_sms, blocks_per_sm)
     last_wave = last_wave_spread(plan)
-    title = figure_label(lang, "waves_title", g=plan.grid_blocks, sms=plan.num_sms, bps=plan.blocks_per_sm,
-                   slots=plan.slots)
+    title = figure_label(lang, "waves_title", g=plan.grid_blocks, sms=plan.num_sms,
+                         bps=plan.blocks_per_sm, slots=plan.slots)
     c = Canvas(title)
     shift = heading(c, title) - 18
     if plan.waves == 1:
@@ -238,25 +261,15 @@ def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str =
         summary = figure_label(lang, "waves_summary_exact", waves=plan.waves)
     else:
         summary = figure_label(lang, "waves_summary", waves=plan.waves, full=plan.full_waves,
-                         tail=plan.tail_blocks)
+                               tail=plan.tail_blocks)
     c.text(WIDTH / 2, 36 + shift, summary, text_anchor="middle", cls="qz-summary")
     widest = max(text_width(figure_label(lang, "wave", n=plan.waves), 11, bold=True),
                  text_width(figure_label(lang, "wave", n=1), 11))
     left, right = max(56.0, widest + 12), WIDTH - 10.0
     col = (right - left) / plan.num_sms
-    row_h = 26.0
+    row_h = _WAVE_ROW_H
     y = 50.0 + shift
-    # Rows to draw: all waves when few; else the first two, an ellipsis, the last full one, the tail.
-    full = plan.full_waves
-    rows: list[tuple[str, int | None]] = []
-    if full <= 4:
-        rows += [("full", n) for n in range(1, full + 1)]
-    else:
-        rows += [("full", 1), ("full", 2), ("skip", full - 3), ("full", full)]
-    if plan.tail_blocks:
-        rows.append(("last", plan.waves))
-
-    for kind, n in rows:
+    for kind, n in _wave_rows(plan):
         if kind == "skip":
             c.text(left, y + 14, figure_label(lang, "waves_skipped", n=n), font_size="11")
             y += row_h
@@ -268,26 +281,7 @@ def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str =
             c.rect(left, y, right - left, row_h - 4, fill=GOOD, cls="qz-wave", data_wave=n,
                    data_blocks=plan.slots)
         else:
-            # runs of equal fill, drawn as one rect each
-            i = 0
-            spread = last_wave
-            while i < len(spread):
-                j = i
-                while j < len(spread) and spread[j] == spread[i]:
-                    j += 1
-                h = (row_h - 4) * spread[i] / plan.blocks_per_sm
-                if spread[i]:
-                    c.rect(left + i * col, y + row_h - 4 - h, (j - i) * col, h, fill=GOOD,
-                           cls="qz-sm-run", data_sms=j - i, data_blocks_each=spread[i])
-                    each = figure_label(lang, "per_sm", n=spread[i], bps=plan.blocks_per_sm)
-                    if spread[i] < plan.blocks_per_sm and (j - i) * col >= text_width(each, 10) + 6:
-                        c.text(left + (i + j) * col / 2, y + 12, each, text_anchor="middle",
-                               font_size="10", cls="qz-per-sm")
-                else:
-                    c.rect(left + i * col, y, (j - i) * col, row_h - 4, fill=BINDING,
-                           fill_opacity="0.18", stroke=BINDING, stroke_dasharray="3 2",
-                           stroke_width="1", cls="qz-idle", data_sms=j - i)
-                i = j
+            _tail_row(c, lang, plan, last_wave, left, col, y)
         c.rect(left, y, right - left, row_h - 4, fill="none", stroke="currentColor",
                stroke_width="0.8")
         if col >= 3:
@@ -295,6 +289,52 @@ def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str =
                         for s in range(1, plan.num_sms))
             c.path(d, stroke="currentColor", stroke_opacity="0.3", stroke_width="0.5", fill="none")
         y += row_h
+    return c.render(_idle_legend(c, lang, plan, last_wave, left, right, y) + 4)
+
+
+def _wave_rows(plan: grid_engine.Waves) -> list[tuple[str, int | None]]:
+    """The rows to draw: all waves when few; else the first two, an ellipsis, the last full one,
+    and the tail."""
+    full = plan.full_waves
+    rows: list[tuple[str, int | None]] = []
+    if full <= 4:
+        rows += [("full", n) for n in range(1, full + 1)]
+    else:
+        rows += [("full", 1), ("full", 2), ("skip", full - 3), ("full", full)]
+    if plan.tail_blocks:
+        rows.append(("last", plan.waves))
+    return rows
+
+
+def _tail_row(c: Canvas, lang: str, plan: grid_engine.Waves, spread: tuple[int, ...], left: float,
+              col: float, y: float) -> None:
+    """The last wave: runs of SMs holding equal blocks, each drawn as one rect filled to its
+    share, and the SMs it leaves idle."""
+    row_h = _WAVE_ROW_H
+    i = 0
+    while i < len(spread):
+        j = i
+        while j < len(spread) and spread[j] == spread[i]:
+            j += 1
+        h = (row_h - 4) * spread[i] / plan.blocks_per_sm
+        if spread[i]:
+            c.rect(left + i * col, y + row_h - 4 - h, (j - i) * col, h, fill=GOOD,
+                   cls="qz-sm-run", data_sms=j - i, data_blocks_each=spread[i])
+            each = figure_label(lang, "per_sm", n=spread[i], bps=plan.blocks_per_sm)
+            if spread[i] < plan.blocks_per_sm and (j - i) * col >= text_width(each, 10) + 6:
+                c.text(left + (i + j) * col / 2, y + 12, each, text_anchor="middle",
+                       font_size="10", cls="qz-per-sm")
+        else:
+            c.rect(left + i * col, y, (j - i) * col, row_h - 4, fill=BINDING,
+                   fill_opacity="0.18", stroke=BINDING, stroke_dasharray="3 2",
+                   stroke_width="1", cls="qz-idle", data_sms=j - i)
+        i = j
+
+
+def _idle_legend(c: Canvas, lang: str, plan: grid_engine.Waves, last_wave: tuple[int, ...],
+                 left: float, right: float, y: float) -> float:
+    """The first and last SM's names under the columns, and how many SMs the last wave leaves
+    idle; returns the y after them."""
     c.text(left, y + 8, "SM 0", font_size="11")
     c.text(right, y + 8, f"SM {plan.num_sms - 1}", text_anchor="end", font_size="11")
     y += 28
@@ -307,5 +347,4 @@ def waves_figure(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, lang: str =
                cls="qz-idle-label")
         c.text(right, y, figure_label(lang, "busy", n=busy), text_anchor="end", cls="qz-busy-label")
         y += 10
-    return c.render(y + 4)
-
+    return y

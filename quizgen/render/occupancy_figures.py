@@ -19,6 +19,11 @@ from quizgen.render.phrases import DEFAULT_LANG, labels
 # 1. The bucket with lids
 
 
+#: The bars' left and right ends, and the height of one limit's row.
+_LID_X0, _LID_X1 = 12.0, WIDTH - 12.0
+_LID_ROW_H = 38.0
+
+
 def occupancy_lids(result: OccupancyResult, lang: str = DEFAULT_LANG) -> str:
     """One bar per limit at the blocks it allows, the lowest ones marked, the level at blocks/SM."""
     lang = check_lang(lang)
@@ -31,7 +36,7 @@ def occupancy_lids(result: OccupancyResult, lang: str = DEFAULT_LANG) -> str:
     # Scale: wide enough to show every small limit, yet a huge one (128 blocks by registers) does
     # not squash the rest: bars past the axis end are drawn broken, with their number.
     axis_max = max(min(max(finite + [blocks, 1]), max(4 * blocks, 8)), 1)
-    x0, x1 = 12.0, WIDTH - 12.0
+    x0, x1 = _LID_X0, _LID_X1
     span = x1 - x0
 
     def x_of(n: float) -> float:
@@ -42,41 +47,52 @@ def occupancy_lids(result: OccupancyResult, lang: str = DEFAULT_LANG) -> str:
     c = Canvas(title)
     shift = heading(c, title) - 18
     y = 32.0 + shift
-    row_h = 38.0
     top = y
     for name in names:
-        value = limits[name]
-        is_binding = name in binding
-        c.text(x0, y + 13, figure_label(lang, f"lid.{name}"), font_weight="bold" if is_binding else None)
-        shown = figure_label(lang, "no_limit") if value is None else figure_label(lang, "blocks", n=value)
-        c.text(x1, y + 13, shown, text_anchor="end", cls="qz-val", data_limit=name,
-               font_weight="bold" if is_binding else None)
-        bar_y = y + 18
-        colour = BINDING if is_binding else NEUTRAL
-        if value is None:
-            c.rect(x0, bar_y, span, 12, fill=NEUTRAL, fill_opacity="0.25", stroke=NEUTRAL,
-                   stroke_dasharray="4 3", cls="qz-bar", data_limit=name)
-        else:
-            end = x_of(value)
-            c.rect(x0, bar_y, end - x0, 12, fill=colour, cls="qz-bar", data_limit=name,
-                   data_binding="true" if is_binding else None)
-            if value > axis_max:
-                # a break mark: the bar goes on past the axis
-                c.path(f"M{num(end - 14)} {num(bar_y - 2)}l5 16M{num(end - 8)} {num(bar_y - 2)}l5 16",
-                       stroke="currentColor", stroke_width="2.5", fill="none")
-            if is_binding:
-                tag = figure_label(lang, "binding")
-                if end + 6 + text_width(tag, bold=True) <= x1:
-                    c.text(end + 6, bar_y + 10.5, tag, fill=BINDING, font_weight="bold",
-                           cls="qz-binding", data_limit=name)
-                else:
-                    c.text(x0 + 4, bar_y + 10, figure_label(lang, "binding_short"), fill=INK_ON_FILL,
-                           font_size="11", font_weight="bold", cls="qz-binding", data_limit=name)
-        y += row_h
+        _lid_row(c, lang, name, limits[name], name in binding, y, x_of(limits[name] or 0), axis_max)
+        y += _LID_ROW_H
     bottom = y - 4
-    # the water level, across the bars (not through their labels)
-    wx = x_of(blocks)
-    d = "".join(f"M{num(wx)} {num(top + i * row_h + 15)}v18" for i in range(len(names)))
+    return _water_level(c, lang, result, top, bottom, len(names), x_of(blocks))
+
+
+def _lid_row(c: Canvas, lang: str, name: str, value: int | None, is_binding: bool, y: float,
+             end: float, axis_max: int) -> None:
+    """One limit: its name and the blocks it allows above its bar (ending at `end`), a break mark
+    when the bar runs past the axis, and the binding tag on the lowest limits."""
+    x0, x1 = _LID_X0, _LID_X1
+    c.text(x0, y + 13, figure_label(lang, f"lid.{name}"), font_weight="bold" if is_binding else None)
+    shown = figure_label(lang, "no_limit") if value is None else figure_label(lang, "blocks", n=value)
+    c.text(x1, y + 13, shown, text_anchor="end", cls="qz-val", data_limit=name,
+           font_weight="bold" if is_binding else None)
+    bar_y = y + 18
+    colour = BINDING if is_binding else NEUTRAL
+    if value is None:
+        c.rect(x0, bar_y, x1 - x0, 12, fill=NEUTRAL, fill_opacity="0.25", stroke=NEUTRAL,
+               stroke_dasharray="4 3", cls="qz-bar", data_limit=name)
+        return
+    c.rect(x0, bar_y, end - x0, 12, fill=colour, cls="qz-bar", data_limit=name,
+           data_binding="true" if is_binding else None)
+    if value > axis_max:
+        # a break mark: the bar goes on past the axis
+        c.path(f"M{num(end - 14)} {num(bar_y - 2)}l5 16M{num(end - 8)} {num(bar_y - 2)}l5 16",
+               stroke="currentColor", stroke_width="2.5", fill="none")
+    if is_binding:
+        tag = figure_label(lang, "binding")
+        if end + 6 + text_width(tag, bold=True) <= x1:
+            c.text(end + 6, bar_y + 10.5, tag, fill=BINDING, font_weight="bold",
+                   cls="qz-binding", data_limit=name)
+        else:
+            c.text(x0 + 4, bar_y + 10, figure_label(lang, "binding_short"), fill=INK_ON_FILL,
+                   font_size="11", font_weight="bold", cls="qz-binding", data_limit=name)
+
+
+def _water_level(c: Canvas, lang: str, result: OccupancyResult, top: float, bottom: float,
+                 rows: int, wx: float) -> str:
+    """The water level at blocks per SM (at x `wx`), across the bars and not through their
+    labels, and the footer line: the occupancy it gives, or why no block fits."""
+    x0, x1 = _LID_X0, _LID_X1
+    blocks = result.blocks_per_sm
+    d = "".join(f"M{num(wx)} {num(top + i * _LID_ROW_H + 15)}v18" for i in range(rows))
     c.path(d + f"M{num(wx)} {num(bottom - 1)}v5", stroke=WATER, stroke_width="2.5", fill="none",
            cls="qz-water")
     level = figure_label(lang, "water", n=blocks)
@@ -90,8 +106,8 @@ def occupancy_lids(result: OccupancyResult, lang: str = DEFAULT_LANG) -> str:
         c.text(x0, y, figure_label(lang, "lids_fails", why=why_text), fill=BINDING, font_weight="bold")
     else:
         c.text(x0, y, figure_label(lang, "lids_footer", b=blocks, w=result.warps_per_block,
-                             a=result.active_warps, m=result.max_warps_per_sm,
-                             occ=percent(result.occupancy)))
+                                   a=result.active_warps, m=result.max_warps_per_sm,
+                                   occ=percent(result.occupancy)))
     return c.render(y + 8)
 
 

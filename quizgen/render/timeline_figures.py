@@ -67,6 +67,10 @@ def efficiency_curve(latency: Any, resident_warps: Any, lang: str = DEFAULT_LANG
 # 5. Divergence: serialised branches
 
 
+#: The height of one lane in a branch's bar (a warp's 32 lanes make a 40-unit strip).
+_LANE_H = 1.25
+
+
 def _branch_name(lang: str, i: int, count: int) -> str:
     if count <= 2:
         return figure_label(lang, "branch.if" if i == 0 else "branch.else")
@@ -85,8 +89,9 @@ def divergence_timeline(branches: Any, baseline: Any = None, lang: str = DEFAULT
     taken = [(b.lanes, b.cost) for b in result.branches]
     lanes_all = result.active_lanes
     serialised, base, slowdown = result.serialised, result.baseline, result.slowdown
-    title = (figure_label(lang, "div_title", t=label_number(serialised), b=label_number(base), s=times(slowdown))
-             if serialised > base else figure_label(lang, "div_title_free", t=label_number(serialised), b=label_number(base)))
+    t, b = label_number(serialised), label_number(base)
+    title = (figure_label(lang, "div_title", t=t, b=b, s=times(slowdown)) if serialised > base
+             else figure_label(lang, "div_title_free", t=t, b=b))
     c = Canvas(title)
     shift = heading(c, title) - 18
     left, right = 12.0, WIDTH - 12.0
@@ -99,8 +104,27 @@ def divergence_timeline(branches: Any, baseline: Any = None, lang: str = DEFAULT
            cls="qz-baseline-label")
     c.rect(left, y + 16, base * unit, 14, fill=WATER, cls="qz-baseline")
     y += 46
-    # the serialised branches: each bar is a strip of 32 lanes, live lanes coloured, masked grey
-    lane_h = 1.25
+    bar_h = lanes_all * _LANE_H
+    _branch_bars(c, lang, taken, lanes_all, left, unit, y)
+    # the double arrow over the whole serialised time
+    ay = y + bar_h + 12
+    if serialised:
+        end = left + serialised * unit
+        c.line(left + 2, ay, end - 2, ay, stroke=BINDING, stroke_width="1.8")
+        c.path(arrow_head(left, ay, "left") + arrow_head(end, ay, "right"), fill=BINDING)
+        c.line(left, y + bar_h, left, ay + 4, stroke=BINDING, stroke_width="1")
+        c.line(end, y + bar_h, end, ay + 4, stroke=BINDING, stroke_width="1")
+    c.text(left, ay + 18, figure_label(lang, "serialised", t=t, s=times(slowdown)), fill=BINDING,
+           font_weight="bold", cls="qz-total")
+    y = _branch_legend(c, lang, taken, lanes_all, left, ay + 40)
+    return c.render(y - 6)
+
+
+def _branch_bars(c: Canvas, lang: str, taken: list[tuple[int, float]], lanes_all: int, left: float,
+                 unit: float, y: float) -> None:
+    """The serialised branches end to end: each bar is a strip of the warp's lanes, live lanes
+    coloured, masked ones grey, named where the bar has room."""
+    lane_h = _LANE_H
     bar_h = lanes_all * lane_h
     x = left
     count = len(taken)
@@ -118,24 +142,20 @@ def divergence_timeline(branches: Any, baseline: Any = None, lang: str = DEFAULT
             c.text(x + 4, y + lanes * lane_h / 2 + 4, name, font_size="11",
                    fill=INK_ON_FILL, font_weight="bold")
         x += w
-    # the double arrow over the whole serialised time
-    ay = y + bar_h + 12
-    if serialised:
-        end = left + serialised * unit
-        c.line(left + 2, ay, end - 2, ay, stroke=BINDING, stroke_width="1.8")
-        c.path(arrow_head(left, ay, "left") + arrow_head(end, ay, "right"), fill=BINDING)
-        c.line(left, y + bar_h, left, ay + 4, stroke=BINDING, stroke_width="1")
-        c.line(end, y + bar_h, end, ay + 4, stroke=BINDING, stroke_width="1")
-    c.text(left, ay + 18, figure_label(lang, "serialised", t=label_number(serialised), s=times(slowdown)), fill=BINDING,
-           font_weight="bold", cls="qz-total")
-    y = ay + 40
+
+
+def _branch_legend(c: Canvas, lang: str, taken: list[tuple[int, float]], lanes_all: int, left: float,
+                   y: float) -> float:
+    """A line per branch (its live and masked lanes and its cost, or that no lane takes it) and
+    the masked lanes' key; returns the y after the last line."""
+    count = len(taken)
     for i, (lanes, cost) in enumerate(taken):
         name = _branch_name(lang, i, count)
         colour = BRANCH_PALETTE[i % len(BRANCH_PALETTE)]
         if lanes:
             c.rect(left, y - 10, 11, 11, fill=colour)
             c.text(left + 17, y, figure_label(lang, "branch_line", name=name, live=lanes,
-                                        masked=lanes_all - lanes, cost=label_number(cost)),
+                                              masked=lanes_all - lanes, cost=label_number(cost)),
                    cls="qz-branch", data_branch=i)
         else:
             c.rect(left, y - 10, 11, 11, fill="none", stroke="currentColor", stroke_dasharray="2 2")
@@ -144,6 +164,5 @@ def divergence_timeline(branches: Any, baseline: Any = None, lang: str = DEFAULT
         y += 18
     c.rect(left, y - 10, 11, 11, fill=MASKED, fill_opacity="0.35")
     c.text(left + 17, y, figure_label(lang, "masked_note"), font_size="11")
-    y += 18
-    return c.render(y - 6)
+    return y + 18
 
