@@ -214,7 +214,7 @@ def warp_grid(block: Any, highlight_warp: Any = None, lang: str = DEFAULT_LANG) 
             c.path(arrow_head(bx - 1, y_to, "right", 5), fill=BINDING)
         y = y_end + 24
         c.text(left - 14, y, figure_label(lang, "grid_warp", k=hl, a=runs[0].linear_start,
-                                    b=runs[-1].linear_end), font_weight="bold", cls="qz-caption")
+                                          b=runs[-1].linear_end), font_weight="bold", cls="qz-caption")
         shown = runs if len(runs) <= 4 else runs[:3]
         for run in shown:
             y += 17
