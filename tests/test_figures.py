@@ -12,6 +12,8 @@ from quizgen.errors import QuizgenError
 from quizgen.gpus import get_gpu
 from quizgen.problems.model import Problem, Solution
 from quizgen.render import figures as F
+from quizgen.render import grid_figures, occupancy_figures
+from quizgen.render.canvas import num
 
 NS = "{http://www.w3.org/2000/svg}"
 SIZE_CAP = 16_000
@@ -489,8 +491,8 @@ def test_media_name_is_a_content_hash():
     (2.25, "2.2"), (2.35, "2.4"), (0.05, "0.1"), (359.96, "360"), (-3.5, "-3.5"), (1e16, "10000000000000000"),
 ])
 def test_coordinates_have_one_decimal_at_most(value, text):
-    assert F._num(value) == text
-    assert F._num(value) == text          # and again, from the table of seen values
+    assert num(value) == text
+    assert num(value) == text          # and again, from the table of seen values
 
 
 def test_a_problem_and_its_dict_give_the_same_complete_spec():
@@ -523,7 +525,7 @@ def test_figure_keys_follow_the_content_not_the_order():
 def test_launches_sharing_a_sweep_each_get_the_engines_points(vary, first, second):
     gpu = get_gpu("a100")
     for order in ((first, second), (second, first)):
-        F._sweep_curve.cache_clear()
+        occupancy_figures._sweep_curve.cache_clear()
         for cfg in order:
             xs, ys, own = F.sweep_points(gpu, cfg, vary, "exact")
             assert own in xs
@@ -542,16 +544,16 @@ def test_launches_sharing_a_sweep_each_get_the_engines_points(vary, first, secon
                 expected = [occupancy(gpu, launch_config(cfg.threads_per_block, cfg.regs_per_thread, x),
                                       model="exact").occupancy for x in xs]
             assert ys == expected
-    assert F._sweep_curve.cache_info().hits >= 1
+    assert occupancy_figures._sweep_curve.cache_info().hits >= 1
 
 
 @pytest.mark.parametrize("block", [(48, 4, 1), (8, 8, 4), (1000, 1, 1)])
 def test_a_warp_grid_is_the_same_whichever_warps_were_drawn_before(block):
     warps = -(-block[0] * block[1] * block[2] // 32)
     chosen = [0, warps // 2, warps - 1, None]
-    F._warp_grid_base.cache_clear()
+    grid_figures._warp_grid_base.cache_clear()
     first = {k: F.warp_grid(block, k, "en") for k in chosen}
-    F._warp_grid_base.cache_clear()
+    grid_figures._warp_grid_base.cache_clear()
     second = {k: F.warp_grid(block, k, "en") for k in reversed(chosen)}
     assert first == second
     assert len(set(first.values())) == len(chosen)

@@ -15,7 +15,8 @@ from sympy import ceiling, floor, oo, sqrt
 
 from quizgen.engine import formulas
 from quizgen.render.math import substituted, symbolic
-from quizgen.render.typst import TypstPrinter, typst_escape, typst_math, typst_string
+from quizgen.render.typst import typst_escape, typst_string
+from quizgen.render.typst_printer import TypstPrinter, typst_math
 
 a, b, c, x, n, r, T = (Symbol(s, positive=True) for s in "abcxnrT")
 R_SM, W_max, g_R, s_static = (Symbol(s, positive=True) for s in ("R_SM", "W_max", "g_R", "s_static"))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quizgen.render import numbers
-from quizgen.render.figures import BINDING, GOOD, NEUTRAL, WATER, WIDTH, _Canvas, _heading
+from quizgen.render.canvas import BINDING, GOOD, NEUTRAL, WATER, WIDTH, Canvas, heading
 from quizgen.render.phrases import labels
 
 __all__ = ["score_histogram", "item_map"]
@@ -43,8 +43,8 @@ def score_histogram(scores: Sequence[float], max_score: float, lang: str,
     for s in scores:
         tally[min(int(s // width), count - 1)] += 1
     top = max(tally, default=0) or 1
-    c = _Canvas(_label(lang, "histogram_title"))
-    y0 = _heading(c, _label(lang, "histogram_title")) + 30   # room for the mean's label and a count
+    c = Canvas(_label(lang, "histogram_title"))
+    y0 = heading(c, _label(lang, "histogram_title")) + 30   # room for the mean's label and a count
     plot_w = WIDTH - LEFT - RIGHT
     bar_w = plot_w / count
     base = y0 + PLOT_H
@@ -83,8 +83,8 @@ def item_map(items: Sequence[tuple[str, float | None, float | None, bool]], lang
 
     items: (label, facility, discrimination, flagged); items without both figures are left out.
     """
-    c = _Canvas(_label(lang, "map_title"))
-    y0 = _heading(c, _label(lang, "map_title")) + 16
+    c = Canvas(_label(lang, "map_title"))
+    y0 = heading(c, _label(lang, "map_title")) + 16
     plot_w = WIDTH - LEFT - RIGHT
     lo, hi = -0.5, 1.0                  # discrimination shown from −0.5 to 1
     base = y0 + PLOT_H

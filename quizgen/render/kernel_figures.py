@@ -8,7 +8,7 @@ left out (the question says what the kernel does); long lines wrap with a hangin
 from __future__ import annotations
 
 from quizgen import kernels as shipped
-from quizgen.render.figures import _Canvas, _check_lang
+from quizgen.render.canvas import Canvas, check_lang
 from quizgen.render.phrases import DEFAULT_LANG, labels
 
 WIDTH = 480
@@ -55,10 +55,10 @@ def _short(key: str) -> str:
 
 
 def kernel_source_figure(kernel: str, arch: str, lang: str = DEFAULT_LANG, before: str | None = None) -> str:
-    lang = _check_lang(lang)
+    lang = check_lang(lang)
     meta = shipped.kernel_meta(kernel)
     title = f"{meta['source']} · {_short(kernel)}"
-    c = _Canvas(title, width=WIDTH)
+    c = Canvas(title, width=WIDTH)
     c.text(WIDTH / 2, 16, title, text_anchor="middle", font_weight="bold", font_size="12")
     y = 34.0
     mono = "DejaVu Sans Mono, Menlo, Consolas, monospace"

@@ -5,7 +5,7 @@ One formula, written once (``quizgen.engine.formulas``), prints everywhere it is
 * LaTeX for Anki cards and Markdown (sympy's own printer),
 * MathML for the HTML pages a person opens (feedback, ``generate --format html``): browsers
   typeset it themselves, so the math reads offline (sympy's presentation printer),
-* plain Unicode for the terminal (``UnicodePrinter``, below),
+* plain Unicode for the terminal (``quizgen.render.unicode_printer``),
 * Typst for PDFs (``quizgen.render.typst``).
 
 Substitution never calls sympy per problem. For each (formula, printer) pair we print once a
@@ -76,8 +76,10 @@ def _mathml_printer(mul_dot: bool) -> Callable[[Any], str]:
 
 
 def _unicode_printer(mul_dot: bool) -> Callable[[Any], str]:
-    printer = UnicodePrinter(mul_dot=mul_dot)
-    return printer.doprint
+    # The notes write every product with a dot, symbols or numbers: ⌈T/32⌉·32, 256·32.
+    from quizgen.render.unicode_printer import UnicodePrinter
+
+    return UnicodePrinter().doprint
 
 
 def _printer(target: str, substituted: bool) -> Callable[[Any], str]:
@@ -88,7 +90,7 @@ def _printer(target: str, substituted: bool) -> Callable[[Any], str]:
     if target == "mathml":
         return _mathml_printer(substituted)
     if target == "typst":
-        from quizgen.render.typst import typst_math
+        from quizgen.render.typst_printer import typst_math
 
         return lambda expr: typst_math(expr, mul_dot=substituted)
     raise ValueError(f"unknown math target {target!r}")
@@ -205,98 +207,3 @@ def cache_text() -> str:
     """The contents of ``formulas.json`` made afresh: every formula printed by sympy (see
     `quizgen.build_data`)."""
     return json.dumps(printed_formulas(), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-
-
-# ---------------------------------------------------------------------------------------------
-# A small one-line Unicode printer: ⌊R_SM/(T·r)⌋, ⌈T/32⌉, min(B_R, B_S, B_W, B_max)
-
-
-def _unicode_base():
-    from sympy.printing.str import StrPrinter
-
-    return StrPrinter
-
-
-class UnicodePrinter:
-    """Print sympy expressions on one line with ⌊⌋, ⌈⌉, · and min(), as the notes write them."""
-
-    def __init__(self, mul_dot: bool = True) -> None:
-        base = _unicode_base()
-
-        class _Printer(base):  # type: ignore[misc, valid-type]
-            def _print_floor(self, expr):
-                return "⌊" + self._print(expr.args[0]) + "⌋"
-
-            def _print_ceiling(self, expr):
-                return "⌈" + self._print(expr.args[0]) + "⌉"
-
-            def _print_Min(self, expr):
-                return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
-
-            def _print_Max(self, expr):
-                return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
-
-            def _print_Mul(self, expr):
-                from sympy import Add, Mul, Pow, S
-
-                args = list(expr.args)
-                if args and args[0] == S.NegativeOne and len(args) > 1:
-                    rest = Mul(*args[1:], evaluate=False)
-                    text = self._print(rest)
-                    if isinstance(rest, Add):
-                        text = "(" + text + ")"
-                    return "-" + text
-                num, den = [], []
-                for factor in expr.args:
-                    if isinstance(factor, Pow) and factor.exp.is_negative:
-                        base = factor.base if factor.exp == S.NegativeOne else Pow(factor.base, -factor.exp)
-                        den.append(base)
-                    else:
-                        num.append(factor)
-
-                def side(parts):
-                    if not parts:
-                        return "1"
-                    texts = []
-                    for part in parts:
-                        text = self._print(part)
-                        if isinstance(part, Add):
-                            text = "(" + text + ")"
-                        texts.append(text)
-                    return "·".join(texts)
-
-                top = side(num)
-                if not den:
-                    return top
-                bottom = side(den)
-                if len(den) > 1 or isinstance(den[0], (Mul, Add)):
-                    bottom = "(" + bottom + ")"
-                return top + "/" + bottom
-
-            def _print_Add(self, expr, order=None):
-                terms = list(expr.args)
-                out = self._print(terms[0])
-                for term in terms[1:]:
-                    text = self._print(term)
-                    if text.startswith("-"):
-                        out += " - " + text[1:]
-                    else:
-                        out += " + " + text
-                return out
-
-            def _print_Pow(self, expr):
-                from sympy import S
-
-                if expr.exp == S.NegativeOne:
-                    return "1/" + self.parenthesize(expr.base, 60)
-                return super()._print_Pow(expr)
-
-            def _print_Symbol(self, expr):
-                return expr.name
-
-        self.mul_dot = mul_dot
-        self._impl = _Printer({"order": "none"})
-
-    def doprint(self, expr) -> str:
-        return self._impl.doprint(expr)
-

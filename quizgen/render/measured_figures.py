@@ -14,7 +14,7 @@ from typing import Any
 from quizgen import measured
 from quizgen.render import numbers
 from quizgen.render.phrases import DEFAULT_LANG, labels
-from quizgen.render.figures import WIDTH, _Canvas, _check_lang, _heading, _num, text_width
+from quizgen.render.canvas import WIDTH, Canvas, check_lang, heading, num, text_width
 
 CURVE_COLOURS = {1: "#2e86de", 2: "#27a567", 4: "#e4572e"}
 
@@ -22,7 +22,7 @@ def _l(lang: str, key: str, **values: Any) -> str:
     return labels(lang, "measured-label")[key].format(**values)
 
 
-def _frame(c: _Canvas, left, right, top, bottom, x_hi, y_hi, x_ticks, y_ticks, y_fmt):
+def _frame(c: Canvas, left, right, top, bottom, x_hi, y_hi, x_ticks, y_ticks, y_fmt):
     def px(x: float) -> float:
         return left + (right - left) * x / x_hi
 
@@ -40,21 +40,21 @@ def _frame(c: _Canvas, left, right, top, bottom, x_hi, y_hi, x_ticks, y_ticks, y
 
 
 def _polyline(points, px, py) -> str:
-    return "M" + "L".join(f"{_num(px(x))} {_num(py(y))}" for x, y in points)
+    return "M" + "L".join(f"{num(px(x))} {num(py(y))}" for x, y in points)
 
 
 def fma_issue_figure(lang: str = DEFAULT_LANG) -> str:
-    lang = _check_lang(lang)
+    lang = check_lang(lang)
     curves = measured.fma_curves()
     L, s = measured.FMA_LATENCY, 4
     title = _l(lang, "fma_title")
-    c = _Canvas(title)
-    shift = _heading(c, title) - 18
+    c = Canvas(title)
+    shift = heading(c, title) - 18
     left, right, top, bottom = 40.0, WIDTH - 12.0, 40.0 + shift, 210.0 + shift
     px, py = _frame(c, left, right, top, bottom, 32, 4.2, (0, 4, 8, 12, 16, 20, 24, 28, 32),
                     (0, 1, 2, 3, 4), lambda y: str(y))
     c.text(12, (top + bottom) / 2, _l(lang, "fma_axis_y"), font_size="10", text_anchor="middle",
-           transform=f"rotate(-90 12 {_num((top + bottom) / 2)})")
+           transform=f"rotate(-90 12 {num((top + bottom) / 2)})")
     for ilp, points in curves.items():
         colour = CURVE_COLOURS.get(ilp, "#8795a8")
         knee = measured.model_knee(ilp)
@@ -87,17 +87,17 @@ def fma_issue_figure(lang: str = DEFAULT_LANG) -> str:
 
 
 def bandwidth_figure(lang: str = DEFAULT_LANG) -> str:
-    lang = _check_lang(lang)
+    lang = check_lang(lang)
     curves = measured.bandwidth_curves()
     peak = measured.H200_PEAK_BANDWIDTH / 1e12
     title = _l(lang, "bw_title")
-    c = _Canvas(title)
-    shift = _heading(c, title) - 18
+    c = Canvas(title)
+    shift = heading(c, title) - 18
     left, right, top, bottom = 40.0, WIDTH - 12.0, 40.0 + shift, 210.0 + shift
     px, py = _frame(c, left, right, top, bottom, 64, 5.0, (0, 8, 16, 24, 32, 40, 48, 56, 64),
                     (0, 1, 2, 3, 4, 5), lambda y: str(y))
     c.text(12, (top + bottom) / 2, _l(lang, "bw_axis_y"), font_size="10", text_anchor="middle",
-           transform=f"rotate(-90 12 {_num((top + bottom) / 2)})")
+           transform=f"rotate(-90 12 {num((top + bottom) / 2)})")
     c.line(left, py(peak), right, py(peak), stroke="#8795a8", stroke_width="1.5", stroke_dasharray="6 3")
     c.text(right, py(peak) - 4, _l(lang, "peak", p=numbers.number(peak, 1)), text_anchor="end", font_size="10")
     model = [(w, measured.model_bandwidth(w, 1) / 1000) for w in (0, 64)]
