@@ -18,6 +18,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 import quizgen  # noqa: E402
 from quizgen.errors import QuizgenError  # noqa: E402
 from quizgen.export import anki as A  # noqa: E402
+from quizgen.export.anki import plan as P  # noqa: E402
 from quizgen.recipes import apply_overrides, load_deck_recipe, plan_slots, recipe_from_dict  # noqa: E402
 from deck_helpers import answer_some, engine_problem  # noqa: E402
 
@@ -480,7 +481,7 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
     from quizgen.generator import CELLS, generate_one
     from quizgen.recipes import Slot
 
-    cheap = A._cheap_key(generate_one)
+    cheap = P._cheap_key(generate_one)
     for cell in CELLS:
         for level in (1, 2, 3):
             for seed in (0, 5, 700):
@@ -490,7 +491,7 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
                         problem = generate_one(cell, level=level, seed=seed, lang="en", gpu=gpu)
                     except QuizgenError:
                         continue
-                    assert cheap(slot, seed) == A._same_problem_key(problem), (cell, level, seed, gpu)
+                    assert cheap(slot, seed) == P._same_problem_key(problem), (cell, level, seed, gpu)
 
 
 def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts():
@@ -502,7 +503,7 @@ def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts()
     from quizgen.generator import CELLS, generate_one, generate_worked
     from quizgen.recipes import Slot
 
-    assert A._cheap_key(generate_worked) is not None
+    assert P._cheap_key(generate_worked) is not None
     with_choices = 0
     for cell in CELLS:
         for level in (1, 2, 3):
@@ -512,7 +513,7 @@ def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts()
             with_choices += bool(full.choices)
             assert dataclasses.replace(full, choices=[], mcq_stem="") == worked, (cell, level)
             slot = Slot(cell, level, 0, "hinglish", None, 3)
-            assert A._cheap_key(generate_worked)(slot, 3) == A._same_problem_key(worked)
+            assert P._cheap_key(generate_worked)(slot, 3) == P._same_problem_key(worked)
     assert with_choices > len(CELLS)      # the full problems did have options to leave out
 
 
