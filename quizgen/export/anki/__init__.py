@@ -26,7 +26,8 @@ partial .apkg; zip entry dates are fixed, so the same recipe, lock and version g
 The rooms: `plan` (which problems and notes, the build's time, the lock read), `layout` (a
 problem's card fields as HTML) with `typed` (what a type-in card expects) and `skills` (notes of
 many solved variants), `notes` (the deck's notes and decks, in memory) and `write` (the only I/O).
-`shared` holds the note types, deck names and the note store every note uses.
+`shared` holds the note types, deck names and the note store every note uses; `intro` the
+deck's first card, which sets up the picture of the lids.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quizgen.export.anki import skills
+from quizgen.export.anki.intro import add_introduction
 from quizgen.export.anki.notes import (DeckPackage, build_package, count_cards, formula_guid,
                                        note_tags, problem_fields, problem_guid)
 from quizgen.export.anki.plan import (LOCK_FORMAT, REDRAWS, RELEASE_DATES, Changes, DeckItem,
@@ -52,7 +54,7 @@ from quizgen.recipes import DeckRecipe
 __all__ = [
     "Changes", "DeckItem", "DeckPackage", "DeckSummary", "LOCK_FORMAT", "MODEL_FIELDS",
     "MODEL_IDS", "MODEL_NAMES", "READER_MARK", "REDRAWS", "RELEASE_DATES", "ProblemSource",
-    "Progress", "Stamps", "StoredNotes", "build_deck", "build_package", "build_timestamp",
+    "Progress", "Stamps", "StoredNotes", "add_introduction", "build_deck", "build_package", "build_timestamp",
     "card_css", "card_template", "count_cards", "deck_id", "deck_items", "deck_name",
     "default_lock_path", "default_problem_source", "formula_examples", "formula_guid",
     "git_timestamp", "group_deck_name", "iter_deck_items", "model_digest", "new_card_position",
@@ -82,6 +84,7 @@ def build_deck(recipe: DeckRecipe, out_path: str | Path, *,
     items = iter_deck_items(recipe, problems_for=problems_for, progress=progress) \
         if skills.has_problem_kinds(recipe) else ()
     package = build_package(recipe, items)
+    add_introduction(package, recipe)
     skills.add_skills(package, recipe, problems_for=problems_for, progress=skill_progress)
     notes, cards = count_cards(package)
     stamps = plan_stamps(package, stamp, read_lock(lock)) if lock is not None else None

@@ -413,7 +413,17 @@ class FigureMedia:
         figures = _figures_module()
         if figures is None:
             return None
-        spec = figures.figure_spec(problem)
+        return self._add(figures, figures.figure_spec(problem))
+
+    def add_spec(self, spec) -> str | None:
+        """The media file name of the figure of a spec (``{"kind": "occupancy_lids", "gpu": …}``,
+        completed as `figure_spec` completes one), drawn on first sight; None without figures."""
+        figures = _figures_module()
+        if figures is None:
+            return None
+        return self._add(figures, figures.figure_spec(spec))
+
+    def _add(self, figures, spec) -> str | None:
         # a digest keeps the table small: a key holds the whole GPU spec
         key = hashlib.blake2b(figures.figure_key(spec).encode("utf-8"), digest_size=16).digest()
         if key in self._names:
