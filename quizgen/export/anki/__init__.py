@@ -53,14 +53,14 @@ from quizgen.recipes import DeckRecipe
 
 __all__ = [
     "Changes", "DeckItem", "DeckPackage", "DeckSummary", "LOCK_FORMAT", "MODEL_FIELDS",
-    "MODEL_IDS", "MODEL_NAMES", "READER_MARK", "REDRAWS", "RELEASE_DATES", "ProblemSource",
-    "Progress", "Stamps", "StoredNotes", "add_introduction", "build_deck", "build_package", "build_timestamp",
-    "card_css", "card_template", "count_cards", "deck_id", "deck_items", "deck_name",
-    "default_lock_path", "default_problem_source", "formula_examples", "formula_guid",
+    "MODEL_IDS", "MODEL_NAMES", "ProblemSource", "Progress", "READER_MARK", "REDRAWS",
+    "RELEASE_DATES", "Stamps", "StoredNotes", "add_introduction", "build_deck", "build_package",
+    "build_timestamp", "card_css", "card_template", "count_cards", "deck_id", "deck_items",
+    "deck_name", "default_lock_path", "default_problem_source", "formula_examples", "formula_guid",
     "git_timestamp", "group_deck_name", "iter_deck_items", "model_digest", "new_card_position",
     "note_digest", "note_model", "note_tags", "plan_stamps", "problem_fields", "problem_guid",
     "read_lock", "release_timestamp", "seed_free_examples", "skills", "tag_part", "write_lock",
-    "write_package",
+    "write_package"
 ]
 
 

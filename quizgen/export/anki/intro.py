@@ -18,7 +18,8 @@ from functools import cache
 from typing import Any
 
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
-from quizgen.export.anki.layout import FigureMedia, _label_html, esc, figure_html, labels, step_html
+from quizgen.export.anki.layout import (FigureMedia, _label_html, esc, figure_html, labels,
+                                        step_html)
 from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_name, note_model,
                                         tag_part)
 from quizgen.gpus import GPU, resolve_gpu
