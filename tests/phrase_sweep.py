@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from quizgen.cli import app
 from quizgen.errors import QuizgenError
+from quizgen.export.anki import intro
 from quizgen.kernels import KERNEL_DIR
 from quizgen.generator import CELLS, generate_one
 from quizgen.render import phrases
@@ -329,6 +330,7 @@ def main(seeds: int) -> None:
                       "--lang", lang, "--out", str(out)])
             run_once(["deck", "--skills", "--variants", "2", "--lang", lang,
                       "--out", str(Path(tmp) / f"skills-{lang}.apkg")])
+            intro.intro_fields(lang, "")        # the deck's introduction card
     library_only()
     # A variant no flow above reached is rendered with the contexts its section's phrases were
     # rendered with (a call site fills all keys of a section alike, e.g. the notes of a failed

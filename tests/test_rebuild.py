@@ -141,10 +141,16 @@ def test_cli_prints_what_a_reimport_does(tmp_path):
     recipe.write_text('name = "mine"\ncells = ["OCC-1", "W-C"]\nlevels = [1]\nkinds = ["numeric", "mcq"]\n')
     run = [sys.executable, "-m", "quizgen", "deck", str(recipe), "-q", "--out"]
     env_out = subprocess.run(run + [str(tmp_path / "a.apkg")], capture_output=True, text=True, check=True)
-    assert "all 2 notes new" in env_out.stdout
+    # a note per problem, and the introduction the deck opens with (it has an occupancy cell)
+    from quizgen.export.anki import intro
+    from quizgen.recipes import load_deck_recipe, plan_slots
+
+    mine = load_deck_recipe(recipe)
+    notes = len(plan_slots(mine)) + (len(mine.langs) if intro.wants_introduction(mine) else 0)
+    assert f"all {notes} notes new" in env_out.stdout
     assert (tmp_path / "mine.lock.json").is_file()               # beside the recipe
     again = subprocess.run(run + [str(tmp_path / "b.apkg")], capture_output=True, text=True, check=True)
-    assert "0 new, 0 updated, 2 left as they are" in again.stdout
+    assert f"0 new, 0 updated, {notes} left as they are" in again.stdout
     assert (tmp_path / "a.apkg").read_bytes() == (tmp_path / "b.apkg").read_bytes()
     (tmp_path / "mine.lock.json").write_text("{not json")
     bad = subprocess.run(run + [str(tmp_path / "c.apkg")], capture_output=True, text=True)

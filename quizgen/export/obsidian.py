@@ -39,11 +39,16 @@ import warnings
 from pathlib import Path
 
 from quizgen.errors import QuizgenError
-from quizgen.export import cards as C
-from quizgen.export.anki import (DeckItem, DeckSummary, Progress, ProblemSource, deck_items,
-                                 formula_examples, formula_guid, problem_guid,
-                                 seed_free_examples, tag_part)
+from quizgen.export.anki.layout import (FigureMedia, FormulaExample, _figures_module,
+                                        formula_symbols, labels, step_math)
+from quizgen.export.anki.meaning import answer_spec
+from quizgen.export.anki.notes import formula_guid, problem_guid
+from quizgen.export.anki.plan import (DeckItem, Progress, ProblemSource, deck_items,
+                                      formula_examples, seed_free_examples)
+from quizgen.export.anki.shared import DeckSummary, tag_part
+from quizgen.export.anki.typed import _decimal_text, answer_format, typed_answer
 from quizgen.problems.model import Problem
+from quizgen.render.math import symbolic
 from quizgen.recipes import DeckRecipe
 
 TAG_ROOT = "#flashcards/quizgen"
@@ -94,7 +99,7 @@ def card_id(guid: str) -> str:
 
 def step_md(number: int, step, words: dict[str, str]) -> str:
     parts = [f"{number}. {md_line(step.title)}"]
-    m = C.step_math(step)
+    m = step_math(step)
     if m.symbolic is not None:
         chain = [m.symbolic] + ([m.substituted] if m.substituted is not None else [])
         if m.result is not None and m.result != chain[-1]:
@@ -118,7 +123,7 @@ def step_md(number: int, step, words: dict[str, str]) -> str:
 
 
 def solution_md(problem: Problem) -> list[str]:
-    words = C.labels(problem.lang)
+    words = labels(problem.lang)
     sol = problem.solution
     lines = []
     if sol.forecast:
@@ -139,15 +144,15 @@ NOT_UNITS = frozenset({"", "fraction", "text", "limiter", "ratio"})
 
 def answer_line(problem: Problem, words: dict[str, str]) -> str:
     """``Answer: 0.40625 (40.625%)``, ``Answer: 8 blocks``: the exact value as a person writes it."""
-    typed = C.typed_answer(problem)
+    typed = typed_answer(problem)
     value = typed.text if typed is not None else str(problem.answers.get(problem.main_answer or "", ""))
     key = problem.main_answer or ""
-    unit = C.answer_spec(problem, key).unit if key in problem.answers else ""
+    unit = answer_spec(problem, key).unit if key in problem.answers else ""
     text = value
     if typed is not None and typed.format == "percent":
         from fractions import Fraction
 
-        pct = C._decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
+        pct = _decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
                               None if typed.places is None else max(typed.places - 2, 0))
         text += f" ({pct}%)"
     elif unit not in NOT_UNITS:
@@ -175,11 +180,11 @@ def on_paper(svg: str) -> str:
 
 
 class NoteFigures:
-    """The figure files of an export: the deck's figures (drawn once each by `C.FigureMedia`),
+    """The figure files of an export: the deck's figures (drawn once each by `FigureMedia`),
     put on paper and named by their bytes."""
 
     def __init__(self) -> None:
-        self.media = C.FigureMedia()
+        self.media = FigureMedia()
         self._names: dict[str, str] = {}
         self.files: dict[str, bytes] = {}
 
@@ -205,7 +210,7 @@ def problem_card(item: DeckItem, recipe: DeckRecipe, figure: str | None = None) 
     `figure` (a figure file's name) is embedded on the back, after the answer, as the Anki
     card shows it."""
     problem, kind = item.problem, item.kind
-    words = C.labels(problem.lang)
+    words = labels(problem.lang)
     ident = card_id(problem_guid(problem, kind or "none"))
     if kind == "concept":
         answer = md_line(problem.solution.answer or problem.answers.get(problem.main_answer or "", ""))
@@ -232,7 +237,7 @@ def problem_card(item: DeckItem, recipe: DeckRecipe, figure: str | None = None) 
         if wrong:
             back += [f"{words['wrong_why']}:"] + wrong
     else:
-        front.append(f"_{md_line(C.answer_format(problem, problem.lang))}_")
+        front.append(f"_{md_line(answer_format(problem, problem.lang))}_")
         back.append(answer_line(problem, words))
     if figure is not None:
         back.append(figure_embed(figure))
@@ -248,14 +253,14 @@ def legacy_ids(item: DeckItem, recipe: DeckRecipe) -> list[str]:
     return [card_id(genanki.guid_for(*item.slot.key(recipe), item.kind or "none"))]
 
 
-def formula_card(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
-    words = C.labels(example.lang)
+def formula_card(example: FormulaExample, recipe: DeckRecipe) -> list[str]:
+    words = labels(example.lang)
     legend = "; ".join(f"{math(tex)}: {md_line(meaning)}"
-                       for _, tex, meaning in C.formula_symbols(example.name))
+                       for _, tex, meaning in formula_symbols(example.name))
     front = [f"{md_line(words['formula_prompt'])}: {md_line(example.title)}",
              f"{words['symbols']}: {legend}"]
-    back = [display(C.symbolic(example.name))]
-    m = C.step_math(example.step)
+    back = [display(symbolic(example.name))]
+    m = step_math(example.step)
     if m.substituted is not None:
         chain = [m.substituted] + ([m.result] if m.result not in (None, m.substituted) else [])
         back.append(f"{words['example']}: {math(' = '.join(chain))}")
@@ -263,7 +268,7 @@ def formula_card(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
     return front + ["?"] + back
 
 
-def legacy_formula_ids(example: C.FormulaExample, recipe: DeckRecipe) -> list[str]:
+def legacy_formula_ids(example: FormulaExample, recipe: DeckRecipe) -> list[str]:
     import genanki
 
     return [card_id(genanki.guid_for("quizgen", recipe.name, "formula", example.name, recipe.seed,
@@ -368,7 +373,7 @@ def note_language(text: str, ids: dict[str, set[str]]) -> str | None:
     from quizgen.render.phrases import LANGS
 
     keys = ("why", "formula_prompt", "wrong_why")
-    words = {lang: {md_line(C.labels(lang)[key]) for key in keys} for lang in LANGS}
+    words = {lang: {md_line(labels(lang)[key]) for key in keys} for lang in LANGS}
     by_words = [lang for lang, own in words.items()
                 if any(word in text for word in own - set().union(
                     *(other for o, other in words.items() if o != lang)))]
@@ -404,7 +409,7 @@ def _own_figure(path: Path) -> bool:
         return False
     if path.is_symlink() or not path.is_file():
         return False
-    figures = C._figures_module()
+    figures = _figures_module()
     if figures is None:
         return False
     try:
@@ -469,6 +474,10 @@ def stale_figures(out: Path) -> list[Path]:
     return [p for p in sorted(folder.iterdir()) if p.name not in used and _own_figure(p)]
 
 
+#: A note file's plan: (title, tag, [(heading, card lines)], [each card's earlier ids]).
+NotePlan = tuple[str, str, list[tuple[str, list[str]]], list[list[str]]]
+
+
 def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
                    problems_for: ProblemSource | None = None,
                    progress: Progress | None = None, force: bool = False) -> DeckSummary:
@@ -481,8 +490,6 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
     refused unless `force`; even then they are never changed, and one in the way of a note is
     kept as NAME.kept.
     """
-    from quizgen.files import atomic_write
-
     foreign = _foreign_files(Path(out_dir))
     if foreign:
         if not force:
@@ -493,7 +500,19 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
     items = deck_items(recipe, problems_for=problems_for, progress=progress)
     out = Path(out_dir)
     media = NoteFigures()
-    files: dict[str, tuple[str, str, list[tuple[str, list[str]]], list[list[str]]]] = {}
+    files, cards = plan_notes(recipe, items, media)
+    total, superseded = write_notes(out, recipe, files, media)
+    cells = len({item.problem.cell for item in items if item.kind is not None})
+    skipped = sum(1 for item in items if item.kind is None)
+    return DeckSummary(notes=len(files), cards=cards, cells=cells, bytes=total, path=str(out),
+                       skipped=skipped, replaced=tuple(p.name for p in superseded))
+
+
+def plan_notes(recipe: DeckRecipe, items: list[DeckItem],
+               media: NoteFigures) -> tuple[dict[str, NotePlan], int]:
+    """Each note file's cards (by file name, in deck order) and the number of cards; the
+    figures the cards embed are drawn into `media`."""
+    files: dict[str, NotePlan] = {}
     cards = 0
     seen: set[str] = set()
     for item in items:
@@ -521,6 +540,15 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
             files[name][2].append((example.title, formula_card(example, recipe)))
             files[name][3].append(legacy_formula_ids(example, recipe))
             cards += 1
+    return files, cards
+
+
+def write_notes(out: Path, recipe: DeckRecipe, files: dict[str, NotePlan],
+                media: NoteFigures) -> tuple[int, list[Path]]:
+    """Write the planned notes and their figures into `out`, carrying the plugin's schedules
+    over; remove the notes they supersede and the figures no note uses. Returns (bytes
+    written, the notes superseded)."""
+    from quizgen.files import atomic_write
 
     out.mkdir(parents=True, exist_ok=True)
     schedules = saved_schedules(out)
@@ -539,7 +567,7 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
 
                 kept = _kept_name(path)
                 os.replace(path, kept)
-                warnings.warn(f"{path} is not a quizgen note; kept as {kept.name}", stacklevel=2)
+                warnings.warn(f"{path} is not a quizgen note; kept as {kept.name}", stacklevel=3)
         if schedules:
             carried = _carry([card for _, card in note_cards], schedules, legacy)
             note_cards = [(heading, card) for (heading, _), card in zip(note_cards, carried)]
@@ -552,7 +580,4 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
     figure_dir = out / FIGURE_DIR
     if figure_dir.is_dir() and not figure_dir.is_symlink() and not any(figure_dir.iterdir()):
         figure_dir.rmdir()
-    cells = len({item.problem.cell for item in items if item.kind is not None})
-    skipped = sum(1 for item in items if item.kind is None)
-    return DeckSummary(notes=len(files), cards=cards, cells=cells, bytes=total, path=str(out),
-                       skipped=skipped, replaced=tuple(p.name for p in superseded))
+    return total, superseded
