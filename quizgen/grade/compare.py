@@ -36,9 +36,11 @@ from typing import Literal
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note, note
-from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
+from quizgen.grade.parse import Parsed, parse_answer
+from quizgen.problems.specs import COMPARE_KINDS, COUNT_UNITS, canonical_unit
 
-KINDS = ("count", "fraction", "percent", "ratio", "bytes", "cycles", "real")
+#: The kinds `compare` knows (declared with the answer specs as `COMPARE_KINDS`).
+KINDS = COMPARE_KINDS
 
 #: Default absolute tolerance per kind ("real" also allows 0.1% of the expected value).
 DEFAULT_TOLERANCE: dict[str, Fraction] = {
@@ -51,10 +53,6 @@ DEFAULT_TOLERANCE: dict[str, Fraction] = {
     "real": Fraction(5, 10_000),
 }
 _REAL_RELATIVE = Fraction(1, 1000)
-
-#: Units that count whole things.
-COUNT_UNITS = frozenset({"warps", "blocks", "threads", "lanes", "registers", "instructions",
-                         "SMs", "waves"})
 
 # Units each kind accepts besides a bare number ("real" accepts any).
 _KIND_UNITS: dict[str, frozenset[str] | None] = {

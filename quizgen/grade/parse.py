@@ -41,6 +41,8 @@ from functools import lru_cache
 from typing import Literal
 
 from quizgen.grade.notes import Note
+from quizgen.problems.specs import (  # noqa: F401  (UNITS, canonical_unit: read here too)
+    BYTE_WORDS, PERCENT_WORDS, RATIO_WORDS, UNIT_WORDS, UNITS, canonical_unit)
 
 #: Longest answer read, in characters; longer text is refused before any other work.
 MAX_LENGTH = 200
@@ -57,38 +59,12 @@ MAX_SCIENTIFIC_EXPONENT = 60
 
 Kind = Literal["number", "percent", "fraction", "expression"]
 
-#: Canonical units a Parsed may carry.
-UNITS = ("warps", "blocks", "threads", "lanes", "registers", "B", "cycles", "instructions",
-         "SMs", "waves", "x", "%")
+# What a unit word means is declared with the answer specs; the reader reads by it.
+_UNIT_WORDS, _BYTE_WORDS = UNIT_WORDS, BYTE_WORDS
+_PERCENT_WORDS, _RATIO_WORDS = PERCENT_WORDS, RATIO_WORDS
 
-# Unit words, lower-cased, to their canonical unit.
-_UNIT_WORDS: dict[str, str] = {}
-for _canon, _words in {
-    "warps": ("warp", "warps"),
-    "blocks": ("block", "blocks", "blk", "blks", "tb", "tbs"),
-    "threads": ("thread", "threads", "thr"),
-    "lanes": ("lane", "lanes"),
-    "registers": ("register", "registers", "reg", "regs"),
-    "cycles": ("cycle", "cycles", "cyc", "cycs", "clk", "clks", "clock", "clocks"),
-    "instructions": ("instruction", "instructions", "instr", "instrs", "inst", "insts"),
-    "SMs": ("sm", "sms"),
-    "waves": ("wave", "waves"),
-}.items():
-    for _word in _words:
-        _UNIT_WORDS[_word] = _canon
-
-# Byte units (course convention: K = 1024), lower-cased, to their size in bytes.
-_BYTE_WORDS: dict[str, int] = {
-    "b": 1, "byte": 1, "bytes": 1,
-    "kb": 1024, "kib": 1024, "kbyte": 1024, "kbytes": 1024, "kilobyte": 1024,
-    "kilobytes": 1024, "kibibyte": 1024, "kibibytes": 1024,
-    "mb": 1024**2, "mib": 1024**2, "mbyte": 1024**2, "mbytes": 1024**2, "megabyte": 1024**2,
-    "megabytes": 1024**2, "mebibyte": 1024**2, "mebibytes": 1024**2,
-}
 # A bare multiplier; bytes unless a unit word follows (``64K registers``).
 _MULTIPLIERS: dict[str, int] = {"k": 1024, "ki": 1024, "m": 1024**2, "mi": 1024**2}
-_PERCENT_WORDS = frozenset({"percent", "pct"})
-_RATIO_WORDS = frozenset({"x", "times"})
 # What may follow "/" or "per" after a unit: ``8 blocks/SM``, ``48 KB per block``.
 _PER_WORDS = frozenset({"sm", "sms", "block", "blocks", "warp", "warps", "thread", "threads",
                         "scheduler", "schedulers", "wave", "waves", "lane", "lanes", "kernel"})
@@ -646,24 +622,6 @@ def _classify(node: object) -> Kind:
 
 
 # ----------------------------------------------------------------------------- entry points
-
-def canonical_unit(word: str) -> str | None:
-    """The canonical unit a unit word stands for (``"warp"`` → ``"warps"``, ``"KiB"`` → ``"B"``,
-    ``"×"`` → ``"x"``, ``"percent"`` → ``"%"``), or None for a word that is not a unit."""
-    name = word.strip()
-    if name in UNITS:
-        return name
-    name = name.lower()
-    if name in _UNIT_WORDS:
-        return _UNIT_WORDS[name]
-    if name in _BYTE_WORDS:
-        return "B"
-    if name in _RATIO_WORDS or name == "×":
-        return "x"
-    if name in _PERCENT_WORDS:
-        return "%"
-    return None
-
 
 # A spreadsheet turns a typed fraction into a date ("4/1" → 4/1/2026 or 1-Apr, "3/8" → 8-Mar):
 # such an answer is what a program made of the student's, not the student's answer, so it is
