@@ -137,7 +137,7 @@ def grade_remarks(tmp: Path) -> None:
     from quizgen.grade.notes import note_text
     from quizgen.grade.overrides import Override, apply_overrides
     from quizgen.grade.parse import parse_answer, parse_with_work
-    from quizgen.grade.parse import _why
+    from quizgen.grade.reading import why as _why
     from quizgen.grade.sheet import SheetRow, _records, read_answer_sheet
 
     remarks = []

@@ -111,3 +111,43 @@ def test_a_printed_unit_is_a_word_of_every_language_and_never_doubles_a_format()
                 for lang in LANGS:
                     assert unit in book(lang)["unit"], (fam.cell, key, unit, lang)
     assert {"blocks", "warps", "B"} <= seen
+
+
+def test_every_numeric_kind_is_compared_and_every_count_unit_reads_as_itself():
+    """The grader compares by the kinds the specs declare: a numeric spec kind the comparison did
+    not know would refuse every answer of it; a count unit must read back as itself, or a right
+    count in its own unit would be marked as written in another."""
+    from quizgen.problems.specs import COMPARE_KINDS, COUNT_UNITS, NUMERIC_KINDS, canonical_unit
+
+    assert NUMERIC_KINDS <= set(COMPARE_KINDS)
+    assert {u: canonical_unit(u) for u in COUNT_UNITS} == {u: u for u in COUNT_UNITS}
+    assert {w: canonical_unit(w) for w in ("warp", "KiB", "×", "pct", "2x")} == \
+        {"warp": "warps", "KiB": "B", "×": "x", "pct": "%", "2x": None}
+
+
+def test_a_record_without_specs_takes_its_family_declaration_or_its_values():
+    from quizgen.problems.records import record_specs
+
+    problem = generate_one("OCC-2", level=2, seed=7, lang="en").to_dict()
+    declared = dict(family("OCC-2").answer_specs)
+    bare = {"cell": "OCC-2", "answers": problem["answers"]}
+    assert {k: s.to_dict() for k, s in record_specs(bare).items()} == \
+        {k: declared[k].to_dict() for k in problem["answers"]}
+    unknown = {"cell": "NOPE-9", "answers": {"n": 3, "ok": True, "why": ["smem"], "at": [1, 2],
+                                             "pick": "a"}}
+    assert {k: s.kind for k, s in record_specs(unknown).items()} == \
+        {"n": "real", "ok": "yes_no", "why": "limits", "at": "coords", "pick": "choice"}
+
+
+def test_the_grader_still_answers_to_its_old_names():
+    """Modules that asked the grader what an answer is keep working while they move."""
+    import importlib
+
+    from quizgen.problems import records, specs
+
+    carry, compare, parse = (importlib.import_module(f"quizgen.grade.{m}")
+                             for m in ("carry", "compare", "parse"))
+
+    assert carry.record_specs is records.record_specs
+    assert compare.KINDS is specs.COMPARE_KINDS and compare.COUNT_UNITS is specs.COUNT_UNITS
+    assert parse.canonical_unit is specs.canonical_unit and parse.UNITS is specs.UNITS

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
@@ -125,8 +129,67 @@ def test_check_a_problem_file_and_stdin(tmp_path):
     assert hostile.exit_code == 1 and "invalid" in hostile.stdout
 
 
+def _class(folder, students: int):
+    """A generated class of `students` papers and its answer sheet filled the way a class fills
+    one: right answers, a unit written out, a trap, a blank, an unreadable box."""
+    plan = plan_exam(parse_exam_recipe(RECIPE),
+                     [Student(name=f"Student {i}", roll=f"R{i:03d}") for i in range(students)],
+                     None, generate=generate_one)
+    (folder / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv)))
+    header = rows[0]
+    for i, (row, student) in enumerate(zip(rows[1:], plan.manifest["students"])):
+        answers = student["questions"][0]["answers"]
+        blocks = ("", f"{answers['blocks_per_sm']} blocks", str(answers["blocks_per_sm"] + 1))
+        share = (f"{answers['occupancy'] * 100:g}%", "1,5", str(answers["occupancy"]))
+        row[header.index("Q1.blocks_per_sm")] = blocks[i % 3]
+        row[header.index("Q1.occupancy")] = share[i % 2 if i % 5 else 1]
+    with (folder / "answers.csv").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+
+
+def _graded(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != ".quizgen-files.json"}
+
+
+def test_grade_off_a_terminal_prints_progress_lines_and_grades_the_same(tmp_path):
+    _class(tmp_path, 30)
+    env = {**os.environ, "QUIZGEN_PROGRESS_SECONDS": "0"}
+
+    def grade(*args):
+        done = subprocess.run([sys.executable, "-m", "quizgen", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    shown = grade("grade", "manifest.json", "answers.csv", "--out", "shown")
+    quiet = grade("grade", "manifest.json", "answers.csv", "--out", "quiet", "--quiet")
+    # stderr is a pipe here: progress is lines, for both phases, and stdout only the result
+    graded = re.findall(r"^grade: (\d+)/30 students graded \(\d+ s\)$", shown.stderr, re.M)
+    written = re.findall(r"^grade: (\d+)/30 feedback pages written \(\d+ s\)$", shown.stderr,
+                         re.M)
+    assert graded and written, shown.stderr
+    assert [int(n) for n in graded] == sorted(int(n) for n in graded) and int(graded[-1]) < 30
+    assert shown.stdout == quiet.stdout.replace("→ quiet", "→ shown")
+    assert shown.stdout.startswith("30 students, 60 answers graded")
+    assert "grade:" not in quiet.stderr
+    assert [line for line in shown.stderr.splitlines() if not line.startswith("grade: ")] == \
+        quiet.stderr.splitlines()
+    # the same results, page for page
+    assert _graded(tmp_path / "shown") == _graded(tmp_path / "quiet")
+    with (tmp_path / "shown" / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
+        statuses = {r["Q1.occupancy"] for r in csv.DictReader(fh)}
+    assert "0" in statuses and len(statuses) > 1     # a class with right and unreadable boxes
+
+    again = grade("regrade", "manifest.json", "answers.csv", "--out", "shown")
+    assert re.search(r"^grade: \d+/30 feedback pages written \(\d+ s\)$", again.stderr, re.M)
+    assert again.stdout.startswith("30 students graded again; 0 boxes changed")
+
+
 @pytest.mark.parametrize("command, options", [
-    ("grade", ["--out", "--invalid", "--force", "--lang", "--format"]),
+    ("grade", ["--out", "--invalid", "--force", "--lang", "--format", "--quiet"]),
+    ("regrade", ["--out", "--overrides", "--invalid", "--lang", "--format", "--quiet"]),
     ("check", ["--key", "--manifest", "--given", "--lang", "--json"]),
 ])
 def test_help_documents_every_option(command, options):

@@ -391,7 +391,7 @@ def test_canonical_unit(word, unit):
 
 # ----------------------------------------------------------------------------- the fast path
 
-from quizgen.grade.parse import _fast_parse  # noqa: E402
+from quizgen.grade.shapes import fast_parse as _fast_parse  # noqa: E402
 
 _WHITE = st.sampled_from(["", "", " ", "  ", "\t", "\n", "\u00a0"])
 

@@ -4,6 +4,7 @@
 import json
 import sys
 import warnings
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -11,6 +12,8 @@ import typer
 
 from quizgen.cli.root import app
 from quizgen.cli.options import LANG_CHOICES, LANGS
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, else a line on stderr every few seconds).")]
 
 
 @app.command("grade")
@@ -25,6 +28,7 @@ def grade_command(
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
     remedial: Annotated[Optional[Path], typer.Option("--remedial", help="Also write a follow-up Anki deck per student into this folder (skills of the cells they lost points in, concept cards of the misconceptions their answers showed) and class.apkg.")] = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Grade a class: score every answer box, credit carried errors, name the traps.
 
@@ -38,19 +42,11 @@ def grade_command(
     try:
         if lms is not None and lms not in ("moodle", "canvas"):
             raise QuizgenError(f"got {lms!r}; expected moodle or canvas", field="lms")
-        adjust = None
-        if overrides is not None:
-            from quizgen.grade.overrides import apply_overrides, read_overrides
-
-            rules = read_overrides(overrides)
-            from quizgen.grade.match import sheet_lang
-
-            adjust = lambda students, data: apply_overrides(  # noqa: E731
-                students, data, rules, lang=sheet_lang(data, lang))
-        with warnings.catch_warnings(record=True) as caught:
+        adjust = _adjuster(overrides, lang) if overrides is not None else None
+        with warnings.catch_warnings(record=True) as caught, class_progress(quiet) as progress:
             warnings.simplefilter("always")
             summary = grade_class(manifest, answers, out, invalid=invalid, force=force, lang=lang,
-                                  feedback_format=fmt, adjust=adjust)
+                                  feedback_format=fmt, adjust=adjust, progress=progress)
         if lms is not None:
             from quizgen.files import add_to_ledger
             from quizgen.grade.lms import write_gradebook
@@ -72,6 +68,46 @@ def grade_command(
             _follow_up(summary, manifest, remedial, lang)
         except QuizgenError as exc:
             raise fail(str(exc)) from None
+
+
+def _adjuster(overrides: Path, lang: Optional[str]):
+    """`grade_class`'s ``adjust``: the teacher's decisions of overrides.csv, read first."""
+    from quizgen.grade.match import sheet_lang
+    from quizgen.grade.overrides import apply_overrides, read_overrides
+
+    rules = read_overrides(overrides)
+    return lambda students, data: apply_overrides(students, data, rules,
+                                                  lang=sheet_lang(data, lang))
+
+
+#: What each phase of grading a class counts, as its progress says it.
+PHASES = {"grading": "students graded", "writing": "feedback pages written"}
+
+
+@contextmanager
+def class_progress(quiet: bool):
+    """``progress(phase, done, total)`` for `grade_class`, or None when `quiet`: each phase its
+    own progress (a bar on a terminal, else a line on stderr every few seconds, ``grade:
+    800/2,128 students graded (5 s)``), as `deck` and `sheet` show theirs."""
+    if quiet:
+        yield None
+        return
+    from quizgen.cli.options import progress_reporter
+
+    with ExitStack() as stack:
+        current: dict[str, Any] = {}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase not in current:
+                stack.close()               # the phase before is over: its bar goes
+                current.clear()
+                current[phase] = stack.enter_context(
+                    progress_reporter("grade", PHASES[phase]))
+            update = current[phase]
+            if update is not None:
+                update(done, total)
+
+        yield progress
 
 
 def _follow_up(summary, manifest: Path, folder: Path, lang: Optional[str]) -> None:
@@ -121,6 +157,7 @@ def regrade_command(
     invalid: Annotated[str, typer.Option("--invalid", help="Unreadable or missing answers: zero or flag (as for grade).")] = "zero",
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the feedback: {LANG_CHOICES} (default: the exam's).")] = None,
     fmt: Annotated[Optional[str], typer.Option("--format", "-f", help="Feedback pages as html or md (default: the format of the earlier results, else html).")] = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Grade again after a key fix or a teacher's decision, keeping the earlier results
     (history/<n>/) and listing every changed box in changes.csv.
@@ -132,8 +169,10 @@ def regrade_command(
     from quizgen.grade.overrides import regrade
 
     try:
-        summary, changed = regrade(manifest, answers, out, overrides=overrides, invalid=invalid,
-                                   lang=lang, feedback_format=fmt)
+        with class_progress(quiet) as progress:
+            summary, changed = regrade(manifest, answers, out, overrides=overrides,
+                                       invalid=invalid, lang=lang, feedback_format=fmt,
+                                       progress=progress)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"{len(summary.students)} students graded again; {changed} boxes changed "

@@ -16,8 +16,8 @@ _GRADER = ("CheckResult", "GradeSummary", "check_answer", "grade_class")
 
 
 def __getattr__(name: str) -> Any:
-    # The grader is imported when first asked for: a deck reads the answer kinds of
-    # `quizgen.grade.compare` and never grades.
+    # The grader is imported when first asked for: reading or comparing one answer needs
+    # none of it.
     if name in _GRADER:
         from quizgen.grade import grader
 

@@ -1,9 +1,7 @@
-"""What each answer means to the grader, and carried-error credit from a student's own answers.
+"""Carried-error credit from a student's own answers.
 
-A problem record carries its answer specs (kind, unit, format, tolerance, depends_on). A record
-written before specs existed (a version-1 manifest) gets them from its registered family; a record
-of a family this install does not know is read by its values alone (a number is compared as a
-number, a list of names as a set of limits, …).
+What each answer means (`record_specs`: the record's own specs, else its family's declaration)
+is read in `quizgen.problems.records`; the grader and the cards read it there.
 
 Carried credit is one operation for every family: walk the answers in dependency order and
 recompute each one that depends on earlier answers with its spec's `compute` (the engine function
@@ -20,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from quizgen.grade.judge import Box, same, same_number
 from quizgen.grade.memo import SHARED, frozen
 from quizgen.grade.results import fraction_text, number_text
+from quizgen.problems.records import declared_specs, record_specs, spec_by_value  # noqa: F401
 from quizgen.problems.specs import AnswerSpec, order, plain_number, usable
 
 if TYPE_CHECKING:
@@ -27,59 +26,20 @@ if TYPE_CHECKING:
 
 Compute = Callable[[Mapping[str, Any], Any], Any]
 
-
-def record_specs(problem: Mapping[str, Any]) -> dict[str, AnswerSpec]:
-    """The specs of a problem's answers: the record's own, else its family's declaration."""
-    answers = problem.get("answers") or {}
-    own = problem.get("answer_specs")
-    declared = _declared(str(problem.get("cell", "")))
-    out: dict[str, AnswerSpec] = {}
-    for key, value in answers.items():
-        spec = None
-        if isinstance(own, Mapping) and isinstance(own.get(key), Mapping):
-            try:
-                spec = AnswerSpec.from_dict(own[key])
-            except (ValueError, TypeError):
-                spec = None
-        if spec is None:
-            spec = declared.get(key) or _by_value(value)
-        out[key] = spec
-    return out
+# The answer's meaning is declared in quizgen.problems.records; its names stay readable here.
+_declared, _by_value = declared_specs, spec_by_value
 
 
 def computes(problem: Mapping[str, Any], specs: Mapping[str, AnswerSpec]) -> dict[str, Compute]:
     """The compute functions of the answers whose record says what the family still declares
     (same inputs): a record saved under an older meaning is graded without carried credit."""
-    declared = _declared(str(problem.get("cell", "")))
+    declared = declared_specs(str(problem.get("cell", "")))
     out = {}
     for key, spec in specs.items():
         mine = declared.get(key)
         if mine is not None and mine.compute is not None and mine.depends_on == spec.depends_on:
             out[key] = mine.compute
     return out
-
-
-def _declared(cell: str) -> dict[str, AnswerSpec]:
-    from quizgen.errors import QuizgenError
-    from quizgen.problems import family
-
-    try:
-        return dict(family(cell).answer_specs)
-    except QuizgenError:
-        return {}
-
-
-def _by_value(value: Any) -> AnswerSpec:
-    """A spec for an answer of a family this install does not know: read by the value's type."""
-    if isinstance(value, bool):
-        return AnswerSpec("yes_no")
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return AnswerSpec("limits")
-    if isinstance(value, list):
-        return AnswerSpec("coords")
-    if isinstance(value, str):
-        return AnswerSpec("choice")
-    return AnswerSpec("real")
 
 
 _BROKEN = object()

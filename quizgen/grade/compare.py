@@ -36,9 +36,11 @@ from typing import Literal
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note, note
-from quizgen.grade.parse import Parsed, canonical_unit, parse_answer
+from quizgen.grade.parse import Parsed, parse_answer
+from quizgen.problems.specs import COMPARE_KINDS, COUNT_UNITS, canonical_unit
 
-KINDS = ("count", "fraction", "percent", "ratio", "bytes", "cycles", "real")
+#: The kinds `compare` knows (declared with the answer specs as `COMPARE_KINDS`).
+KINDS = COMPARE_KINDS
 
 #: Default absolute tolerance per kind ("real" also allows 0.1% of the expected value).
 DEFAULT_TOLERANCE: dict[str, Fraction] = {
@@ -51,10 +53,6 @@ DEFAULT_TOLERANCE: dict[str, Fraction] = {
     "real": Fraction(5, 10_000),
 }
 _REAL_RELATIVE = Fraction(1, 1000)
-
-#: Units that count whole things.
-COUNT_UNITS = frozenset({"warps", "blocks", "threads", "lanes", "registers", "instructions",
-                         "SMs", "waves"})
 
 # Units each kind accepts besides a bare number ("real" accepts any).
 _KIND_UNITS: dict[str, frozenset[str] | None] = {
@@ -138,6 +136,31 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
     names the expected unit (``"warps"``), so a count in another unit is marked wrong. Bad
     ``expected``/``tolerance``/``kind`` (a malformed manifest) raise `QuizgenError`.
     """
+    want, tol = _key(expected, kind, tolerance)
+    if isinstance(parsed, str):
+        parsed = parse_answer(parsed)
+    if not parsed.ok or parsed.value is None:
+        return Verdict("invalid", None, parsed.error or note("unreadable"))
+    misfit = _unit_misfit(parsed, kind, unit)
+    if misfit is not None:
+        return misfit
+    if kind == "fraction":
+        return _as_fraction(parsed, want, tol)
+    if kind == "percent":
+        return _as_percent(parsed, want, tol)
+    value = parsed.value
+    if _within(value, want, tol):
+        return Verdict("correct", value)
+    remark = None
+    if kind == "count" and value.denominator != 1:
+        remark = note("whole_count")
+    elif kind == "bytes" and parsed.unit is None and value * 1024 == want:
+        remark = note("read_bytes", written=parsed.raw.strip(), bytes=_fmt(want))
+    return Verdict("wrong", value, remark)
+
+
+def _key(expected: object, kind: str, tolerance: object) -> tuple[Fraction, Fraction]:
+    """The expected value and the tolerance of a key, exact; a malformed key raises."""
     if kind not in KINDS:
         raise QuizgenError(f"got {kind!r}; expected one of {', '.join(KINDS)}", field="kind")
     want = _exact(expected, "expected")
@@ -149,49 +172,45 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
         tol = _exact(tolerance, "tolerance")
         if tol < 0:
             raise QuizgenError(f"got {tolerance!r}; expected a tolerance ≥ 0", field="tolerance")
-    if isinstance(parsed, str):
-        parsed = parse_answer(parsed)
-    if not parsed.ok or parsed.value is None:
-        return Verdict("invalid", None, parsed.error or note("unreadable"))
+    return want, tol
 
-    value = parsed.value
-    written = parsed.raw.strip()
+
+def _unit_misfit(parsed: Parsed, kind: str, unit: str | None) -> Verdict | None:
+    """The wrong verdict of an answer whose unit contradicts the kind or the expected count
+    unit (it was read fine, so it is wrong, not invalid); None when its unit fits."""
     allowed = _KIND_UNITS[kind]
     if parsed.unit is not None and allowed is not None and parsed.unit not in allowed:
         shown = note(f"unit_{parsed.unit}") if parsed.unit in ("B", "x") else parsed.unit
-        return Verdict("wrong", value, note(f"unit_misfit_{kind}", unit=shown))
+        return Verdict("wrong", parsed.value, note(f"unit_misfit_{kind}", unit=shown))
     want_unit = (_canonical_unit(unit) if type(unit) is str else canonical_unit(unit)) \
         if unit else None
     if want_unit is not None and parsed.unit is not None and parsed.unit != want_unit \
             and parsed.unit in COUNT_UNITS and want_unit in COUNT_UNITS:
-        return Verdict("wrong", value, note("other_unit", unit=parsed.unit, wanted=want_unit))
+        return Verdict("wrong", parsed.value,
+                       note("other_unit", unit=parsed.unit, wanted=want_unit))
+    return None
 
-    if kind == "fraction":
-        if _within(value, want, tol):
-            return Verdict("correct", value)
-        if parsed.unit is None and 1 < value <= 100 and 0 <= want <= 1:
-            # A fraction cannot exceed 1: "25" can only mean 25%.
-            used = value / 100
-            read = note("read_percent", written=written, value=_fmt(value))
-            return Verdict("correct" if _within(used, want, tol) else "wrong", used, read)
-        return Verdict("wrong", value, note("fraction_range") if not 0 <= value <= 1 else None)
 
-    if kind == "percent":
-        if parsed.unit == "%":
-            used = value * 100
-            return Verdict("correct" if _within(used, want, tol) else "wrong", used)
-        if _within(value, want, tol):
-            return Verdict("correct", value)
-        if 0 <= value <= 1 and _within(value * 100, want, tol):
-            return Verdict("correct", value * 100,
-                           note("read_percent", written=written, value=_fmt(value * 100)))
-        return Verdict("wrong", value)
-
+def _as_fraction(parsed: Parsed, want: Fraction, tol: Fraction) -> Verdict:
+    value = parsed.value
     if _within(value, want, tol):
         return Verdict("correct", value)
-    remark = None
-    if kind == "count" and value.denominator != 1:
-        remark = note("whole_count")
-    elif kind == "bytes" and parsed.unit is None and value * 1024 == want:
-        remark = note("read_bytes", written=written, bytes=_fmt(want))
-    return Verdict("wrong", value, remark)
+    if parsed.unit is None and 1 < value <= 100 and 0 <= want <= 1:
+        # A fraction cannot exceed 1: "25" can only mean 25%.
+        used = value / 100
+        read = note("read_percent", written=parsed.raw.strip(), value=_fmt(value))
+        return Verdict("correct" if _within(used, want, tol) else "wrong", used, read)
+    return Verdict("wrong", value, note("fraction_range") if not 0 <= value <= 1 else None)
+
+
+def _as_percent(parsed: Parsed, want: Fraction, tol: Fraction) -> Verdict:
+    value = parsed.value
+    if parsed.unit == "%":
+        used = value * 100
+        return Verdict("correct" if _within(used, want, tol) else "wrong", used)
+    if _within(value, want, tol):
+        return Verdict("correct", value)
+    if 0 <= value <= 1 and _within(value * 100, want, tol):
+        return Verdict("correct", value * 100,
+                       note("read_percent", written=parsed.raw.strip(), value=_fmt(value * 100)))
+    return Verdict("wrong", value)

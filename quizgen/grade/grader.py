@@ -28,6 +28,7 @@ import re
 import warnings
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -164,20 +165,26 @@ def check_answer(problem: Any, key: str | None, answer: str, *,
 # Grading a class
 
 
+#: ``progress(done, total)``: told after each step of a long piece of work.
+Progress = Callable[[int, int], None]
+
+
 def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
-               lang: str | None = None) -> tuple[list[StudentResult], list[FileIssue],
-                                                  list[SheetRow]]:
+               lang: str | None = None, progress: Progress | None = None
+               ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     """Match each row of the sheet to its student and grade it (no files written).
 
     Returns the graded students (in sheet order), the issues (with line numbers) and the rows
-    that could not be graded (kept whole, for ``unmatched.csv``).
+    that could not be graded (kept whole, for ``unmatched.csv``). `progress(rows done, rows)`
+    is told after each row.
     """
     with collector_paused():
-        return _grade_rows(manifest, sheet, invalid=invalid, lang=lang)
+        return _grade_rows(manifest, sheet, invalid=invalid, lang=lang, progress=progress)
 
 
 def _grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str,
-                lang: str | None) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
+                lang: str | None, progress: Progress | None = None
+                ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
     lang = sheet_lang(manifest, lang)
@@ -188,13 +195,16 @@ def _grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str
     students: list[StudentResult] = []
     unmatched: list[SheetRow] = []
     plans: dict[int, Any] = {}
-    for row in sheet.rows:
+    total = len(sheet.rows)
+    for done, row in enumerate(sheet.rows, start=1):
         entry, name, roll = matcher.match(row, issues)
         if entry is None:
             unmatched.append(row)
-            continue
-        students.append(_grade_entry(entry, row, columns.answers, sheet.delimiter, invalid, lang,
-                                     name, roll, plans))
+        else:
+            students.append(_grade_entry(entry, row, columns.answers, sheet.delimiter, invalid,
+                                         lang, name, roll, plans))
+        if progress is not None:
+            progress(done, total)
     return students, issues, unmatched
 
 
@@ -250,7 +260,8 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
                 out_dir: str | os.PathLike[str], *, invalid: str = "zero", force: bool = False,
                 lang: str | None = None, feedback_format: str = "md",
                 adjust: Callable[[list[StudentResult], Mapping[str, Any]], list[FileIssue]]
-                | None = None) -> GradeSummary:
+                | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> GradeSummary:
     """Grade a filled answer sheet against its exam manifest and write the reports.
 
     Writes ``out_dir/results.csv``, ``out_dir/feedback/<roll or name>.md`` (or ``.html``),
@@ -259,7 +270,8 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     ``needs_review`` column) or ``"flag"`` (left out of the score and listed). `adjust(students,
     manifest)` may change boxes before anything is written (the teacher's overrides, see
     `quizgen.grade.overrides`) and returns what to report. Inputs are only read; an existing,
-    non-empty `out_dir` is refused unless `force`.
+    non-empty `out_dir` is refused unless `force`. `progress(phase, done, total)` is told how
+    far each phase is: ``"grading"`` (rows of the sheet), then ``"writing"`` (feedback pages).
     """
     manifest_path, answers_path, out = Path(manifest_path), Path(answers_path), Path(out_dir)
     if feedback_format not in ("md", "html"):
@@ -271,12 +283,16 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     sheet = read_answer_sheet(answers_path)
     the_lang = sheet_lang(manifest, lang)
     with collector_paused():             # rendering the pages makes no cycles either
-        students, issues, unmatched = grade_rows(manifest, sheet, invalid=invalid, lang=lang)
+        students, issues, unmatched = grade_rows(
+            manifest, sheet, invalid=invalid, lang=lang,
+            progress=partial(progress, "grading") if progress is not None else None)
         if adjust is not None:
             issues = issues + adjust(students, manifest)
         with staged_folder(out) as tmp:
-            written = report.write_all(tmp, manifest, sheet, students, issues, unmatched,
-                                       invalid=invalid, lang=the_lang, fmt=feedback_format)
+            written = report.write_all(
+                tmp, manifest, sheet, students, issues, unmatched, invalid=invalid,
+                lang=the_lang, fmt=feedback_format,
+                progress=partial(progress, "writing") if progress is not None else None)
             for message in report.move_into_place(tmp, out, written):
                 warnings.warn(message, stacklevel=2)
     feedback = sorted((out / "feedback").glob(f"*.{feedback_format}"))

@@ -13,12 +13,12 @@ from functools import cached_property
 from typing import Any
 
 from quizgen.errors import QuizgenError
-from quizgen.grade.carry import computes, downstream, record_specs
+from quizgen.grade.carry import computes, downstream
 from quizgen.grade.memo import SHARED, Memo, frozen
-from quizgen.grade.parse import canonical_unit
 from quizgen.grade.results import as_fraction, number_text
 from quizgen.languages import DEFAULT_LANG
-from quizgen.problems.specs import AnswerSpec, order
+from quizgen.problems.records import record_specs
+from quizgen.problems.specs import AnswerSpec, canonical_unit, order
 
 
 class Prepared:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -334,8 +334,9 @@ def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, An
 def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
               students: Sequence[StudentResult], issues: Sequence[FileIssue],
               unmatched: Sequence[SheetRow], *, invalid: str, lang: str,
-              fmt: str = "md") -> list[str]:
-    """Write results.csv, feedback/, report.md (and unmatched.csv) into `out`; their names."""
+              fmt: str = "md", progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """Write results.csv, feedback/, report.md (and unmatched.csv) into `out`; their names.
+    `progress(pages done, pages)` is told after each feedback page."""
     recipe = manifest.get("recipe")
     title = str(recipe.get("title", "")) if isinstance(recipe, Mapping) else ""
     columns = answer_columns(students, manifest)
@@ -351,9 +352,11 @@ def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
     folder = out / "feedback"
     folder.mkdir()
     solutions = _Solutions(manifest, lang, fmt)
-    for stem, student in zip(feedback_names(students), students):
+    for done, (stem, student) in enumerate(zip(feedback_names(students), students), start=1):
         page = feedback_page(student, solutions, lang=lang, invalid=invalid, fmt=fmt, title=title)
         (folder / f"{stem}.{fmt}").write_text(page, encoding="utf-8")
+        if progress is not None:
+            progress(done, len(students))
     written.append("feedback")
     if unmatched:
         (out / "unmatched.csv").write_text(unmatched_csv(sheet, unmatched), encoding="utf-8",

@@ -22,8 +22,8 @@ from quizgen.problems.registry import FAMILIES, registered_cells
 
 #: Modules of this package that hold the machinery, not families; every other module defines
 #: families (each registers its own on import), so a new family module needs no list.
-MACHINERY = frozenset({"__main__", "applicability", "base", "model", "options", "registry",
-                       "relations", "sampling", "specs"})
+MACHINERY = frozenset({"__main__", "applicability", "base", "model", "options", "records",
+                       "registry", "relations", "sampling", "specs"})
 
 
 def family_modules() -> list[str]:

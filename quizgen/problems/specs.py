@@ -13,6 +13,10 @@ named options), ``yes_no`` and ``limits`` (a set of limit names).
 
 Formats: ``number`` (plain), ``percent`` (a fraction shown as 37.5%), ``times`` (a ratio shown as
 2×), ``tuple``, ``yes_no``, ``limits`` and ``text`` (a named option).
+
+What a written unit means is declared here too (`canonical_unit`, `COUNT_UNITS`), and the kinds a
+typed number is compared by (`COMPARE_KINDS`): the grader reads answers by them and the cards and
+banks print and check answers by them, so they agree.
 """
 
 from __future__ import annotations
@@ -42,6 +46,60 @@ KIND_UNITS = frozenset({"fraction", "ratio", "limiter"})
 DEFAULT_TOLERANCE = {"fraction": 0.0005, "ratio": 0.0005, "real": 0.0005}
 
 Compute = Callable[[Mapping[str, Any], Any], Any]
+
+#: How a typed number is compared with its key, by the kind of quantity asked: the numeric spec
+#: kinds, and ``percent`` (a key already in percent, 25 meaning 25%).
+COMPARE_KINDS = ("count", "fraction", "percent", "ratio", "bytes", "cycles", "real")
+
+#: Canonical units a read answer may carry.
+UNITS = ("warps", "blocks", "threads", "lanes", "registers", "B", "cycles", "instructions",
+         "SMs", "waves", "x", "%")
+
+#: Units that count whole things.
+COUNT_UNITS = frozenset({"warps", "blocks", "threads", "lanes", "registers", "instructions",
+                         "SMs", "waves"})
+
+#: Unit words, lower-cased, to their canonical unit.
+UNIT_WORDS: dict[str, str] = {word: canon for canon, words in {
+    "warps": ("warp", "warps"),
+    "blocks": ("block", "blocks", "blk", "blks", "tb", "tbs"),
+    "threads": ("thread", "threads", "thr"),
+    "lanes": ("lane", "lanes"),
+    "registers": ("register", "registers", "reg", "regs"),
+    "cycles": ("cycle", "cycles", "cyc", "cycs", "clk", "clks", "clock", "clocks"),
+    "instructions": ("instruction", "instructions", "instr", "instrs", "inst", "insts"),
+    "SMs": ("sm", "sms"),
+    "waves": ("wave", "waves"),
+}.items() for word in words}
+
+#: Byte units (course convention, seed 000: K = 1024), lower-cased, to their size in bytes.
+BYTE_WORDS: dict[str, int] = {
+    "b": 1, "byte": 1, "bytes": 1,
+    "kb": 1024, "kib": 1024, "kbyte": 1024, "kbytes": 1024, "kilobyte": 1024,
+    "kilobytes": 1024, "kibibyte": 1024, "kibibytes": 1024,
+    "mb": 1024**2, "mib": 1024**2, "mbyte": 1024**2, "mbytes": 1024**2, "megabyte": 1024**2,
+    "megabytes": 1024**2, "mebibyte": 1024**2, "mebibytes": 1024**2,
+}
+PERCENT_WORDS = frozenset({"percent", "pct"})
+RATIO_WORDS = frozenset({"x", "times"})
+
+
+def canonical_unit(word: str) -> str | None:
+    """The canonical unit a unit word stands for (``"warp"`` → ``"warps"``, ``"KiB"`` → ``"B"``,
+    ``"×"`` → ``"x"``, ``"percent"`` → ``"%"``), or None for a word that is not a unit."""
+    name = word.strip()
+    if name in UNITS:
+        return name
+    name = name.lower()
+    if name in UNIT_WORDS:
+        return UNIT_WORDS[name]
+    if name in BYTE_WORDS:
+        return "B"
+    if name in RATIO_WORDS or name == "×":
+        return "x"
+    if name in PERCENT_WORDS:
+        return "%"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
