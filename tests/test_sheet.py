@@ -425,7 +425,7 @@ def test_recipe_files(tmp_path):
     assert "not valid TOML" in _one_line(exc)
     with pytest.raises(QuizgenError) as exc:
         load_exam_recipe(tmp_path / "nope.toml")
-    assert "no such file" in _one_line(exc)
+    assert "no such recipe file" in _one_line(exc) and "midterm (exams)" in _one_line(exc)
 
 
 def test_asking_a_missing_answer_fails_before_writing(tmp_path):
