@@ -43,10 +43,32 @@ def sheet_command(
     """
     import warnings
 
-    from quizgen.errors import QuizgenError
+    from quizgen.cli.options import progress_reporter
     from quizgen.export.sheet import build_exam
-    from quizgen.recipes import LANGS, MAX_STUDENTS, load_exam_recipe, read_roster
     from quizgen.generator import generate_one
+    from quizgen.recipes import read_roster
+
+    paper_name = _paper_and_versions(paper, roster, versions)
+    the_recipe = _exam_recipe(recipe, lang, shuffle, title=title, course=course, date=date,
+                              duration=duration, instructions=instructions, seed=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        students = read_roster(roster) if roster is not None else None
+        with progress_reporter("sheet", "students") as progress:
+            result = build_exam(the_recipe, students, versions, out, generate=generate_one,
+                                paper=paper_name, practice=practice,
+                                font_paths=[str(p) for p in (font_path or [])], force=force,
+                                progress=progress, bubbles=bubbles)
+    for warning in caught:
+        typer.echo(f"warning: {warning.message}", err=True)
+    typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
+
+
+def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[int]) -> str:
+    """The paper's name for the builder (``letter`` → ``us-letter``), after checking --paper,
+    --versions and --roster (one error line each)."""
+    from quizgen.errors import QuizgenError
+    from quizgen.recipes import MAX_STUDENTS
 
     paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
     if paper_name is None:
@@ -56,6 +78,14 @@ def sheet_command(
                            field="versions")
     if roster is not None and versions is not None:
         raise QuizgenError("give either --roster or --versions, not both", field="versions")
+    return paper_name
+
+
+def _exam_recipe(recipe: Optional[str], lang: Optional[str], shuffle: Optional[bool], **cover):
+    """The exam recipe read, with the command line's --lang, --shuffle and cover fields."""
+    from quizgen.errors import QuizgenError
+    from quizgen.recipes import LANGS, load_exam_recipe
+
     the_recipe = load_exam_recipe(recipe)
     if lang is not None:
         if lang.lower() not in LANGS:
@@ -63,21 +93,7 @@ def sheet_command(
         the_recipe = dataclasses.replace(the_recipe, lang=lang.lower())
     if shuffle is not None:
         the_recipe = dataclasses.replace(the_recipe, shuffle=shuffle)
-    the_recipe = _cover(the_recipe, title=title, course=course, date=date, duration=duration,
-                        instructions=instructions, seed=seed)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        students = read_roster(roster) if roster is not None else None
-        from quizgen.cli.options import progress_reporter
-
-        with progress_reporter("sheet", "students") as progress:
-            result = build_exam(the_recipe, students, versions, out, generate=generate_one,
-                                paper=paper_name, practice=practice,
-                                font_paths=[str(p) for p in (font_path or [])], force=force,
-                                progress=progress, bubbles=bubbles)
-    for warning in caught:
-        typer.echo(f"warning: {warning.message}", err=True)
-    typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
+    return _cover(the_recipe, **cover)
 
 
 def _cover(recipe, **given):

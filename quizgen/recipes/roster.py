@@ -73,34 +73,7 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     ``sep=`` first line). A roll number given twice is a `RosterWarning` (both students keep
     their versions, told apart by their order).
     """
-    text = text.removeprefix("\ufeff")
-    lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    delimiter, skip = ",", 0
-    if first is not None:
-        match = re.fullmatch(r"\s*sep=(.)\s*", lines[first])
-        if match:
-            delimiter, skip = match.group(1), first + 1
-        else:
-            delimiter = sniff_delimiter(lines[first])
-    body = io.StringIO(text)
-    for _ in range(skip):
-        body.readline()
-    reader = csv_rows(body, delimiter, strict=True)
-    rows = []
-    try:
-        for row in reader:
-            if any(cell.strip() for cell in row):
-                rows.append((reader.line_num + skip, row))
-            if len(rows) > MAX_STUDENTS + 1:
-                raise QuizgenError(f"{source} has more than {MAX_STUDENTS:,} students; split the "
-                                   "class", field="roster")
-    except csv.Error as exc:
-        raise QuizgenError(f"{source} line {reader.line_num + skip} is not readable CSV ({exc}); "
-                           "check its quotes", field="roster") from None
-    if not rows:
-        raise QuizgenError(f"{source} is empty; expected a header with a 'name' column and one "
-                           f"row per student", field="roster")
+    rows = _rows(text, source)
     header = [_header_name(cell) for cell in rows[0][1]]
     name_at = _find_header(header, _NAME_HEADERS)
     if name_at is None:
@@ -130,3 +103,36 @@ def parse_roster(text: str, *, source: str = "roster") -> list[Student]:
     if not students:
         raise QuizgenError(f"{source} has a header but no students", field="roster")
     return students
+
+
+def _rows(text: str, source: str) -> list[tuple[int, list[str]]]:
+    """The roster's non-blank rows with their line numbers, the header first."""
+    text = text.removeprefix("\ufeff")
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    delimiter, skip = ",", 0
+    if first is not None:
+        match = re.fullmatch(r"\s*sep=(.)\s*", lines[first])
+        if match:
+            delimiter, skip = match.group(1), first + 1
+        else:
+            delimiter = sniff_delimiter(lines[first])
+    body = io.StringIO(text)
+    for _ in range(skip):
+        body.readline()
+    reader = csv_rows(body, delimiter, strict=True)
+    rows = []
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                rows.append((reader.line_num + skip, row))
+            if len(rows) > MAX_STUDENTS + 1:
+                raise QuizgenError(f"{source} has more than {MAX_STUDENTS:,} students; split the "
+                                   "class", field="roster")
+    except csv.Error as exc:
+        raise QuizgenError(f"{source} line {reader.line_num + skip} is not readable CSV ({exc}); "
+                           "check its quotes", field="roster") from None
+    if not rows:
+        raise QuizgenError(f"{source} is empty; expected a header with a 'name' column and one "
+                           f"row per student", field="roster")
+    return rows
