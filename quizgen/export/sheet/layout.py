@@ -136,10 +136,24 @@ def answer_columns(manifest: dict[str, Any]) -> list[str]:
     return [column for number in sorted(by_number) for column in by_number[number]]
 
 
+def id_columns(columns: list[str]) -> list[str]:
+    """The answer sheet's read-only columns after the answers: each question's problem id
+    (``Q1.id``, what ``quizgen check ID ANSWER`` takes), prefilled per version; the grader
+    reads no answer from them."""
+    return [f"{question}.id" for question in dict.fromkeys(c.split(".", 1)[0] for c in columns)]
+
+
+def id_cells(questions, ids: list[str]) -> list[str]:
+    """One version's problem ids under `ids` (its questions in any printed order)."""
+    by_column = {f"Q{number}.id": problem.id for number, _, problem, _ in questions}
+    return [by_column.get(column, "") for column in ids]
+
+
 def _answers_csv(entries, columns: list[str]) -> str:
-    rows = [["name", "roll", "version", *columns]]
-    rows += [[student.name, student.roll, code, *([""] * len(columns))]
-             for student, code, _ in entries]
+    ids = id_columns(columns)
+    rows = [["name", "roll", "version", *columns, *ids]]
+    rows += [[student.name, student.roll, code, *([""] * len(columns)), *id_cells(questions, ids)]
+             for student, code, questions in entries]
     return csv_text(rows)
 
 

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,11 +24,14 @@ from typing import Any, Callable, Iterable
 from quizgen.export.bubbles import place_layout
 from quizgen.export.pdfjoin import join_pdfs
 from quizgen.export.sheet.layout import (_ManifestWriter, _manifest_head, _manifest_student,
-                                         _overview_row)
+                                         _overview_row, id_cells, id_columns)
 from quizgen.export.sheet.plan import _check_columns
 from quizgen.export.typstjob import compile_pdf, query_layout
 from quizgen.files import BOM, safe_cell
 from quizgen.manifest import MANIFEST_FORMAT
+
+#: A prefilled problem-id column of the answer sheet (``Q3.id``), never an answer.
+_ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
 
 #: progress(done, total): students whose papers and keys are compiled so far.
 Progress = Callable[[int, int], None]
@@ -89,7 +93,8 @@ class _Chunks:
         self.overview: list[dict[str, Any]] = []
         sheet_csv.write(BOM)   # Excel reads UTF-8 (Devanagari names) only with it
         self.rows = csv.writer(sheet_csv, lineterminator="\n")
-        self.rows.writerow(["name", "roll", "version", *columns])
+        self.ids = id_columns(columns)
+        self.rows.writerow(["name", "roll", "version", *columns, *self.ids])
 
     def write(self, name: str, entries, done: Callable[[], Any]) -> None:
         """One chunk: its versions into the manifest (with a scan layout: once compiled), the
@@ -102,9 +107,9 @@ class _Chunks:
                 held.append(_manifest_student(*entry))   # written with its layout
             else:
                 self.writer.student(_manifest_student(*entry))
-            student, code, _ = entry
+            student, code, questions = entry
             self.rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
-                                *([""] * len(self.columns))])
+                                *([""] * len(self.columns)), *id_cells(questions, self.ids)])
             self.overview.append(_overview_row(*entry))
         _check_columns(self.columns, entries)
         exam_data = exam.exam_data(entries)
@@ -224,7 +229,7 @@ SHEET_FILES = ("exam.pdf", "key.pdf", "answers.csv", "manifest.json")
 
 def _built_earlier(rel: str, path: Path) -> bool:
     """A file of a build made before builds kept a ledger: ours if the folder holds our manifest,
-    and, for answers.csv, only while no answer is filled in."""
+    and, for answers.csv, only while no answer is filled in (the prefilled ids aside)."""
     if rel not in SHEET_FILES or not _is_sheet_dir(path.parent):
         return False
     if rel != "answers.csv":
@@ -233,7 +238,9 @@ def _built_earlier(rel: str, path: Path) -> bool:
         rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
     except (OSError, ValueError, csv.Error):
         return False
-    return all(not any(cell.strip() for cell in row[3:]) for row in rows[1:])
+    answers = [i for i, title in enumerate(rows[0] if rows else []) if i >= 3
+               and not _ID_COLUMN.fullmatch(title.strip())]
+    return all(not any(row[i].strip() for i in answers if i < len(row)) for row in rows[1:])
 
 
 def _is_sheet_dir(path: Path) -> bool:
