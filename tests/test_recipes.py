@@ -121,3 +121,53 @@ def test_plan_counts_seeds_and_gpu_rotation():
     assert {(s.level, s.index, s.seed) for s in alone} == {
         (s.level, s.index, s.seed) for s in slots if s.cell == "X-5" and s.lang == "hinglish"}
     assert problem_seed(5, "X-5", 1, 0) != problem_seed(6, "X-5", 1, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# One reader: every command that takes a recipe refuses a bad file with the same line
+
+
+def _refusal(command: list[str], cwd) -> tuple[int, str]:
+    import subprocess
+    import sys
+
+    from conftest import scaled
+
+    done = subprocess.run([sys.executable, "-m", "quizgen", *command], cwd=cwd,
+                          capture_output=True, text=True, timeout=scaled(60))
+    return done.returncode, done.stderr
+
+
+BAD_RECIPES = {
+    # 3 MB: a recipe is a few hundred bytes; `export` used to read any size
+    "big.toml": (b'title = "x"\n' + b"# padding\n" * 300_000, ["big.toml", "larger than 1 MB"]),
+    "typo.toml": (b'title = "x\ncells = ["OCC-1"]\n', ["typo.toml", "not valid TOML"]),
+    "latin1.toml": ('title = "Übung"\n'.encode("latin-1"), ["latin1.toml", "not UTF-8"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RECIPES))
+def test_deck_sheet_and_export_refuse_a_bad_recipe_file_alike(tmp_path, name):
+    content, words = BAD_RECIPES[name]
+    (tmp_path / name).write_bytes(content)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    lines = set()
+    for command in (["deck", name], ["sheet", name], ["export", name]):
+        code, err = _refusal(command, tmp_path)
+        assert code == 2, (command, err)
+        assert err.count("\n") == 1, (command, err)
+        lines.add(err)
+    assert len(lines) == 1, lines
+    line = lines.pop()
+    for word in words:
+        assert word in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == before   # nothing written
+
+
+def test_a_missing_recipe_file_is_said_alike_and_names_the_packaged_recipes(tmp_path):
+    for command, names in ((["deck", "gone.toml"], "default, occupancy-basics (decks)"),
+                           (["sheet", "gone.toml"], "midterm (exams)"),
+                           (["export", "gone.toml"], "(decks); midterm (exams)")):
+        code, err = _refusal(command, tmp_path)
+        assert code == 2 and err.count("\n") == 1, (command, err)
+        assert "no such recipe file: gone.toml" in err and names in err, (command, err)

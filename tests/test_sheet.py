@@ -263,13 +263,16 @@ def test_answers_csv(built):
     rows = list(csv.reader(io.StringIO(built["result"].answers_csv.read_text(encoding="utf-8-sig"))))
     assert rows[0] == ["name", "roll", "version", "Q1.blocks_per_sm", "Q1.active_warps",
                        "Q1.occupancy", "Q1.limiter", "Q2.blocks_per_sm", "Q2.occupancy",
-                       "Q3.limiter"]
+                       "Q3.limiter", "Q1.id", "Q2.id", "Q3.id"]
     assert len(rows) == 41
     # a name a spreadsheet would run as a formula is written with an apostrophe in front
     assert [plain_cell(r[0]) for r in rows[1:]] == [s.name for s in built["roster"]]
     assert all(not r[0].startswith(("=", "+", "-", "@")) for r in rows)
     assert [r[2] for r in rows[1:]] == [s["version"] for s in built["manifest"]["students"]]
-    assert all(cell == "" for r in rows[1:] for cell in r[3:])
+    assert all(cell == "" for r in rows[1:] for cell in r[3:-3])
+    # each version's problem ids, prefilled (what `quizgen check ID ANSWER` takes)
+    assert [r[-3:] for r in rows[1:]] == [[q["id"] for q in s["questions"]]
+                                         for s in built["manifest"]["students"]]
 
 
 def test_hostile_text_prints_literally(built):
@@ -425,7 +428,7 @@ def test_recipe_files(tmp_path):
     assert "not valid TOML" in _one_line(exc)
     with pytest.raises(QuizgenError) as exc:
         load_exam_recipe(tmp_path / "nope.toml")
-    assert "no such file" in _one_line(exc)
+    assert "no such recipe file" in _one_line(exc) and "midterm (exams)" in _one_line(exc)
 
 
 def test_asking_a_missing_answer_fails_before_writing(tmp_path):
@@ -442,7 +445,7 @@ def test_failure_midway_leaves_no_folder(tmp_path, monkeypatch):
     def broken_compile(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sheet, "compile_typst", broken_compile)
+    monkeypatch.setattr(sheet.write, "compile_typst", broken_compile)
     with pytest.raises(RuntimeError):
         build_exam(recipe, None, 2, tmp_path / "out", generate=occupancy_problem)
     assert list(tmp_path.iterdir()) == []
@@ -494,3 +497,38 @@ def test_key_carries_each_problems_figure():
     assert svg.lstrip().startswith("<svg") and svg == figure_for(problem)
     concept = generate_one("L-6", level=1, seed=0, lang="en")
     assert _solution(concept)["figure"] == ""
+
+
+def test_the_answer_sheet_carries_each_versions_problem_ids_and_grades_as_without_them(tmp_path):
+    from quizgen.generator import generate_one
+    from quizgen.grade.grader import grade_class
+
+    recipe = parse_exam_recipe({**RECIPE, "shuffle": True})
+    roster = [Student(f"S{i}", roll=f"R{i}") for i in range(4)]
+    plan = plan_exam(recipe, roster, None, generate=generate_one)
+    (tmp_path / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
+    header = rows[0]
+    numbers_asked = sorted({q["number"] for q in plan.manifest["students"][0]["questions"]})
+    assert header[-len(numbers_asked):] == [f"Q{n}.id" for n in numbers_asked]
+    for row, student in zip(rows[1:], plan.manifest["students"]):
+        for q in student["questions"]:          # the id under its question, whatever the order
+            assert row[header.index(f"Q{q['number']}.id")] == q["id"]
+            for i, key in enumerate(q["asked"]):
+                value = q["answers"][key]
+                text = ", ".join(value) if isinstance(value, list) else str(value)
+                row[header.index(f"Q{q['number']}.{key}")] = text if i % 2 == 0 else "7"
+    ids = [i for i, title in enumerate(header) if title.endswith(".id")]
+    without = [[cell for i, cell in enumerate(row) if i not in ids] for row in rows]
+    graded = {}
+    for name, sheet_rows in (("with", rows), ("without", without)):
+        path = tmp_path / f"{name}.csv"
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            csv.writer(fh).writerows(sheet_rows)
+        summary = grade_class(tmp_path / "manifest.json", path, tmp_path / f"graded-{name}")
+        out = tmp_path / f"graded-{name}"
+        graded[name] = (summary.students, (out / "results.csv").read_bytes(),
+                        (out / "report.md").read_text(encoding="utf-8").replace(name, "X"),
+                        sorted(p.name for p in out.rglob("*")))
+    assert graded["with"] == graded["without"]
+    assert len(graded["with"][0]) == len(roster)

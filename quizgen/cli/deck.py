@@ -39,16 +39,7 @@ def deck_command(
         raise QuizgenError(f"got {fmt!r}; expected apkg or obsidian", field="format")
     the_recipe = apply_overrides(load_deck_recipe(recipe), seed=seed, lang=lang, per_cell=per_cell, gpu=gpu,
                                  variants=variants, skills=skills)
-    if fmt == "obsidian" and skills:
-        raise QuizgenError("skill notes need Anki's card scripts; use --format apkg", field="skills")
-    if fmt == "apkg" and out.suffix.lower() != ".apkg":
-        raise QuizgenError(f"{out} should end in .apkg (or use --format obsidian for a folder)", field="out")
-    if fmt == "apkg" and out.exists() and out.is_dir():
-        raise QuizgenError(f"{out} is a folder; give a file name ending in .apkg", field="out")
-    if lock is not None:
-        from quizgen.files import refuse_overwriting_inputs
-
-        refuse_overwriting_inputs(lock, [recipe, out], field="lock")
+    _check_output(fmt, skills, out, lock, recipe)
 
     def run(progress):
         if fmt == "apkg":
@@ -67,6 +58,35 @@ def deck_command(
         summary = _build(run, quiet)
     for warning in caught:
         typer.echo(f"warning: {warning.message}", err=True)
+    typer.echo(_summary_line(summary, fmt, out))
+
+
+def _build(run, quiet: bool):
+    from quizgen.cli.options import progress_reporter
+
+    with progress_reporter("deck", "problems", quiet=quiet) as progress:
+        return run(progress)
+
+
+def _check_output(fmt: str, skills: bool, out: Path, lock: Optional[Path],
+                  recipe: Optional[str]) -> None:
+    """--format, --skills, --out and --lock agree (one error line each)."""
+    from quizgen.errors import QuizgenError
+
+    if fmt == "obsidian" and skills:
+        raise QuizgenError("skill notes need Anki's card scripts; use --format apkg", field="skills")
+    if fmt == "apkg" and out.suffix.lower() != ".apkg":
+        raise QuizgenError(f"{out} should end in .apkg (or use --format obsidian for a folder)", field="out")
+    if fmt == "apkg" and out.exists() and out.is_dir():
+        raise QuizgenError(f"{out} is a folder; give a file name ending in .apkg", field="out")
+    if lock is not None:
+        from quizgen.files import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(lock, [recipe, out], field="lock")
+
+
+def _summary_line(summary, fmt: str, out: Path) -> str:
+    """The last line: what the deck holds, where it went, and what a re-import changes."""
     size = summary.bytes
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
     where = "folder" if fmt == "obsidian" else "file"
@@ -81,11 +101,4 @@ def deck_command(
                      f"(lock {summary.lock})")
     if summary.replaced:
         line += f"; replaced the earlier notes {', '.join(summary.replaced)} (schedules moved)"
-    typer.echo(line)
-
-
-def _build(run, quiet: bool):
-    from quizgen.cli.options import progress_reporter
-
-    with progress_reporter("deck", "problems", quiet=quiet) as progress:
-        return run(progress)
+    return line

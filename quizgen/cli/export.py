@@ -31,7 +31,8 @@ def export_command(
     recipe's [lms] table gives). Example: quizgen export --format moodle --variants 20 --out gpu.xml
     """
     from quizgen.errors import QuizgenError
-    from quizgen.export.lms import FORMATS, load_bank_recipe, stream_bank
+    from quizgen.export.lms import FORMATS, stream_bank
+    from quizgen.recipes import load_bank_recipe
 
     if fmt not in FORMATS:
         raise QuizgenError(f"got {fmt!r}; expected one of: {', '.join(FORMATS)}", field="format")

@@ -11,32 +11,6 @@ from quizgen.cli.root import app
 from quizgen.cli.options import LANG_CHOICES
 
 
-def _recipe_path(recipe: str | None) -> Path:
-    from quizgen.errors import QuizgenError
-    from quizgen.resources import packaged_path
-
-    if recipe is None:
-        return packaged_path("decks", "exams", "midterm.toml")
-    path = Path(recipe)
-    if path.is_file():
-        return path
-    # a bare name is a packaged recipe, even beside a folder of that name (`--out midterm/`)
-    bare = not path.suffix and path.name == recipe
-    if path.exists() and not bare:
-        return path            # a folder given as a recipe: said in one line by the reader
-    if path.suffix.lower() == ".toml":
-        from quizgen.recipes import packaged_names_hint
-
-        raise QuizgenError(f"no such file: {recipe}; {packaged_names_hint('exam')}", field="recipe")
-    candidate = packaged_path("decks", "exams", f"{recipe}.toml")
-    if candidate.is_file():
-        return candidate
-    from quizgen.recipes import packaged_names_hint
-
-    raise QuizgenError(f"no such exam recipe: {recipe}; {packaged_names_hint('exam')}",
-                       field="recipe")
-
-
 @app.command("sheet")
 def sheet_command(
     recipe: Annotated[Optional[str], typer.Argument(help="Exam recipe (TOML file, or a packaged one such as midterm). Default: midterm.")] = None,
@@ -69,36 +43,17 @@ def sheet_command(
     """
     import warnings
 
-    from quizgen.errors import QuizgenError
-    from quizgen.export.sheet import build_exam, load_exam_recipe, read_roster
+    from quizgen.cli.options import progress_reporter
+    from quizgen.export.sheet import build_exam
     from quizgen.generator import generate_one
+    from quizgen.recipes import read_roster
 
-    paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
-    if paper_name is None:
-        raise QuizgenError(f"got {paper!r}; expected a4 or letter", field="paper")
-    from quizgen.export.sheet import MAX_STUDENTS
-
-    if versions is not None and not 1 <= versions <= MAX_STUDENTS:
-        raise QuizgenError(f"got {versions}; expected a whole number from 1 to {MAX_STUDENTS:,}",
-                           field="versions")
-    if roster is not None and versions is not None:
-        raise QuizgenError("give either --roster or --versions, not both", field="versions")
-    the_recipe = load_exam_recipe(_recipe_path(recipe))
-    if lang is not None:
-        from quizgen.export.sheet import LANGS
-
-        if lang.lower() not in LANGS:
-            raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
-        the_recipe = dataclasses.replace(the_recipe, lang=lang.lower())
-    if shuffle is not None:
-        the_recipe = dataclasses.replace(the_recipe, shuffle=shuffle)
-    the_recipe = _cover(the_recipe, title=title, course=course, date=date, duration=duration,
-                        instructions=instructions, seed=seed)
+    paper_name = _paper_and_versions(paper, roster, versions)
+    the_recipe = _exam_recipe(recipe, lang, shuffle, title=title, course=course, date=date,
+                              duration=duration, instructions=instructions, seed=seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         students = read_roster(roster) if roster is not None else None
-        from quizgen.cli.options import progress_reporter
-
         with progress_reporter("sheet", "students") as progress:
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice,
@@ -109,10 +64,42 @@ def sheet_command(
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
 
 
+def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[int]) -> str:
+    """The paper's name for the builder (``letter`` → ``us-letter``), after checking --paper,
+    --versions and --roster (one error line each)."""
+    from quizgen.errors import QuizgenError
+    from quizgen.recipes import MAX_STUDENTS
+
+    paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
+    if paper_name is None:
+        raise QuizgenError(f"got {paper!r}; expected a4 or letter", field="paper")
+    if versions is not None and not 1 <= versions <= MAX_STUDENTS:
+        raise QuizgenError(f"got {versions}; expected a whole number from 1 to {MAX_STUDENTS:,}",
+                           field="versions")
+    if roster is not None and versions is not None:
+        raise QuizgenError("give either --roster or --versions, not both", field="versions")
+    return paper_name
+
+
+def _exam_recipe(recipe: Optional[str], lang: Optional[str], shuffle: Optional[bool], **cover):
+    """The exam recipe read, with the command line's --lang, --shuffle and cover fields."""
+    from quizgen.errors import QuizgenError
+    from quizgen.recipes import LANGS, load_exam_recipe
+
+    the_recipe = load_exam_recipe(recipe)
+    if lang is not None:
+        if lang.lower() not in LANGS:
+            raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
+        the_recipe = dataclasses.replace(the_recipe, lang=lang.lower())
+    if shuffle is not None:
+        the_recipe = dataclasses.replace(the_recipe, shuffle=shuffle)
+    return _cover(the_recipe, **cover)
+
+
 def _cover(recipe, **given):
     """The recipe with the cover fields given on the command line, each checked as the recipe's
     own field would be (one error line naming the option)."""
-    from quizgen.export.sheet import parse_exam_recipe
+    from quizgen.recipes import parse_exam_recipe
 
     given = {key: value for key, value in given.items() if value is not None}
     if not given:

@@ -40,6 +40,7 @@ from itertools import combinations
 from typing import Any
 
 from quizgen.grade.results import BoxResult, StudentResult, fraction_text, shorten
+from quizgen.recipes.exam import grade_bands  # noqa: F401  (a recipe's [grades], read with it)
 
 __all__ = ["ItemStats", "Distribution", "MisconceptionEntry", "CellToReteach", "ClassAnalysis",
            "analyse_class", "pearson", "cronbach_alpha", "upper_lower_index", "grade_band",
@@ -106,28 +107,6 @@ def upper_lower_index(points: Sequence[float], totals: Sequence[float], max_poin
     lower = [points[i] for i in order[:size]]
     upper = [points[i] for i in order[-size:]]
     return (sum(upper) / size - sum(lower) / size) / max_points
-
-
-def grade_bands(raw: Any) -> tuple[tuple[str, float], ...]:
-    """A recipe's ``[grades]`` table (label = least percent), checked; highest band first."""
-    from quizgen.errors import QuizgenError
-
-    if raw is None:
-        return ()
-    if not isinstance(raw, Mapping) or not raw:
-        raise QuizgenError("expected a table of grade = least percent, e.g. A = 85", field="grades")
-    bands = []
-    for label, value in raw.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or not 0 <= value <= 100:
-            raise QuizgenError(f"{label} = {value!r}; expected a percentage from 0 to 100",
-                               field="grades")
-        if not str(label).strip():
-            raise QuizgenError("a grade needs a label", field="grades")
-        bands.append((str(label).strip(), float(value)))
-    if len({v for _, v in bands}) != len(bands):
-        raise QuizgenError("two grades share one threshold", field="grades")
-    return tuple(sorted(bands, key=lambda b: -b[1]))
 
 
 def grade_band(percent: float, bands: Sequence[tuple[str, float]]) -> str:

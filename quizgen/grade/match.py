@@ -108,6 +108,10 @@ class Columns:
     answers: dict[str, int]
 
 
+#: The answer sheet's prefilled problem-id columns (``Q3.id``, see quizgen sheet).
+_ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
+
+
 def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
                  issues: list[FileIssue]) -> Columns:
     """The sheet's columns; what is missing, doubled or unknown goes into `issues`."""
@@ -127,8 +131,8 @@ def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
     folded = {c.casefold(): c for c in wanted}
     known_meta = {i for i in (name_col, roll_col, version_col) if i is not None}
     for index, title in enumerate(header):
-        if not title or index in known_meta:
-            continue
+        if not title or index in known_meta or _ID_COLUMN.fullmatch(re.sub(r"\s+", "", title)):
+            continue              # a problem id the sheet prints beside the answers: no answer
         canon = folded.get(re.sub(r"\s+", "", title).casefold())
         if canon is None:
             issues.append(FileIssue(1, _said("unknown_column", column=quote(shorten(title, 40))),

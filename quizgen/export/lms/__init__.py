@@ -44,7 +44,7 @@ from quizgen.export.lms.grades import (MOODLE_GRADES, grade_text, is_moodle_grad
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        lms_labels, question_html, solution_html)
 from quizgen.export.lms.plan import Progress, build_bank, stream_bank
-from quizgen.export.lms.recipe import BankRecipe, LmsOptions, lms_options, load_bank_recipe
+from quizgen.recipes import BankRecipe, LmsOptions, lms_options, load_bank_recipe
 
 __all__ = [
     "MOODLE_GRADES", "FORMATS", "Answer", "Box", "BankQuestion", "Bank", "LmsOptions",

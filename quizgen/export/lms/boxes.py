@@ -15,7 +15,7 @@ from quizgen.export.lms.words import _misconception_feedback, _words
 from quizgen.problems.model import Problem
 
 if TYPE_CHECKING:
-    from quizgen.export.lms.recipe import LmsOptions
+    from quizgen.recipes import LmsOptions
 
 #: Limits a launch can hit (CELLS.md's ``limiter`` values), in the order options are listed.
 LIMITS = ("registers", "shared_memory", "warps", "blocks", "barriers")

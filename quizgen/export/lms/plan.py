@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Iterator
 from quizgen.errors import QuizgenError, require_int
 from quizgen.export.lms.bank import Bank, BankQuestion, BankStream
 from quizgen.export.lms.boxes import idnumber_for, question_for
-from quizgen.export.lms.recipe import BankRecipe
+from quizgen.recipes import BankRecipe
 from quizgen.problems.model import Problem
 
 __all__ = ["build_bank", "stream_bank", "Progress"]

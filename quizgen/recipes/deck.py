@@ -10,15 +10,17 @@ TOML typo) becomes one `QuizgenError` line that names the file and the field.
 
 from __future__ import annotations
 
-import tomllib
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import quizgen
 from quizgen.errors import QuizgenError, require_int
+from quizgen.gpus import get_gpu
+from quizgen.recipes.lms import lms_options
+from quizgen.recipes.read import find_recipe, read_recipe
+from quizgen.render.phrases import DEFAULT_LANG, LANGS  # the phrasebook's languages
 
-from quizgen.render.phrases import DEFAULT_LANG, LANGS  # noqa: E402  (the phrasebook's languages)
 #: Card kinds made from single problems (a recipe without ``kinds`` gets these).
 PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")
 #: Every kind; ``skill``: one note per cell and level holding `variants` solved variants.
@@ -37,19 +39,6 @@ MAX_SEED = 2**53
 
 _KEYS = ("name", "title", "deck", "description", "cells", "per_cell", "levels", "gpu", "lang",
          "seed", "kinds", "kind", "variants", "lms")
-
-
-def packaged_path(folder: str, *parts: str) -> Path:
-    """A file of quizgen's data folders (``decks``, ``templates``): the wheel's copy, else the checkout's.
-
-    The wheel maps ``decks/`` → ``quizgen/decks/`` (see pyproject.toml); a checkout keeps them
-    beside the package.
-    """
-    package = Path(quizgen.__file__).resolve().parent
-    for base in (package / folder, package.parent / folder):
-        if base.is_dir():
-            return base.joinpath(*parts)
-    raise FileNotFoundError(f"quizgen's {folder}/ folder is missing from this installation")
 
 
 def known_cells() -> tuple[str, ...]:
@@ -94,33 +83,8 @@ def load_deck_recipe(path: str | Path | None = None) -> DeckRecipe:
     A bare name such as ``occupancy-basics`` that is not a file is looked up among the packaged
     recipes.
     """
-    if path is None:
-        file = packaged_path("decks", DEFAULT_RECIPE)
-    else:
-        file = Path(path)
-        if not file.is_file() and not file.suffix and file.name == str(path):
-            candidate = packaged_path("decks", f"{file.name}.toml")
-            if candidate.is_file():
-                file = candidate
-    label = file.name
-    from quizgen.files import LIMITS, size_text
-
-    try:
-        with open(file, "rb") as fh:
-            data = fh.read(LIMITS["recipe"] + 1)
-        if len(data) > LIMITS["recipe"]:
-            raise QuizgenError(f"{path} is larger than {size_text(LIMITS['recipe'])}, far more "
-                               "than any recipe; give the right file", field="recipe")
-        text = data.decode("utf-8")
-    except FileNotFoundError:
-        raise QuizgenError(f"no such recipe file: {path}; {packaged_names_hint('deck')}",
-                           field="recipe") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QuizgenError(f"cannot read {path}: {exc}", field="recipe") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise QuizgenError(f"{label} is not valid TOML ({exc})", field="recipe") from None
+    file = find_recipe(path, "deck")
+    data = read_recipe(file, "deck")
     data.setdefault("name", file.stem)
     return recipe_from_dict(data, source=str(file))
 
@@ -171,8 +135,6 @@ def _validate(data: dict[str, Any], source: str) -> DeckRecipe:
     if unknown:
         raise QuizgenError(f"unknown key {unknown[0]!r}; expected one of: {', '.join(_KEYS)}")
     if "lms" in data:       # grades of the LMS banks (quizgen export): checked here, used there
-        from quizgen.export.lms import lms_options
-
         lms_options(data["lms"])
 
     name = _text(data, "name", required=True)
@@ -264,8 +226,6 @@ def _langs(value: Any) -> tuple[str, ...]:
 
 
 def _gpus(value: Any) -> tuple[str, ...]:
-    from quizgen.gpus import get_gpu
-
     if value is None or (isinstance(value, str) and value.strip().lower() in ("default", "")):
         return ()
     out = []
@@ -303,8 +263,6 @@ def problem_seed(recipe_seed: int, cell: str, level: int, index: int) -> int:
     consecutive seeds, so a deck repeats a problem only when its cell runs out of them; the
     offset (from the recipe seed, the cell and the level) makes another recipe seed another deck.
     """
-    import hashlib
-
     digest = hashlib.blake2b(f"{recipe_seed}:{cell}:{level}".encode(), digest_size=8)
     return int.from_bytes(digest.digest(), "big") % SEED_WINDOW + index
 
@@ -324,76 +282,3 @@ def plan_slots(recipe: DeckRecipe) -> list[Slot]:
                     slots.append(Slot(cell, level, index, lang, gpu,
                                       problem_seed(recipe.seed, cell, level, index)))
     return slots
-
-
-def misconception_keys() -> tuple[str, ...]:
-    """Every misconception (wrong method) the families model, by key: the phrasebook names
-    each one (a test keeps every family's misconceptions named)."""
-    from quizgen.render.phrases import book
-
-    return tuple(sorted(book(DEFAULT_LANG)["misconception"]))
-
-
-def check_misconception_keys(keys: Any, field: str) -> None:
-    """Refuse (one line, listing the valid keys) a key that names no misconception: a recipe's
-    ``[lms] partial`` grade for it would never apply."""
-    import difflib
-
-    valid = misconception_keys()
-    unknown = [str(k) for k in keys if k not in valid]
-    if not unknown:
-        return
-    close = difflib.get_close_matches(unknown[0], valid, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise QuizgenError(f"{unknown[0]!r} is not a misconception quizgen models{hint}; the keys "
-                       f"are: {', '.join(valid)}", field=field)
-
-
-# ---------------------------------------------------------------------------------------------
-# The packaged recipes: listed, shown and copied out to edit (`quizgen recipe`)
-
-@dataclass(frozen=True, slots=True)
-class PackagedRecipe:
-    name: str                       # what a command takes: `quizgen deck NAME`, `quizgen sheet NAME`
-    kind: str                       # "deck" or "exam"
-    path: Path
-    title: str
-
-
-def packaged_recipes() -> list[PackagedRecipe]:
-    """Every recipe shipped with quizgen: the deck recipes, then the exam recipes, by name."""
-    found = []
-    for kind, folder in (("deck", packaged_path("decks")), ("exam", packaged_path("decks", "exams"))):
-        for file in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
-            if file.name.endswith(".lock.json"):
-                continue
-            try:
-                title = str(tomllib.loads(file.read_text(encoding="utf-8")).get("title", ""))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                title = ""
-            found.append(PackagedRecipe(file.stem, kind, file, title))
-    return found
-
-
-def packaged_recipe(name: str) -> PackagedRecipe:
-    """One packaged recipe by name (`midterm`, `midterm.toml`); an unknown name is one error line
-    that lists the packaged ones."""
-    stem = name[:-5] if name.lower().endswith(".toml") else name
-    for recipe in packaged_recipes():
-        if recipe.name == stem:
-            return recipe
-    raise QuizgenError(f"no packaged recipe {name!r}; {packaged_names_hint()}", field="recipe")
-
-
-def packaged_names_hint(kind: str | None = None) -> str:
-    """'packaged recipes: default, occupancy-basics (decks); midterm (exams)': said by every
-    recipe-not-found error, with how to get one to edit."""
-    groups = []
-    for which, label in (("deck", "decks"), ("exam", "exams")):
-        if kind not in (None, which):
-            continue
-        names = [r.name for r in packaged_recipes() if r.kind == which]
-        if names:
-            groups.append(f"{', '.join(names)} ({label})")
-    return ("packaged recipes: " + "; ".join(groups) +
-            " — give one by name, or `quizgen recipe copy NAME my.toml` for a copy to edit")
