@@ -22,7 +22,7 @@ from quizgen.problems.registry import FAMILIES, registered_cells
 
 #: Modules of this package that hold the machinery, not families; every other module defines
 #: families (each registers its own on import), so a new family module needs no list.
-MACHINERY = frozenset({"__main__", "applicability", "base", "model", "options", "registry",
+MACHINERY = frozenset({"applicability", "base", "model", "options", "registry",
                        "relations", "sampling", "specs"})
 
 
