@@ -162,7 +162,10 @@ class ExactFamily(OccupancyFamily):
         ctx["tb"] = solved.data["textbook"]
         res = solved.data.get("result")
         if res is not None:         # which of NVIDIA's rules make the count differ from the notes'
-            rules = attribute(gpu, res.config).rules()
+            # a fact of the solved problem, found once (every text of the problem asks for it)
+            rules = solved.data.get("rules")
+            if rules is None:
+                rules = solved.data["rules"] = attribute(gpu, res.config).rules()
             ctx.update(rules=rules, rule_g="reg_granularity" in rules,
                        rule_p="subpartitions" in rules, rule_res="reserve" in rules,
                        rule_sg="smem_granularity" in rules)
