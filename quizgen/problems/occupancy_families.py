@@ -61,7 +61,7 @@ def answers_of(res: OccupancyResult) -> dict[str, Any]:
     return out
 
 
-def _bent(key: str, lids: list[Any], w: int, max_warps: int) -> Misconception:
+def bent_misconception(key: str, lids: list[Any], w: int, max_warps: int) -> Misconception:
     """A misconception's answers from the lids its wrong method keeps (None: a lid it drops).
 
     The lowest lid is the blocks per SM; of equal lids the first (in the order registers, shared
@@ -90,15 +90,15 @@ def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconceptio
     by_smem = smem_sm // s if s else None
     by_warps = w_max // w
     out = [
-        _bent("no_floor", [regs_sm / (T * r) if r else None, smem_sm / s if s else None,
+        bent_misconception("no_floor", [regs_sm / (T * r) if r else None, smem_sm / s if s else None,
                            w_max / w, b_max], w, w_max),
-        _bent("ignore_smem", [by_regs, by_warps, b_max], w, w_max),
-        _bent("ignore_bmax", [by_regs, by_smem, by_warps], w, w_max),
-        _bent("ignore_warp_cap", [by_regs, by_smem, b_max], w, w_max),
-        _bent("threads_not_warps", [by_regs, by_smem, w_max * gpu.warp_size // T, b_max], w, w_max),
-        _bent("ignore_regs", [by_smem, by_warps, b_max], w, w_max),
+        bent_misconception("ignore_smem", [by_regs, by_warps, b_max], w, w_max),
+        bent_misconception("ignore_bmax", [by_regs, by_smem, by_warps], w, w_max),
+        bent_misconception("ignore_warp_cap", [by_regs, by_smem, b_max], w, w_max),
+        bent_misconception("threads_not_warps", [by_regs, by_smem, w_max * gpu.warp_size // T, b_max], w, w_max),
+        bent_misconception("ignore_regs", [by_smem, by_warps, b_max], w, w_max),
         # 48 KB read as 48,000 B: the shared-memory lid in "kilobytes of 1000 bytes"
-        _bent("kb_as_1000", [by_regs, smem_sm // ((s // 1024) * 1000 + s % 1024) if s else None,
+        bent_misconception("kb_as_1000", [by_regs, smem_sm // ((s // 1024) * 1000 + s % 1024) if s else None,
                              by_warps, b_max], w, w_max),
     ]
     # Occupancy from blocks instead of warps: blocks / B_max.

@@ -1,5 +1,5 @@
-"""Warp families of divergence (seed 001, cells W-G, W-H): a warp's branches run one after the other, so its time
-is the sum of the paths its lanes take.
+"""Warp families of divergence (seed 001, cells W-G, W-H): a warp's branches run one after the
+other, so its time is the sum of the paths its lanes take.
 
 The shared machinery (`EngineFamily`, the predicates) is in `quizgen.problems.warp_families`;
 the words are the families' writers' (``render/writers/warps.py``).
