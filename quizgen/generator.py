@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from quizgen.errors import QuizgenError
-from quizgen.problems import (LEVELS, _FAMILIES, _pool, check_level, families, family,
-                              resolve_named_gpu, spec_dicts)
+from quizgen.problems import LEVELS, check_level, draw, families, family, resolve_named_gpu, spec_dicts
 from quizgen.problems.base import problem_id
 from quizgen.problems.model import Problem
 from quizgen.render.choices import build_choices
@@ -39,21 +38,14 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
     are drawn from), for a card that never asks the problem as a choice (a skill's variant);
     everything else is the same problem.
     """
-    fam = _FAMILIES.get(cell) or family(cell)
+    fam = family(cell)
     if level.__class__ is not int or level not in LEVELS:
         check_level(level)
     if seed.__class__ is not int or seed < 0:
         raise QuizgenError(f"got {seed!r}; expected a whole number ≥ 0", field="seed")
     if lang not in LANGS:
         book(lang)  # raises the one-line error
-    names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
-    pool = _pool(fam.cell, level, names)
-    try:
-        gpu_name, params = pool.params(seed)
-    except IndexError:
-        raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
-                           f"{', '.join(names)}; try another GPU or level", field="gpu") from None
-    the_gpu = resolve_named_gpu(gpu_name)
+    the_gpu, params = draw(fam.cell, level=level, seed=seed, gpu=gpu)
     solved = fam.solve(params, the_gpu, explain=True)
     answers = solved.answers
     pid = problem_id(fam.cell, params, the_gpu, seed, level)
@@ -66,18 +58,20 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         choices = build_choices(fam, solved, miscs, lang, pid)
     else:
         choices = writer.choices(params, the_gpu, solved, lang, pid) or []
+    specs = spec_dicts(fam)
     return Problem(
-        pid, fam.cell, level, lang, seed, the_gpu.to_dict(), params, answers, question, solution,
-        title, fam.model_for(the_gpu) if fam.uses_model else None,
-        {k: v for k, v in fam.units.items() if k in answers},
-        {k: v for k, v in fam.tolerances.items() if k in answers} if fam.tolerances else {},
-        choices, solved.data.get("main_answer") or fam.main_answer or None,
-        [solved.data.get("topic", fam.topic)],
-        fam.figure(params, the_gpu, solved),
-        {k: specs[k] for k in answers if k in specs} if (specs := spec_dicts(fam)) else {},
-        writer.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
+        id=pid, cell=fam.cell, level=level, lang=lang, seed=seed, gpu=the_gpu.to_dict(),
+        params=params, answers=answers, question=question, solution=solution, title=title,
+        model=fam.model_for(the_gpu) if fam.uses_model else None,
+        units={k: v for k, v in fam.units.items() if k in answers},
+        tolerances={k: v for k, v in fam.tolerances.items() if k in answers} if fam.tolerances else {},
+        choices=choices,
+        main_answer=solved.data.get("main_answer") or fam.main_answer or None,
+        topics=[solved.data.get("topic", fam.topic)],
+        figure=fam.figure(params, the_gpu, solved),
+        answer_specs={k: specs[k] for k in answers if k in specs} if specs else {},
+        mcq_stem=writer.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
     )
-
 
 
 def generate_worked(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,

@@ -22,8 +22,8 @@ from quizgen.problems.registry import FAMILIES, registered_cells
 
 #: Modules of this package that hold the machinery, not families; every other module defines
 #: families (each registers its own on import), so a new family module needs no list.
-MACHINERY = frozenset({"__main__", "applicability", "base", "model", "options", "records",
-                       "registry", "relations", "sampling", "specs"})
+MACHINERY = frozenset({"applicability", "base", "model", "options", "records", "registry",
+                       "relations", "sampling", "specs"})
 
 
 def family_modules() -> list[str]:
@@ -32,7 +32,7 @@ def family_modules() -> list[str]:
     return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__)
                   if m.name not in MACHINERY)
 
-__all__ = ["CELLS", "LEVELS", "draw", "families", "family"]
+__all__ = ["CELLS", "LEVELS", "draw", "families", "family", "pool"]
 
 
 @cache
@@ -50,14 +50,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: Families by their exact cell name, filled on first use (a quick path for `generate_one`).
-_FAMILIES: dict[str, Any] = {}
-
-
 def family(cell: str):
+    """The family of `cell` (any case, spaces around it ignored)."""
     fams = families()
-    if not _FAMILIES:
-        _FAMILIES.update(fams)
+    found = fams.get(cell)
+    if found is not None:
+        return found
     key = cell.strip().upper()
     if key not in fams:
         known = ", ".join(fams)
@@ -247,7 +245,9 @@ def _sorted_copy(value: Any) -> Any:
 
 
 @cache
-def _pool(cell: str, level: int, gpu_names: tuple[str, ...]) -> _Pool:
+def pool(cell: str, level: int, gpu_names: tuple[str, ...]) -> _Pool:
+    """The candidates of `cell` at `level` on these GPUs, in the order seeds take them (made
+    once per process; ``pool(...).params(seed)`` is what seed `seed` draws)."""
     return _Pool(cell, level, gpu_names)
 
 
@@ -275,7 +275,7 @@ def draw(cell: str, *, level: int = 1, seed: int = 0, gpu: str | None = None) ->
     level = check_level(level)
     names = (resolve_named_gpu(gpu).name,) if gpu else fam.gpu_choices(level)
     try:
-        gpu_name, params = _pool(fam.cell, level, names).params(seed)
+        gpu_name, params = pool(fam.cell, level, names).params(seed)
     except IndexError:
         raise QuizgenError(f"no {fam.cell} problem exists at level {level} on GPU "
                            f"{', '.join(names)}; try another GPU or level", field="gpu") from None

@@ -24,12 +24,12 @@ from quizgen.problems import applicability as when
 from quizgen.problems.applicability import Facts, applies
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
-from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, _bent,
-                                                 answers_of, shapes_for, with_shape)
+from quizgen.problems.occupancy_families import (LAUNCH, OCC_SPECS, OccupancyFamily, answers_of,
+                                                 bent_misconception, shapes_for, with_shape)
 from quizgen.problems.registry import register
 
 
-def _model_miscs(key: str, res: OccupancyResult) -> Misconception:
+def model_misconception(key: str, res: OccupancyResult) -> Misconception:
     return Misconception(key, {"blocks_per_sm": res.blocks_per_sm, "active_warps": res.active_warps,
                                "occupancy": res.occupancy})
 
@@ -50,12 +50,12 @@ def exact_misconceptions(gpu: GPU, res: OccupancyResult, book: OccupancyResult) 
     the exact calculation kept): the notes' formula, allocation without its rounding or reserve,
     the register file as one pool, a lid left out, occupancy from blocks, one block too many."""
     cfg = res.config
-    out = [_model_miscs("textbook_model", book)]
+    out = [model_misconception("textbook_model", book)]
     for key, changed in (("no_reg_rounding", {"reg_alloc_unit": 1}),
                          ("registers_one_pool", {"schedulers_per_sm": 1}),
                          ("no_reserved_smem", {"reserved_smem_per_block": 0}),
                          ("no_smem_rounding", {"smem_alloc_unit": 1})):
-        out.append(_model_miscs(key, occupancy(bent_gpu(gpu, **changed), cfg, model="exact")))
+        out.append(model_misconception(key, occupancy(bent_gpu(gpu, **changed), cfg, model="exact")))
     w, w_max = res.warps_per_block, gpu.max_warps_per_sm
     sub = res.limits["registers"] is not None and _warps_by_register_file(gpu, res)
     if sub:
@@ -66,7 +66,7 @@ def exact_misconceptions(gpu: GPU, res: OccupancyResult, book: OccupancyResult) 
     for key, dropped in (("ignore_regs", "registers"), ("ignore_smem", "shared_memory"),
                          ("ignore_warp_cap", "warps"), ("ignore_bmax", "blocks")):
         kept = [v for k, v in lids.items() if k != dropped and v is not None]
-        out.append(_bent(key, kept, w, w_max))
+        out.append(bent_misconception(key, kept, w, w_max))
     B = res.blocks_per_sm
     out.append(Misconception("occupancy_from_blocks", {"occupancy": B / gpu.max_blocks_per_sm}))
     if B > 1:
@@ -162,7 +162,10 @@ class ExactFamily(OccupancyFamily):
         ctx["tb"] = solved.data["textbook"]
         res = solved.data.get("result")
         if res is not None:         # which of NVIDIA's rules make the count differ from the notes'
-            rules = attribute(gpu, res.config).rules()
+            # a fact of the solved problem, found once (every text of the problem asks for it)
+            rules = solved.data.get("rules")
+            if rules is None:
+                rules = solved.data["rules"] = attribute(gpu, res.config).rules()
             ctx.update(rules=rules, rule_g="reg_granularity" in rules,
                        rule_p="subpartitions" in rules, rule_res="reserve" in rules,
                        rule_sg="smem_granularity" in rules)
@@ -318,7 +321,7 @@ class DynamicSmemOptIn(ExactFamily):
         own = []                    # the cell's own slips first (options keep the first three)
         if params.get("carveout", -1) != -1:
             full = occupancy(gpu, self.config(dict(params, carveout=-1)), model="exact")
-            own.append(_model_miscs("ignore_carveout", full))
+            own.append(model_misconception("ignore_carveout", full))
         own.append(Misconception("launch_without_optin", {"blocks_without_optin": res.blocks_per_sm}))
         return own + super().misconceptions(params, gpu, solved)
 

@@ -24,7 +24,7 @@ from quizgen.engine.occupancy import occupancy
 from quizgen.gpus import GPU, get_gpu
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
-from quizgen.problems.exact_families import ExactFamily, _model_miscs
+from quizgen.problems.exact_families import ExactFamily, model_misconception
 from quizgen.problems.occupancy_families import OCC_SPECS
 from quizgen.problems.registry import register
 
@@ -199,27 +199,27 @@ class RealKernel(ExactFamily):
         out = []                    # the line's own slips first (options keep the first three)
         res = solved.data["result"]
         if "no_dyn" in solved.data:
-            out.append(_model_miscs("ignore_dynamic_smem", solved.data["no_dyn"]))
+            out.append(model_misconception("ignore_dynamic_smem", solved.data["no_dyn"]))
         usage = shipped.kernel_usage(params["kernel"], params["arch"])
         cmem = sum(usage.cmem.values())
         if cmem:
             # the constant bank read as shared memory per block
             wrong = occupancy(gpu, self.config(dict(params, smem_per_block=params["smem_per_block"] + cmem)),
                               model="exact")
-            out.append(_model_miscs("cmem_as_smem", wrong))
+            out.append(model_misconception("cmem_as_smem", wrong))
         if usage.stack:
             # the stack frame (per thread) read as shared memory per block
             wrong = occupancy(gpu, self.config(dict(params, smem_per_block=params["smem_per_block"]
                                                     + usage.stack)), model="exact")
-            out.append(_model_miscs("stack_as_smem", wrong))
+            out.append(model_misconception("stack_as_smem", wrong))
         if params["smem_per_block"] and params["threads_per_block"] > 1:
             # the line's static shared memory read as per thread (ptxas reports it per block)
             wrong = occupancy(gpu, self.config(dict(params, smem_per_block=params["smem_per_block"]
                                                     * params["threads_per_block"])), model="exact")
             if wrong.blocks_per_sm:
-                out.append(_model_miscs("smem_per_thread", wrong))
+                out.append(model_misconception("smem_per_thread", wrong))
         other = get_gpu("h100" if gpu.name == "a100" else "a100")
-        out.append(_model_miscs("other_gpu_limits", occupancy(other, self.config(params), model="exact")))
+        out.append(model_misconception("other_gpu_limits", occupancy(other, self.config(params), model="exact")))
         if "before" in solved.data:
             res0 = solved.data["before"]
             out.append(Misconception("change_changes_nothing", {

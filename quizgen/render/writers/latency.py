@@ -15,8 +15,8 @@ from quizgen.engine import grid as grid_engine
 from quizgen.engine import whatif
 from quizgen.engine.occupancy import launch_config
 from quizgen.problems import real_gpu
-from quizgen.problems.latency_families import (EfficiencyPlateau, EqualOccupancyDivergence,
-                                               GridWaves, LatencyFamily)
+from quizgen.problems.latency_bound import LatencyFamily
+from quizgen.problems.latency_families import EfficiencyPlateau, EqualOccupancyDivergence, GridWaves
 from quizgen.problems.model import Solution
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.solution import solution_steps

@@ -16,8 +16,8 @@ from typing import Any
 from quizgen.engine import inverse
 from quizgen.engine.occupancy import launch_config
 from quizgen.problems.model import Solution
-from quizgen.problems.occupancy_families import (CannotFit, OccupancyFamily, RealGpuRegisters,
-                                                 RealGpuSharedMemory)
+from quizgen.problems.occupancy_families import CannotFit, OccupancyFamily
+from quizgen.problems.real_gpu_families import RealGpuRegisters, RealGpuSharedMemory
 from quizgen.engine.attribution import attribute
 from quizgen.problems.real_gpu import exact_occupancy, largest_exact_block, names_real_gpu
 from quizgen.render import numbers

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from quizgen.problems.warp_families import (ChooseBlock, CleanBlock, DepthTerm, DivergenceFamily,
-                                            HidingFamily, RowStraddle, SchedulerDemand, TailWarp,
-                                            TinyBlock, pick_steps)
+from quizgen.problems.warp_divergence import DivergenceFamily
+from quizgen.problems.warp_families import CleanBlock, DepthTerm, RowStraddle, TailWarp, TinyBlock, pick_steps
+from quizgen.problems.warp_grids import ChooseBlock
+from quizgen.problems.warp_hiding import HidingFamily, SchedulerDemand
 from quizgen.render.solution import solution_steps
 from quizgen.render.whys import numbered_whys
 from quizgen.render.writers import writes
