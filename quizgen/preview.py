@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quizgen.errors import QuizgenError
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,31 +113,12 @@ def _first_pages(recipe, folder: Path) -> list[str]:
 
 
 def load_any_recipe(name: str | None):
-    """("deck" or "exam", the recipe) for a packaged name or a TOML file of either kind."""
-    import tomllib
+    """("deck" or "exam", the recipe) for a packaged name or a TOML file of either kind, read
+    by the recipe reader every command shares (``quizgen export`` takes both kinds too)."""
+    from quizgen.recipes import load_bank_recipe
 
-    from quizgen.recipes import load_deck_recipe, packaged_names_hint, packaged_recipes
-
-    if name is None:
-        return "deck", load_deck_recipe(None)
-    path = Path(name)
-    if not path.is_file():
-        known = {r.name: r for r in packaged_recipes()}
-        stem = name[:-5] if name.lower().endswith(".toml") else name
-        if stem not in known or path.suffix:
-            raise QuizgenError(f"no such recipe: {name}; {packaged_names_hint()}", field="recipe")
-        path = known[stem].path
-    from quizgen.files import read_limited
-
-    try:
-        raw = tomllib.loads(read_limited(path, "recipe").decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise QuizgenError(f"{path} is not valid TOML ({exc})", field="recipe") from None
-    if "questions" in raw:
-        from quizgen.export.sheet import load_exam_recipe
-
-        return "exam", load_exam_recipe(path)
-    return "deck", load_deck_recipe(path)
+    recipe = load_bank_recipe(name)
+    return ("exam", recipe.exam) if recipe.exam is not None else ("deck", recipe.deck)
 
 
 def build_preview(name: str | None, out: str | os.PathLike[str], *, force: bool = False,

@@ -147,12 +147,12 @@ BAD_RECIPES = {
 
 
 @pytest.mark.parametrize("name", sorted(BAD_RECIPES))
-def test_deck_sheet_and_export_refuse_a_bad_recipe_file_alike(tmp_path, name):
+def test_deck_sheet_export_and_preview_refuse_a_bad_recipe_file_alike(tmp_path, name):
     content, words = BAD_RECIPES[name]
     (tmp_path / name).write_bytes(content)
     before = sorted(p.name for p in tmp_path.iterdir())
     lines = set()
-    for command in (["deck", name], ["sheet", name], ["export", name]):
+    for command in (["deck", name], ["sheet", name], ["export", name], ["preview", name]):
         code, err = _refusal(command, tmp_path)
         assert code == 2, (command, err)
         assert err.count("\n") == 1, (command, err)
@@ -167,7 +167,8 @@ def test_deck_sheet_and_export_refuse_a_bad_recipe_file_alike(tmp_path, name):
 def test_a_missing_recipe_file_is_said_alike_and_names_the_packaged_recipes(tmp_path):
     for command, names in ((["deck", "gone.toml"], "default, occupancy-basics (decks)"),
                            (["sheet", "gone.toml"], "midterm (exams)"),
-                           (["export", "gone.toml"], "(decks); midterm (exams)")):
+                           (["export", "gone.toml"], "(decks); midterm (exams)"),
+                           (["preview", "gone.toml"], "(decks); midterm (exams)")):
         code, err = _refusal(command, tmp_path)
         assert code == 2 and err.count("\n") == 1, (command, err)
         assert "no such recipe file: gone.toml" in err and names in err, (command, err)
