@@ -354,16 +354,29 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     w = -(-T // 32)
 
     # Warp slots (cuda_occupancy.h: cudaOccMaxBlocksPerSMWarpsLimit).
-    if T > gpu.max_threads_per_block:
-        by_warps = 0
-        failure = "threads_per_block"
-    else:
-        by_warps = gpu.max_warps_per_sm // w
-        failure = None
+    too_many = T > gpu.max_threads_per_block
+    by_warps = 0 if too_many else gpu.max_warps_per_sm // w
+    failure = "threads_per_block" if too_many else None
 
-    regs_warp, per_sub, by_regs, regs_failure = _exact_registers(gpu, cfg.regs_per_thread, w)
-    smem_alloc, smem_sm, limit_block, by_smem, smem_failure = _exact_shared_memory(gpu, cfg)
-    failure = failure or regs_failure or smem_failure
+    # Registers: allocated per warp in units of g_R, per sub-partition.
+    g_r = gpu.reg_alloc_unit
+    regs_warp = -(-(cfg.regs_per_thread * 32) // g_r) * g_r
+    by_regs = _blocks_by_registers(gpu, cfg.regs_per_thread, regs_warp, w)
+    if by_regs == 0 and failure is None:
+        failure = _register_failure(gpu, cfg.regs_per_thread, regs_warp, w)
+
+    # Shared memory: static + dynamic + reserved, rounded up to g_S; per-block and carveout limits.
+    g_s = gpu.smem_alloc_unit
+    smem_alloc = -(-(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem) // g_s) * g_s
+    smem_sm = carveout_size(gpu, cfg.carveout)
+    smem_failure = _smem_failure(gpu, cfg, smem_alloc)
+    if smem_failure is not None:
+        by_smem: int | None = 0
+        failure = failure or smem_failure
+    else:
+        if smem_sm < smem_alloc:
+            smem_sm = _align_up_carveout(gpu, smem_alloc)
+        by_smem = smem_sm // smem_alloc if smem_alloc else None
 
     cap = gpu.max_blocks_per_sm
     # min() and the limiter written out: this is the hot path of batch generation.
@@ -392,74 +405,71 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
         active_warps=blocks * w, max_warps_per_sm=gpu.max_warps_per_sm, limiter=limiter,
         failure=failure)
     if explain:
-        result.steps = _exact_steps(gpu, result, regs_warp, per_sub, limit_block)
+        result.steps = _exact_steps(gpu, result, regs_warp)
     return result
 
 
-def _exact_registers(gpu: GPU, r: int, w: int) -> tuple[int, int | None, int | None, str | None]:
-    """Registers: allocated per warp in units of g_R, per sub-partition.
-
-    Returns the registers allocated per warp, the warps that fit in one sub-partition (None when
-    the block cannot launch or uses no registers), the blocks the registers allow (None: no limit)
-    and why the block cannot launch (None when it can).
-    """
+def _blocks_by_registers(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None:
+    """Blocks the registers allow: the warps that fit in each sub-partition, over the block's
+    warps (0: the block cannot launch; None: it uses no registers)."""
+    if r > gpu.max_regs_per_thread or regs_warp * w > gpu.regs_per_block:
+        return 0
     P = gpu.schedulers_per_sm
-    g_r = gpu.reg_alloc_unit
-    regs_warp = -(-(r * 32) // g_r) * g_r
-    regs_block = regs_warp * w
-    regs_assumed = regs_warp * (-(-w // P) * P)  # the hardware check rounds warps up to P
-    if r > gpu.max_regs_per_thread:
-        return regs_warp, None, 0, "regs_per_thread"
-    if regs_assumed > gpu.regs_per_block or regs_block > gpu.regs_per_block:
-        return regs_warp, None, 0, "regs_per_block"
+    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
+        return 0
     if regs_warp == 0:
-        return regs_warp, None, None, None
-    per_sub = (gpu.regs_per_sm // P) // regs_warp
-    return regs_warp, per_sub, (per_sub * P) // w, None
+        return None
+    return ((gpu.regs_per_sm // P) // regs_warp * P) // w
 
 
-def _exact_shared_memory(gpu: GPU, cfg: LaunchConfig
-                         ) -> tuple[int, int, int, int | None, str | None]:
-    """Shared memory: static + dynamic + reserved, rounded up to g_S; per-block and carveout limits.
-
-    Returns the bytes allocated per block, the shared memory per SM the driver configures, the
-    per-block limit that applies, the blocks the shared memory allows (None: no limit) and why
-    the block cannot launch (None when it can).
-    """
-    g_s = gpu.smem_alloc_unit
-    reserved = gpu.reserved_smem_per_block
-    static = cfg.smem_per_block + reserved
-    smem_alloc = -(-(static + cfg.dyn_smem) // g_s) * g_s
-    preference = carveout_size(gpu, cfg.carveout)
-    if cfg.optin is not None:
-        max_dyn = cfg.optin
-        limit_block = gpu.smem_per_block_optin if static + max_dyn > gpu.smem_per_block else gpu.smem_per_block
-    else:
-        max_dyn = None
-        limit_block = gpu.smem_per_block
-    limit_block += reserved
-    if max_dyn is not None and cfg.dyn_smem > max_dyn:
-        return smem_alloc, preference, limit_block, 0, "dyn_smem_optin"
-    if smem_alloc > limit_block:
-        return smem_alloc, preference, limit_block, 0, (
-            "smem_needs_optin" if cfg.optin is None
-            and smem_alloc <= gpu.smem_per_block_optin + reserved else "smem_per_block")
-    smem_sm = preference
-    if preference < smem_alloc:
-        smem_sm = _align_up_carveout(gpu, smem_alloc)
-    return smem_alloc, smem_sm, limit_block, (smem_sm // smem_alloc if smem_alloc else None), None
+def _register_failure(gpu: GPU, r: int, regs_warp: int, w: int) -> str | None:
+    """Why the registers keep the block from launching (None: they do not)."""
+    P = gpu.schedulers_per_sm
+    if r > gpu.max_regs_per_thread:
+        return "regs_per_thread"
+    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
+        return "regs_per_block"
+    return None
 
 
-def _exact_steps(gpu: GPU, result: OccupancyResult, regs_warp: int, per_sub: int | None,
-                 limit_block: int) -> list[Step]:
+def _warps_per_subpartition(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None:
+    """The warps whose registers fit in one sub-partition (None when the block cannot launch or
+    uses no registers)."""
+    if regs_warp == 0 or _register_failure(gpu, r, regs_warp, w) is not None:
+        return None
+    return (gpu.regs_per_sm // gpu.schedulers_per_sm) // regs_warp
+
+
+def _smem_block_limit(gpu: GPU, cfg: LaunchConfig) -> int:
+    """The shared memory one block may use: 48 KB by default, the opt-in limit when the kernel
+    opts in to more dynamic shared memory, each with the bytes the driver reserves per block."""
+    static = cfg.smem_per_block + gpu.reserved_smem_per_block
+    if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block:
+        return gpu.smem_per_block_optin + gpu.reserved_smem_per_block
+    return gpu.smem_per_block + gpu.reserved_smem_per_block
+
+
+def _smem_failure(gpu: GPU, cfg: LaunchConfig, smem_alloc: int) -> str | None:
+    """Why the shared memory keeps the block from launching (None: it fits)."""
+    if cfg.optin is not None and cfg.dyn_smem > cfg.optin:
+        return "dyn_smem_optin"
+    if smem_alloc > _smem_block_limit(gpu, cfg):
+        return ("smem_needs_optin" if cfg.optin is None
+                and smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block
+                else "smem_per_block")
+    return None
+
+
+def _exact_steps(gpu: GPU, result: OccupancyResult, regs_warp: int) -> list[Step]:
     """The exact model's derivation of `result`, one step per allocation rule."""
     cfg, w, limits = result.config, result.warps_per_block, result.limits
     T, blocks = cfg.threads_per_block, result.blocks_per_sm
     by_regs, by_smem, by_warps = limits["registers"], limits["shared_memory"], limits["warps"]
     steps = [Step("warps_per_block", "warps_per_block", {"T": T}, w, "warps",
                   "warps_whole", None if T % 32 == 0 else "partial_warp")]
+    per_sub = _warps_per_subpartition(gpu, cfg.regs_per_thread, regs_warp, w)
     steps.extend(_exact_register_steps(gpu, result, regs_warp, per_sub))
-    steps.extend(_exact_smem_steps(gpu, result, limit_block))
+    steps.extend(_exact_smem_steps(gpu, result, _smem_block_limit(gpu, cfg)))
     steps.append(_warp_step(gpu, T, w, by_warps))
     cap = limits["blocks"]
     steps.append(Step("blocks_cap", "blocks_cap", {"B_max": cap}, cap, "blocks", "block_lid"))
