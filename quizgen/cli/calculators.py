@@ -108,7 +108,14 @@ def warps_command(
             location = locate_thread(block, linear=thread, coords=coords, explain=explain)
         segments = warp_members(block, warp) if warp is not None else None
         comparison = compare_blocks(block, compare, explain=explain) if compare is not None else None
+    _print_warps(result, location, segments, comparison, thread=thread, warp=warp, lang=lang,
+                 as_json=as_json)
 
+
+def _print_warps(result, location, segments, comparison, *, thread: int | None, warp: int | None,
+                 lang: str, as_json: bool) -> None:
+    """The block's warps (and the thread, the warp's members, the comparison asked for) as one
+    JSON object, or as worked solutions: the block's, then the comparison's."""
     if as_json:
         data = result.to_dict()
         if location is not None:
@@ -194,7 +201,11 @@ def latency_command(
                 raise QuizgenError(f"got {resident}; at most {cap} warps can be resident on one "
                                    "SM (--max-warps sets another cap)", field="resident_warps")
             eta = efficiency(resident, latency, max_warps=cap, explain=explain)
+    _print_latency(latency, hiding, eta, lang, as_json)
 
+
+def _print_latency(latency: int, hiding, eta, lang: str, as_json: bool) -> None:
+    """The warps needed and η(N) as one JSON object (η nested), or as a worked solution."""
     if as_json:
         data: dict[str, Any] = {"latency": latency}
         if hiding is not None:

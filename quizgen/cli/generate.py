@@ -30,21 +30,11 @@ def generate_command(
 
     Example: quizgen generate --cell OCC-2 --count 3 --level 2 --lang en
     """
-    from quizgen.errors import QuizgenError
     from quizgen.export.text import iter_problems_text
     from quizgen.generator import family, generate_one
 
     lang = check_lang(lang)
-    if fmt not in ("md", "html", "json"):
-        raise QuizgenError(f"got {fmt!r}; expected md, html or json", field="format")
-    from quizgen.recipes import MAX_SEED
-
-    if not 0 <= count <= MAX_COUNT:
-        raise QuizgenError(f"got {count}; expected a whole number from 0 to {MAX_COUNT:,}",
-                           field="count")
-    if not 0 <= seed <= MAX_SEED:
-        raise QuizgenError(f"got {seed}; expected a whole number from 0 to {MAX_SEED:,}",
-                           field="seed")
+    _check_numbers(fmt, count, seed)
     from quizgen.problems import CELLS
 
     cells = [family(c).cell for c in cell] if cell else list(CELLS)
@@ -67,6 +57,28 @@ def generate_command(
     if out is None:
         write(sys.stdout)
         return
+    _write_file(out, write, total)
+
+
+def _check_numbers(fmt: str, count: int, seed: int) -> None:
+    """The format, the count and the seed, each refused in one line when out of range."""
+    from quizgen.errors import QuizgenError
+
+    if fmt not in ("md", "html", "json"):
+        raise QuizgenError(f"got {fmt!r}; expected md, html or json", field="format")
+    from quizgen.recipes import MAX_SEED
+
+    if not 0 <= count <= MAX_COUNT:
+        raise QuizgenError(f"got {count}; expected a whole number from 0 to {MAX_COUNT:,}",
+                           field="count")
+    if not 0 <= seed <= MAX_SEED:
+        raise QuizgenError(f"got {seed}; expected a whole number from 0 to {MAX_SEED:,}",
+                           field="seed")
+
+
+def _write_file(out: Path, write, total: int) -> None:
+    """`write(handle, advance)` into `out` atomically, with a progress bar on a terminal for
+    more than 50 problems."""
     from quizgen.files import atomic_open
 
     with atomic_open(out, "w", field="out") as handle:

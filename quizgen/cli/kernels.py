@@ -36,20 +36,8 @@ def kernels_command(*, ptxas, cu, arch, kernel, list_kernels, gpu, gpu_file, set
             raise QuizgenError("--cu needs --arch (e.g. --arch sm_80)", field="arch")
         usages = _named(shipped.compile_resource_usage(cu, arch))
     else:
-        keys = shipped.find_shipped(kernel)
-        if not keys:
-            raise QuizgenError(f"no shipped kernel named {kernel!r}; shipped kernels are: "
-                               + ", ".join(shipped.kernel_names()), field="kernel")
-        if len(keys) > 1:
-            raise QuizgenError(f"{kernel!r} names {len(keys)} shipped kernels ({', '.join(keys)}); "
-                               "pick one", field="kernel")
-        archs = [arch] if arch else ([_arch_of(the_gpu)] if the_gpu is not None and _arch_of(the_gpu)
-                                     in shipped.shipped_archs() else shipped.shipped_archs())
-        usages = [shipped.kernel_usage(keys[0], a) for a in archs]
-        default_block = shipped.kernel_meta(keys[0])["blocks"][0]
-        if dyn_smem is None:
-            shape = _shape(block[0]) if block else ([threads, 1, 1] if threads else default_block)
-            dyn_smem = str(shipped.dyn_smem_for(keys[0], shape[0] * shape[1] * shape[2]))
+        usages, default_block, dyn_smem = _shipped_usages(kernel, arch, the_gpu, threads, block,
+                                                          dyn_smem)
     if arch is not None and (ptxas is not None or cu is not None):
         usages = [u for u in usages if u.arch in (None, arch)] or _none_for(arch, usages)
     if kernel is not None and (ptxas is not None or cu is not None):
@@ -65,6 +53,34 @@ def kernels_command(*, ptxas, cu, arch, kernel, list_kernels, gpu, gpu_file, set
                                      blocks=per_kernel, block=common,
                                      dyn_smem=parse_size("dyn-smem", dyn_smem), optin=optin, model=model,
                                      explain=not as_json and kernel is not None)
+    _print_answers(answers, kernel, lang, as_json)
+
+
+def _shipped_usages(kernel, arch, the_gpu, threads, block, dyn_smem):
+    """The shipped kernel `kernel` names: its resource usage for each architecture asked (or
+    shipped), its first block shape, and the dynamic shared memory it takes at that block."""
+    from quizgen import kernels as shipped
+
+    keys = shipped.find_shipped(kernel)
+    if not keys:
+        raise QuizgenError(f"no shipped kernel named {kernel!r}; shipped kernels are: "
+                           + ", ".join(shipped.kernel_names()), field="kernel")
+    if len(keys) > 1:
+        raise QuizgenError(f"{kernel!r} names {len(keys)} shipped kernels ({', '.join(keys)}); "
+                           "pick one", field="kernel")
+    archs = [arch] if arch else ([_arch_of(the_gpu)] if the_gpu is not None and _arch_of(the_gpu)
+                                 in shipped.shipped_archs() else shipped.shipped_archs())
+    usages = [shipped.kernel_usage(keys[0], a) for a in archs]
+    default_block = shipped.kernel_meta(keys[0])["blocks"][0]
+    if dyn_smem is None:
+        shape = _shape(block[0]) if block else ([threads, 1, 1] if threads else default_block)
+        dyn_smem = str(shipped.dyn_smem_for(keys[0], shape[0] * shape[1] * shape[2]))
+    return usages, default_block, dyn_smem
+
+
+def _print_answers(answers, kernel, lang: str, as_json: bool) -> None:
+    """Warnings on stderr, then one JSON object per kernel, the worked solution of the kernel
+    asked for, or the table of every kernel."""
     for warning in dict.fromkeys(a.warning for a in answers if a.warning):
         typer.echo(f"warning: {warning}", err=True)
     if as_json:

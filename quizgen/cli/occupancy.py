@@ -68,6 +68,14 @@ def occupancy_command(
                         optin=(parse_size("optin-limit", optin_limit) if optin_limit is not None
                                else True if optin else None))
         return
+    _solve_one(gpu, gpu_file, set_, threads=threads, block=block, regs=regs, smem=smem,
+               dyn_smem=dyn_smem, optin=optin, optin_limit=optin_limit, carveout=carveout,
+               barriers=barriers, model=model, lang=lang, as_json=as_json, plot=plot)
+
+
+def _solve_one(gpu, gpu_file, set_, *, threads, block, regs, smem, dyn_smem, optin, optin_limit,
+               carveout, barriers, model, lang, as_json, plot) -> None:
+    """One launch from the options: its worked solution, or its JSON (and the sweep's SVG)."""
     from quizgen.engine.occupancy import launch_config, occupancy
 
     lang = check_lang(lang or DEFAULT_LANG)

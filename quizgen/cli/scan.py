@@ -60,6 +60,12 @@ def scan_command(
                             force=force, lang=lang, progress=_progress(), debug=debug)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
+    _print_summary(result, out, report)
+
+
+def _print_summary(result, out: Path, report: bool) -> None:
+    """The scan's summary line, then its warnings on stderr (files kept, pages not used, pages and
+    papers missing)."""
     typer.echo(f"{result.pages} pages, {result.recognised} recognised; {result.boxes} boxes: "
                f"{result.read} read, {result.review} to review "
                f"→ {out}/answers.csv, review.csv" + (", scan-report.html" if report else ""))

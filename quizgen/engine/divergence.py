@@ -159,49 +159,14 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
     n_act = require_int("active_lanes", active_lanes, minimum=1, maximum=WARP_SIZE)
     parsed = parse_branches(branches, active_lanes=n_act)
     steps: list[Step] = []
+    record = steps if explain else None
 
     # Whole costs add up exactly as ints (much quicker than Fractions); other costs as Fractions.
     exact = _same if all(b.cost.__class__ is int for b in parsed) else _exact
-    serial: int | Fraction = 0
     taken = [b for b in parsed if b.lanes > 0]
-    for index, b in enumerate(parsed):
-        before = serial
-        if b.lanes > 0:
-            serial += exact(b.cost)
-        if explain:
-            last = index == len(parsed) - 1
-            note = ("empty_branch_free" if b.lanes == 0
-                    else "masked_lanes" if b.lanes < n_act else "all_lanes_agree")
-            steps.append(Step("serialised_time" if last else "branch_pass", "branch_pass",
-                              {"S_prev": plain(before), "T_b": b.cost, "n_b": b.lanes}, plain(serial),
-                              "cycles", "pass_per_branch" if b.lanes else "skip_empty_branch", note))
-
-    useful: int | Fraction = 0
-    for b in taken:
-        before = useful
-        useful += b.lanes * exact(b.cost)
-        if explain:
-            steps.append(Step("useful_lane_cycles", "lane_work",
-                              {"U_prev": plain(before), "n_b": b.lanes, "T_b": b.cost}, plain(useful),
-                              "lane-cycles", "count_useful_work"))
-
-    if baseline is None:
-        base = Fraction(useful) / n_act
-        rule = "lane_weighted"
-        if base == 0:
-            raise QuizgenError("every taken branch costs 0 cycles; there is no time to compare",
-                               field="branches")
-        if explain:
-            equal = len({b.cost for b in taken}) == 1
-            steps.append(Step("baseline", "convergent_time", {"U": plain(useful), "n_act": n_act},
-                              plain(base), "cycles", "all_lanes_agree",
-                              "one_branch_cost" if equal else "lane_weighted_baseline"))
-    else:
-        base = require_number("baseline", baseline)
-        rule = "given"
-        if explain:
-            steps.append(Step("baseline", "given_baseline", {"T_conv": plain(base)}, plain(base),
-                              "cycles", "baseline_given"))
+    serial = _serialised_time(parsed, n_act, exact, record)
+    useful = _useful_lane_cycles(taken, exact, record)
+    base, rule = _baseline(baseline, useful, n_act, taken, record)
     plain_base = plain(base)
 
     slowdown = float(serial / base)
@@ -220,6 +185,59 @@ def divergence(branches: Any, *, active_lanes: Any = WARP_SIZE, baseline: Any = 
                           "useful_lane_share"))
     return Divergence(tuple(parsed), n_act, plain(serial), plain_base, rule, slowdown, util,
                       plain(useful), steps)
+
+
+def _serialised_time(parsed: list[Branch], n_act: int, exact, record: list[Step] | None
+                     ) -> int | Fraction:
+    """The warp runs every taken branch one after another: the sum of their costs (a pass per
+    branch appended to `record` when it is given)."""
+    serial: int | Fraction = 0
+    for index, b in enumerate(parsed):
+        before = serial
+        if b.lanes > 0:
+            serial += exact(b.cost)
+        if record is not None:
+            last = index == len(parsed) - 1
+            note = ("empty_branch_free" if b.lanes == 0
+                    else "masked_lanes" if b.lanes < n_act else "all_lanes_agree")
+            record.append(Step("serialised_time" if last else "branch_pass", "branch_pass",
+                               {"S_prev": plain(before), "T_b": b.cost, "n_b": b.lanes}, plain(serial),
+                               "cycles", "pass_per_branch" if b.lanes else "skip_empty_branch", note))
+    return serial
+
+
+def _useful_lane_cycles(taken: list[Branch], exact, record: list[Step] | None) -> int | Fraction:
+    """Lane-cycles of useful work: each taken branch's lanes × its cost."""
+    useful: int | Fraction = 0
+    for b in taken:
+        before = useful
+        useful += b.lanes * exact(b.cost)
+        if record is not None:
+            record.append(Step("useful_lane_cycles", "lane_work",
+                               {"U_prev": plain(before), "n_b": b.lanes, "T_b": b.cost}, plain(useful),
+                               "lane-cycles", "count_useful_work"))
+    return useful
+
+
+def _baseline(baseline: Any, useful: int | Fraction, n_act: int, taken: list[Branch],
+              record: list[Step] | None) -> tuple[Fraction, str]:
+    """The convergent time to compare with: the given one, else the lane-weighted mean cost."""
+    if baseline is not None:
+        base = require_number("baseline", baseline)
+        if record is not None:
+            record.append(Step("baseline", "given_baseline", {"T_conv": plain(base)}, plain(base),
+                               "cycles", "baseline_given"))
+        return base, "given"
+    base = Fraction(useful) / n_act
+    if base == 0:
+        raise QuizgenError("every taken branch costs 0 cycles; there is no time to compare",
+                           field="branches")
+    if record is not None:
+        equal = len({b.cost for b in taken}) == 1
+        record.append(Step("baseline", "convergent_time", {"U": plain(useful), "n_act": n_act},
+                           plain(base), "cycles", "all_lanes_agree",
+                           "one_branch_cost" if equal else "lane_weighted_baseline"))
+    return base, "lane_weighted"
 
 
 @dataclass(slots=True)

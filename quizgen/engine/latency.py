@@ -233,50 +233,65 @@ def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
         extra = 1
     with_ilp = n_sched * -(-n_s // extra)
     in_flight = L * x_s * n_sched
-    steps: list[Step] = []
+    result = LatencyHiding(L, W, plain(k), n_sched, t_issue, plain(x_s), cap, plain(in_flight), n_s,
+                           need, deficit, c_s, extra, with_ilp)
     if explain:
         round_note = None if per_sched_exact.denominator == 1 else "ceil_rounds_up"
-        if littles:
-            steps.append(Step("sm_throughput", "sm_throughput", {"N_sched": n_sched, "X_s": plain(x_s)},
-                              plain(x_s * n_sched), "operations per cycle", "every_scheduler_issues"))
-            steps.append(Step("concurrency", "concurrency", {"L": L, "X": plain(x_s * n_sched)},
-                              plain(in_flight), "operations", "littles_law"))
-        if littles or k != 1:
-            if W == 1:
-                steps.append(Step("warps_per_scheduler", "littles_per_scheduler",
-                                  {"L": L, "X_s": plain(x_s), "k_ilp": plain(k)}, n_s, "warps",
-                                  "per_scheduler_littles", round_note))
-            else:
-                steps.append(Step("warps_per_scheduler", "hiding_per_scheduler",
-                                  {"L": L, "X_s": plain(x_s), "W": W, "k_ilp": plain(k)}, n_s,
-                                  "warps", "per_scheduler_littles", round_note))
-        elif t_issue != 1:
-            steps.append(Step("warps_per_scheduler", "warps_per_scheduler",
-                              {"L": L, "T_issue": t_issue, "I_warp": W}, n_s, "warps",
-                              "fill_the_wait_issue", round_note))
-        else:
-            steps.append(Step("warps_per_scheduler", "warps_to_hide", {"L": L, "W": W}, n_s, "warps",
-                              "fill_the_wait", "no_compute" if W == 1 else round_note))
-        steps.append(Step("warps_needed", "sm_warps", {"N_sched": n_sched, "n_s": n_s}, need, "warps",
-                          "every_scheduler_own_warps",
-                          "schedulers_add_warps" if n_sched > 1 else None))
-        degenerate = W == 1 and k == 1
-        steps.append(Step("deficit", "warp_deficit", {"N_w": need, "W_max": cap}, deficit, "warps",
-                          "compare_cap",
-                          ("memory_bound" if degenerate else "cap_binds") if deficit else "hidable"))
-        if deficit and c_s and not degenerate:
-            steps.append(Step("scheduler_cap", "warps_per_scheduler_cap",
-                              {"W_max": cap, "N_sched": n_sched}, c_s, "warps", "share_of_cap"))
-            steps.append(Step("ilp_factor", "ilp_factor", {"n_s": n_s, "c_s": c_s}, extra, "×",
-                              "ilp_closes_gap", "ilp_costs_registers"))
-            steps.append(Step("warps_with_ilp", "warps_with_ilp",
-                              {"N_sched": n_sched, "n_s": n_s, "k_x": extra}, with_ilp, "warps",
-                              "ilp_check"))
-        if littles:
-            steps.append(Step("latency", "latency_unchanged", {"L": L}, L, "cycles",
-                              "latency_is_fixed", "no_l_eff"))
-    return LatencyHiding(L, W, plain(k), n_sched, t_issue, plain(x_s), cap, plain(in_flight), n_s,
-                         need, deficit, c_s, extra, with_ilp, steps)
+        result.steps = _hiding_steps(result, x_s, k, littles, round_note)
+    return result
+
+
+def _hiding_steps(h: LatencyHiding, x_s: Fraction, k: Fraction | int, littles: bool,
+                  round_note: str | None) -> list[Step]:
+    """The derivation of `h`: the SM's throughput and Little's law (when asked by throughput),
+    warps per scheduler, × N_sched, against the cap, and the ILP that closes a gap."""
+    L, n_sched, cap, deficit, c_s = h.latency, h.schedulers, h.max_warps, h.deficit, h.scheduler_cap
+    steps: list[Step] = []
+    if littles:
+        steps.append(Step("sm_throughput", "sm_throughput", {"N_sched": n_sched, "X_s": plain(x_s)},
+                          plain(x_s * n_sched), "operations per cycle", "every_scheduler_issues"))
+        steps.append(Step("concurrency", "concurrency", {"L": L, "X": plain(x_s * n_sched)},
+                          plain(L * x_s * n_sched), "operations", "littles_law"))
+    steps.append(_per_scheduler_step(h, x_s, k, littles, round_note))
+    steps.append(Step("warps_needed", "sm_warps", {"N_sched": n_sched, "n_s": h.warps_per_scheduler},
+                      h.warps_needed, "warps", "every_scheduler_own_warps",
+                      "schedulers_add_warps" if n_sched > 1 else None))
+    degenerate = h.work_per_warp == 1 and k == 1
+    steps.append(Step("deficit", "warp_deficit", {"N_w": h.warps_needed, "W_max": cap}, deficit, "warps",
+                      "compare_cap",
+                      ("memory_bound" if degenerate else "cap_binds") if deficit else "hidable"))
+    if deficit and c_s and not degenerate:
+        steps.append(Step("scheduler_cap", "warps_per_scheduler_cap",
+                          {"W_max": cap, "N_sched": n_sched}, c_s, "warps", "share_of_cap"))
+        steps.append(Step("ilp_factor", "ilp_factor", {"n_s": h.warps_per_scheduler, "c_s": c_s},
+                          h.ilp_factor, "×", "ilp_closes_gap", "ilp_costs_registers"))
+        steps.append(Step("warps_with_ilp", "warps_with_ilp",
+                          {"N_sched": n_sched, "n_s": h.warps_per_scheduler, "k_x": h.ilp_factor},
+                          h.warps_with_ilp, "warps", "ilp_check"))
+    if littles:
+        steps.append(Step("latency", "latency_unchanged", {"L": L}, L, "cycles",
+                          "latency_is_fixed", "no_l_eff"))
+    return steps
+
+
+def _per_scheduler_step(h: LatencyHiding, x_s: Fraction, k: Fraction | int, littles: bool,
+                        round_note: str | None) -> Step:
+    """n_s, written from what the problem gave: a throughput or ILP, an issue interval, or neither."""
+    L, W, n_s, t_issue = h.latency, h.work_per_warp, h.warps_per_scheduler, h.issue_interval
+    if littles or k != 1:
+        if W == 1:
+            return Step("warps_per_scheduler", "littles_per_scheduler",
+                        {"L": L, "X_s": plain(x_s), "k_ilp": plain(k)}, n_s, "warps",
+                        "per_scheduler_littles", round_note)
+        return Step("warps_per_scheduler", "hiding_per_scheduler",
+                    {"L": L, "X_s": plain(x_s), "W": W, "k_ilp": plain(k)}, n_s,
+                    "warps", "per_scheduler_littles", round_note)
+    if t_issue != 1:
+        return Step("warps_per_scheduler", "warps_per_scheduler",
+                    {"L": L, "T_issue": t_issue, "I_warp": W}, n_s, "warps",
+                    "fill_the_wait_issue", round_note)
+    return Step("warps_per_scheduler", "warps_to_hide", {"L": L, "W": W}, n_s, "warps",
+                "fill_the_wait", "no_compute" if W == 1 else round_note)
 
 
 def min_work_to_hide(latency: Any, *, schedulers: Any, max_warps: Any, issue_interval: Any = 1,

@@ -225,7 +225,6 @@ def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     s = cfg.smem_per_block + cfg.dyn_smem
     w = -(-T // 32)
     failure = None
-    steps: list[Step] = []
 
     regs_block = T * r
     # The notes have no per-thread register cap: only the pool, ⌊R_SM/(T·r)⌋, limits (seed 000, Ex 5).
@@ -247,47 +246,68 @@ def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
         failure = "registers" if by_regs == 0 else "shared_memory" if by_smem == 0 else "warps"
     active = blocks * w
 
-    if explain:
-        steps.append(Step("warps_per_block", "warps_per_block", {"T": T}, w, "warps",
-                          "warps_whole", None if T % 32 == 0 else "partial_warp"))
-        if r:
-            steps.append(Step("regs_per_block", "regs_per_block", {"T": T, "r": r}, regs_block,
-                              "registers", "block_reserves_registers"))
-            steps.append(Step("blocks_by_regs", "blocks_by_regs",
-                              {"R_SM": gpu.regs_per_sm, "T": T, "r": r}, by_regs, "blocks",
-                              "register_lid", _floor_note(gpu.regs_per_sm, regs_block)))
-        else:
-            steps.append(Step("blocks_by_regs", "", {"T": T, "r": 0}, None,
-                              "blocks", "register_lid_none", "no_limit"))
-        if cfg.dyn_smem and cfg.smem_per_block:
-            steps.append(Step("smem_per_block", "smem_per_block",
-                              {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem}, s, "B",
-                              "smem_total"))
-        if s:
-            steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": gpu.smem_per_sm, "s": s},
-                              by_smem, "blocks", "smem_lid", _floor_note(gpu.smem_per_sm, s)))
-        else:
-            steps.append(Step("blocks_by_smem", "", {"S_SM": gpu.smem_per_sm, "s": 0},
-                              None, "blocks", "smem_lid_none", "no_limit"))
-        steps.append(Step("blocks_by_warps", "blocks_by_warps", {"W_max": gpu.max_warps_per_sm, "w": w},
-                          by_warps, "blocks", "warp_lid",
-                          "threads_per_block" if T > gpu.max_threads_per_block
-                          else _floor_note(gpu.max_warps_per_sm, w)))
-        steps.append(Step("blocks_cap", "blocks_cap", {"B_max": cap}, cap, "blocks", "block_lid"))
-        steps.append(Step("blocks_per_sm", "blocks_per_sm",
-                          _min_values(by_regs, by_smem, by_warps, cap), blocks, "blocks",
-                          "lowest_lid", "tie" if len(_limiter(limits, blocks)) > 1 else None))
-        steps.append(Step("active_warps", "active_warps", {"B": blocks, "w": w}, active, "warps",
-                          "count_warps"))
-        steps.append(Step("occupancy", "occupancy", {"A": active, "W_max": gpu.max_warps_per_sm},
-                          active / gpu.max_warps_per_sm, "", "occupancy_def"))
-
-    return OccupancyResult(
+    result = OccupancyResult(
         model="textbook", gpu=gpu.name, config=cfg, warps_per_block=w,
         regs_per_block_allocated=regs_block, smem_per_block_allocated=s,
         smem_per_sm_available=gpu.smem_per_sm, limits=limits, blocks_per_sm=blocks,
         active_warps=active, max_warps_per_sm=gpu.max_warps_per_sm,
-        limiter=_limiter(limits, blocks), failure=failure, steps=steps)
+        limiter=_limiter(limits, blocks), failure=failure)
+    if explain:
+        result.steps = _textbook_steps(gpu, result)
+    return result
+
+
+def _textbook_steps(gpu: GPU, result: OccupancyResult) -> list[Step]:
+    """The notes' derivation of `result`, one step per formula."""
+    cfg, w, limits = result.config, result.warps_per_block, result.limits
+    T, r = cfg.threads_per_block, cfg.regs_per_thread
+    s, regs_block = result.smem_per_block_allocated, result.regs_per_block_allocated
+    by_regs, by_smem, by_warps = limits["registers"], limits["shared_memory"], limits["warps"]
+    steps = [Step("warps_per_block", "warps_per_block", {"T": T}, w, "warps",
+                  "warps_whole", None if T % 32 == 0 else "partial_warp")]
+    if r:
+        steps.append(Step("regs_per_block", "regs_per_block", {"T": T, "r": r}, regs_block,
+                          "registers", "block_reserves_registers"))
+        steps.append(Step("blocks_by_regs", "blocks_by_regs",
+                          {"R_SM": gpu.regs_per_sm, "T": T, "r": r}, by_regs, "blocks",
+                          "register_lid", _floor_note(gpu.regs_per_sm, regs_block)))
+    else:
+        steps.append(Step("blocks_by_regs", "", {"T": T, "r": 0}, None,
+                          "blocks", "register_lid_none", "no_limit"))
+    if cfg.dyn_smem and cfg.smem_per_block:
+        steps.append(Step("smem_per_block", "smem_per_block",
+                          {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem}, s, "B",
+                          "smem_total"))
+    if s:
+        steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": gpu.smem_per_sm, "s": s},
+                          by_smem, "blocks", "smem_lid", _floor_note(gpu.smem_per_sm, s)))
+    else:
+        steps.append(Step("blocks_by_smem", "", {"S_SM": gpu.smem_per_sm, "s": 0},
+                          None, "blocks", "smem_lid_none", "no_limit"))
+    steps.append(_warp_step(gpu, T, w, by_warps))
+    steps.append(Step("blocks_cap", "blocks_cap", {"B_max": limits["blocks"]}, limits["blocks"],
+                      "blocks", "block_lid"))
+    steps.append(Step("blocks_per_sm", "blocks_per_sm",
+                      _min_values(by_regs, by_smem, by_warps, limits["blocks"]),
+                      result.blocks_per_sm, "blocks", "lowest_lid",
+                      "tie" if len(_limiter(limits, result.blocks_per_sm)) > 1 else None))
+    steps.extend(_warps_and_occupancy_steps(gpu, result))
+    return steps
+
+
+def _warp_step(gpu: GPU, T: int, w: int, by_warps: int) -> Step:
+    return Step("blocks_by_warps", "blocks_by_warps", {"W_max": gpu.max_warps_per_sm, "w": w},
+                by_warps, "blocks", "warp_lid",
+                "threads_per_block" if T > gpu.max_threads_per_block
+                else _floor_note(gpu.max_warps_per_sm, w))
+
+
+def _warps_and_occupancy_steps(gpu: GPU, result: OccupancyResult) -> tuple[Step, Step]:
+    blocks, w, active = result.blocks_per_sm, result.warps_per_block, result.active_warps
+    return (Step("active_warps", "active_warps", {"B": blocks, "w": w}, active, "warps",
+                 "count_warps"),
+            Step("occupancy", "occupancy", {"A": active, "W_max": gpu.max_warps_per_sm},
+                 active / gpu.max_warps_per_sm, "", "occupancy_def"))
 
 
 def _floor_note(numerator: int, denominator: int) -> str | None:
@@ -330,60 +350,31 @@ def _align_up_carveout(gpu: GPU, size: int) -> int:
 
 
 def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
-    T, r = cfg.threads_per_block, cfg.regs_per_thread
+    T = cfg.threads_per_block
     w = -(-T // 32)
-    P = gpu.schedulers_per_sm
-    failure = None
 
     # Warp slots (cuda_occupancy.h: cudaOccMaxBlocksPerSMWarpsLimit).
-    if T > gpu.max_threads_per_block:
-        by_warps = 0
-        failure = "threads_per_block"
-    else:
-        by_warps = gpu.max_warps_per_sm // w
+    too_many = T > gpu.max_threads_per_block
+    by_warps = 0 if too_many else gpu.max_warps_per_sm // w
+    failure = "threads_per_block" if too_many else None
 
     # Registers: allocated per warp in units of g_R, per sub-partition.
     g_r = gpu.reg_alloc_unit
-    regs_warp = -(-(r * 32) // g_r) * g_r
-    regs_block = regs_warp * w
-    regs_assumed = regs_warp * (-(-w // P) * P)  # the hardware check rounds warps up to P
-    per_sub = None
-    if r > gpu.max_regs_per_thread:
-        by_regs: int | None = 0
-        failure = failure or "regs_per_thread"
-    elif regs_assumed > gpu.regs_per_block or regs_block > gpu.regs_per_block:
-        by_regs = 0
-        failure = failure or "regs_per_block"
-    elif regs_warp == 0:
-        by_regs = None
-    else:
-        per_sub = (gpu.regs_per_sm // P) // regs_warp
-        by_regs = (per_sub * P) // w
+    regs_warp = -(-(cfg.regs_per_thread * 32) // g_r) * g_r
+    by_regs = _blocks_by_registers(gpu, cfg.regs_per_thread, regs_warp, w)
+    if by_regs == 0 and failure is None:
+        failure = _register_failure(gpu, cfg.regs_per_thread, regs_warp, w)
 
     # Shared memory: static + dynamic + reserved, rounded up to g_S; per-block and carveout limits.
     g_s = gpu.smem_alloc_unit
-    reserved = gpu.reserved_smem_per_block
-    static = cfg.smem_per_block + reserved
-    smem_alloc = -(-(static + cfg.dyn_smem) // g_s) * g_s
-    preference = carveout_size(gpu, cfg.carveout)
-    if cfg.optin is not None:
-        max_dyn = cfg.optin
-        limit_block = gpu.smem_per_block_optin if static + max_dyn > gpu.smem_per_block else gpu.smem_per_block
-    else:
-        max_dyn = None
-        limit_block = gpu.smem_per_block
-    limit_block += reserved
-    smem_sm = preference
-    if max_dyn is not None and cfg.dyn_smem > max_dyn:
+    smem_alloc = -(-(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem) // g_s) * g_s
+    smem_sm = carveout_size(gpu, cfg.carveout)
+    smem_failure = _smem_failure(gpu, cfg, smem_alloc)
+    if smem_failure is not None:
         by_smem: int | None = 0
-        failure = failure or "dyn_smem_optin"
-    elif smem_alloc > limit_block:
-        by_smem = 0
-        failure = failure or ("smem_needs_optin" if cfg.optin is None
-                              and smem_alloc <= gpu.smem_per_block_optin + reserved
-                              else "smem_per_block")
+        failure = failure or smem_failure
     else:
-        if preference < smem_alloc:
+        if smem_sm < smem_alloc:
             smem_sm = _align_up_carveout(gpu, smem_alloc)
         by_smem = smem_sm // smem_alloc if smem_alloc else None
 
@@ -401,94 +392,156 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
             blocks = by_bars
     if blocks == 0 and failure is None:
         failure = "barriers"
-    active = blocks * w
     limits: dict[str, int | None] = {"registers": by_regs, "shared_memory": by_smem,
                                      "warps": by_warps, "blocks": cap, "barriers": by_bars}
     limiter = [name for name, value in (("registers", by_regs), ("shared_memory", by_smem),
                                         ("warps", by_warps), ("blocks", cap), ("barriers", by_bars))
                if value == blocks]
 
-    if not explain:
-        return OccupancyResult(
-            model="exact", gpu=gpu.name, config=cfg, warps_per_block=w,
-            regs_per_block_allocated=regs_block, smem_per_block_allocated=smem_alloc,
-            smem_per_sm_available=smem_sm, limits=limits, blocks_per_sm=blocks,
-            active_warps=active, max_warps_per_sm=gpu.max_warps_per_sm, limiter=limiter,
-            failure=failure)
-
-    steps: list[Step] = []
-    if explain:
-        steps.append(Step("warps_per_block", "warps_per_block", {"T": T}, w, "warps",
-                          "warps_whole", None if T % 32 == 0 else "partial_warp"))
-        if r:
-            steps.append(Step("regs_per_warp_allocated", "regs_per_warp_allocated",
-                              {"r": r, "g_R": g_r}, regs_warp, "registers", "reg_granularity",
-                              None if (r * 32) % g_r == 0 else "rounded_up"))
-            steps.append(Step("regs_per_block_allocated", "regs_per_block_allocated",
-                              {"R_warp": regs_warp, "w": w}, regs_block, "registers",
-                              "block_reserves_warp_registers"))
-            if per_sub is not None:
-                steps.append(Step("warps_per_subpartition", "warps_per_subpartition",
-                                  {"R_SM": gpu.regs_per_sm, "P": P, "R_warp": regs_warp}, per_sub,
-                                  "warps", "subpartition_regs"))
-                steps.append(Step("blocks_by_regs", "blocks_by_regs_exact",
-                                  {"P": P, "n_P": per_sub, "w": w}, by_regs, "blocks",
-                                  "register_lid_exact", _floor_note(per_sub * P, w)))
-            else:
-                steps.append(Step("blocks_by_regs", "", {"R_warp": regs_warp, "w": w}, 0, "blocks",
-                                  "register_lid_exact_fails",
-                                  failure if failure in ("regs_per_thread", "regs_per_block") else "regs_per_block"))
-        else:
-            steps.append(Step("blocks_by_regs", "", {"T": T, "r": 0}, None, "blocks",
-                              "register_lid_none", "no_limit"))
-        steps.append(Step("smem_per_block_allocated", "smem_per_block_allocated",
-                          {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem, "s_res": reserved,
-                           "g_S": g_s}, smem_alloc, "B", "smem_granularity",
-                          "reserved" if reserved else None))
-        if by_smem == 0:
-            steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": limit_block, "s": smem_alloc},
-                              0, "blocks", "smem_lid", failure))
-        else:
-            if cfg.carveout != -1:
-                # what the preference asks for, then the size the driver picks and why
-                wanted = cfg.carveout * gpu.smem_per_sm // 100
-                steps.append(Step("smem_carveout", "smem_carveout", {"c": cfg.carveout, "S_SM": gpu.smem_per_sm},
-                                  wanted, "B", "carveout_preference"))
-                why = ("carveout_raised" if smem_sm != preference
-                       else "carveout_rounded" if preference != wanted else "carveout_kept")
-                steps.append(Step("smem_per_sm", "", {"S_pref": preference, "S_want": wanted, "s": smem_alloc,
-                                                      "S_SM": gpu.smem_per_sm}, smem_sm, "B", why))
-            steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": smem_sm, "s": smem_alloc},
-                              by_smem, "blocks", "smem_lid",
-                              "no_limit" if by_smem is None else _floor_note(smem_sm, smem_alloc)))
-        steps.append(Step("blocks_by_warps", "blocks_by_warps", {"W_max": gpu.max_warps_per_sm, "w": w},
-                          by_warps, "blocks", "warp_lid",
-                          "threads_per_block" if T > gpu.max_threads_per_block
-                          else _floor_note(gpu.max_warps_per_sm, w)))
-        steps.append(Step("blocks_cap", "blocks_cap", {"B_max": cap}, cap, "blocks", "block_lid"))
-        if limits["barriers"] is not None:
-            steps.append(Step("blocks_by_barriers", "blocks_by_barriers",
-                              {"N_bar": gpu.barriers_per_sm, "b": cfg.barriers}, limits["barriers"],
-                              "blocks", "barrier_lid"))
-            steps.append(Step("blocks_per_sm", "blocks_per_sm_exact",
-                              _min_values(by_regs, by_smem, by_warps, cap, limits["barriers"], True),
-                              blocks, "blocks", "lowest_lid_barriers",
-                              "tie" if len(_limiter(limits, blocks)) > 1 else None))
-        else:
-            steps.append(Step("blocks_per_sm", "blocks_per_sm",
-                              _min_values(by_regs, by_smem, by_warps, cap), blocks, "blocks",
-                              "lowest_lid", "tie" if len(_limiter(limits, blocks)) > 1 else None))
-        steps.append(Step("active_warps", "active_warps", {"B": blocks, "w": w}, active, "warps",
-                          "count_warps"))
-        steps.append(Step("occupancy", "occupancy", {"A": active, "W_max": gpu.max_warps_per_sm},
-                          active / gpu.max_warps_per_sm, "", "occupancy_def"))
-
-    return OccupancyResult(
+    result = OccupancyResult(
         model="exact", gpu=gpu.name, config=cfg, warps_per_block=w,
-        regs_per_block_allocated=regs_block, smem_per_block_allocated=smem_alloc,
-        smem_per_sm_available=smem_sm, limits=limits, blocks_per_sm=blocks, active_warps=active,
-        max_warps_per_sm=gpu.max_warps_per_sm, limiter=limiter, failure=failure,
-        steps=steps)
+        regs_per_block_allocated=regs_warp * w, smem_per_block_allocated=smem_alloc,
+        smem_per_sm_available=smem_sm, limits=limits, blocks_per_sm=blocks,
+        active_warps=blocks * w, max_warps_per_sm=gpu.max_warps_per_sm, limiter=limiter,
+        failure=failure)
+    if explain:
+        result.steps = _exact_steps(gpu, result, regs_warp)
+    return result
+
+
+def _blocks_by_registers(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None:
+    """Blocks the registers allow: the warps that fit in each sub-partition, over the block's
+    warps (0: the block cannot launch; None: it uses no registers)."""
+    if r > gpu.max_regs_per_thread or regs_warp * w > gpu.regs_per_block:
+        return 0
+    P = gpu.schedulers_per_sm
+    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
+        return 0
+    if regs_warp == 0:
+        return None
+    return ((gpu.regs_per_sm // P) // regs_warp * P) // w
+
+
+def _register_failure(gpu: GPU, r: int, regs_warp: int, w: int) -> str | None:
+    """Why the registers keep the block from launching (None: they do not)."""
+    P = gpu.schedulers_per_sm
+    if r > gpu.max_regs_per_thread:
+        return "regs_per_thread"
+    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
+        return "regs_per_block"
+    return None
+
+
+def _warps_per_subpartition(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None:
+    """The warps whose registers fit in one sub-partition (None when the block cannot launch or
+    uses no registers)."""
+    if regs_warp == 0 or _register_failure(gpu, r, regs_warp, w) is not None:
+        return None
+    return (gpu.regs_per_sm // gpu.schedulers_per_sm) // regs_warp
+
+
+def _smem_block_limit(gpu: GPU, cfg: LaunchConfig) -> int:
+    """The shared memory one block may use: 48 KB by default, the opt-in limit when the kernel
+    opts in to more dynamic shared memory, each with the bytes the driver reserves per block."""
+    static = cfg.smem_per_block + gpu.reserved_smem_per_block
+    if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block:
+        return gpu.smem_per_block_optin + gpu.reserved_smem_per_block
+    return gpu.smem_per_block + gpu.reserved_smem_per_block
+
+
+def _smem_failure(gpu: GPU, cfg: LaunchConfig, smem_alloc: int) -> str | None:
+    """Why the shared memory keeps the block from launching (None: it fits)."""
+    if cfg.optin is not None and cfg.dyn_smem > cfg.optin:
+        return "dyn_smem_optin"
+    if smem_alloc > _smem_block_limit(gpu, cfg):
+        return ("smem_needs_optin" if cfg.optin is None
+                and smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block
+                else "smem_per_block")
+    return None
+
+
+def _exact_steps(gpu: GPU, result: OccupancyResult, regs_warp: int) -> list[Step]:
+    """The exact model's derivation of `result`, one step per allocation rule."""
+    cfg, w, limits = result.config, result.warps_per_block, result.limits
+    T, blocks = cfg.threads_per_block, result.blocks_per_sm
+    by_regs, by_smem, by_warps = limits["registers"], limits["shared_memory"], limits["warps"]
+    steps = [Step("warps_per_block", "warps_per_block", {"T": T}, w, "warps",
+                  "warps_whole", None if T % 32 == 0 else "partial_warp")]
+    per_sub = _warps_per_subpartition(gpu, cfg.regs_per_thread, regs_warp, w)
+    steps.extend(_exact_register_steps(gpu, result, regs_warp, per_sub))
+    steps.extend(_exact_smem_steps(gpu, result, _smem_block_limit(gpu, cfg)))
+    steps.append(_warp_step(gpu, T, w, by_warps))
+    cap = limits["blocks"]
+    steps.append(Step("blocks_cap", "blocks_cap", {"B_max": cap}, cap, "blocks", "block_lid"))
+    tie = "tie" if len(_limiter(limits, blocks)) > 1 else None
+    if limits["barriers"] is not None:
+        steps.append(Step("blocks_by_barriers", "blocks_by_barriers",
+                          {"N_bar": gpu.barriers_per_sm, "b": cfg.barriers}, limits["barriers"],
+                          "blocks", "barrier_lid"))
+        steps.append(Step("blocks_per_sm", "blocks_per_sm_exact",
+                          _min_values(by_regs, by_smem, by_warps, cap, limits["barriers"], True),
+                          blocks, "blocks", "lowest_lid_barriers", tie))
+    else:
+        steps.append(Step("blocks_per_sm", "blocks_per_sm",
+                          _min_values(by_regs, by_smem, by_warps, cap), blocks, "blocks",
+                          "lowest_lid", tie))
+    steps.extend(_warps_and_occupancy_steps(gpu, result))
+    return steps
+
+
+def _exact_register_steps(gpu: GPU, result: OccupancyResult, regs_warp: int,
+                          per_sub: int | None) -> list[Step]:
+    r, w = result.config.regs_per_thread, result.warps_per_block
+    if not r:
+        return [Step("blocks_by_regs", "", {"T": result.config.threads_per_block, "r": 0}, None,
+                     "blocks", "register_lid_none", "no_limit")]
+    g_r, P, failure = gpu.reg_alloc_unit, gpu.schedulers_per_sm, result.failure
+    steps = [Step("regs_per_warp_allocated", "regs_per_warp_allocated",
+                  {"r": r, "g_R": g_r}, regs_warp, "registers", "reg_granularity",
+                  None if (r * 32) % g_r == 0 else "rounded_up"),
+             Step("regs_per_block_allocated", "regs_per_block_allocated",
+                  {"R_warp": regs_warp, "w": w}, result.regs_per_block_allocated, "registers",
+                  "block_reserves_warp_registers")]
+    if per_sub is not None:
+        steps.append(Step("warps_per_subpartition", "warps_per_subpartition",
+                          {"R_SM": gpu.regs_per_sm, "P": P, "R_warp": regs_warp}, per_sub,
+                          "warps", "subpartition_regs"))
+        steps.append(Step("blocks_by_regs", "blocks_by_regs_exact",
+                          {"P": P, "n_P": per_sub, "w": w}, result.limits["registers"], "blocks",
+                          "register_lid_exact", _floor_note(per_sub * P, w)))
+    else:
+        steps.append(Step("blocks_by_regs", "", {"R_warp": regs_warp, "w": w}, 0, "blocks",
+                          "register_lid_exact_fails",
+                          failure if failure in ("regs_per_thread", "regs_per_block") else "regs_per_block"))
+    return steps
+
+
+def _exact_smem_steps(gpu: GPU, result: OccupancyResult, limit_block: int) -> list[Step]:
+    cfg, reserved = result.config, gpu.reserved_smem_per_block
+    smem_alloc, smem_sm = result.smem_per_block_allocated, result.smem_per_sm_available
+    by_smem = result.limits["shared_memory"]
+    steps = [Step("smem_per_block_allocated", "smem_per_block_allocated",
+                  {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem, "s_res": reserved,
+                   "g_S": gpu.smem_alloc_unit}, smem_alloc, "B", "smem_granularity",
+                  "reserved" if reserved else None)]
+    if by_smem == 0:
+        steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": limit_block, "s": smem_alloc},
+                          0, "blocks", "smem_lid", result.failure))
+        return steps
+    if cfg.carveout != -1:
+        # what the preference asks for, then the size the driver picks and why
+        preference = carveout_size(gpu, cfg.carveout)
+        wanted = cfg.carveout * gpu.smem_per_sm // 100
+        steps.append(Step("smem_carveout", "smem_carveout", {"c": cfg.carveout, "S_SM": gpu.smem_per_sm},
+                          wanted, "B", "carveout_preference"))
+        why = ("carveout_raised" if smem_sm != preference
+               else "carveout_rounded" if preference != wanted else "carveout_kept")
+        steps.append(Step("smem_per_sm", "", {"S_pref": preference, "S_want": wanted, "s": smem_alloc,
+                                              "S_SM": gpu.smem_per_sm}, smem_sm, "B", why))
+    steps.append(Step("blocks_by_smem", "blocks_by_smem", {"S_SM": smem_sm, "s": smem_alloc},
+                      by_smem, "blocks", "smem_lid",
+                      "no_limit" if by_smem is None else _floor_note(smem_sm, smem_alloc)))
+    return steps
 
 
 def warps_by_registers(gpu: GPU, regs_per_thread: int) -> int:

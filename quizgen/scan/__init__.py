@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
+from quizgen.scan.reasons import reason, scan_note
 
 __all__ = ["ScanResult", "scan_class", "apply_fixes", "reason", "ANSWERS", "REVIEW", "REPORT"]
 
@@ -39,16 +40,6 @@ ANSWERS = "answers.csv"
 REVIEW = "review.csv"
 REPORT = "scan-report.html"
 REVIEW_HEADER = ["version", "name", "roll", "box", "page", "reason", "answer"]
-
-
-def reason(key: str, **values: Any) -> Note:
-    """Why a box is left for review or a page is not used: phrase ``[scan_reason].key`` with its
-    values, written in a language when shown (``str()`` gives the interface's English)."""
-    return Note(key, tuple(values.items()), "scan_reason")
-
-
-def _scan_note(key: str, **values: Any) -> Note:
-    return Note(key, tuple(values.items()), "scan")
 
 
 @dataclass(slots=True)
@@ -120,143 +111,222 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     Every page is bounded before it is decoded (`pages.Limits`, from the exam's paper); a page too
     large is reported, not read. `progress(done, total)` is called before each page. With
     `debug`, each recognised page is written there as a PNG with its bubbles drawn as read."""
-    from quizgen.export.bubbles import NEEDS_REVIEW
+    from quizgen.scan.pages import RENDER_DPI, Limits, load_scans
+
+    manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
+    students = {s["version"]: s for s in manifest["students"]}
+    paper_pages = sum(int(s["sheet"]["pages"]) for s in manifest["students"])
+    pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
+    if debug is not None:
+        Path(debug).mkdir(parents=True, exist_ok=True)
+    result = ScanResult(out_dir=out, lang=lang)
+    seen = _read_pages(pages_in, layout, students, result, report=report, progress=progress,
+                       debug=debug)
+    tally = _reconcile(students, columns, seen, result, lang)
+    result.answers = tally.answers
+    result.missing_pages = [str(n) for n in tally.missing]
+    result.unread_pages = [str(n) for n in tally.unread]
+    result.absent = [str(n) for n in tally.absent]
+    result.unplaced = seen.anyone
+    _write_outputs(out, manifest, columns, result, seen, tally, report=report, lang=lang)
+    return result
+
+
+@dataclass(slots=True)
+class _Sightings:
+    """What the scanned pages showed, before it is matched against the class."""
+
+    # (version, page) → readings of its boxes
+    readings: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    # (version, page) → source, why: pages whose code was read, but not the page
+    known_unread: dict[tuple[str, int], tuple[str, Note]] = field(default_factory=dict)
+    anyone: int = 0            # pages not recognised that could be any student's
+    pages_html: list[dict[str, Any]] = field(default_factory=list)
+    unreadable_html: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Every student's row of answers.csv, the rows of review.csv, and the notes of what is missing."""
+
+    answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
+    review_rows: list[list[str]] = field(default_factory=list)
+    missing: list[Note] = field(default_factory=list)
+    unread: list[Note] = field(default_factory=list)      # pages whose code was read, but not the page
+    absent: list[Note] = field(default_factory=list)
+
+
+def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
+                out_dir: str | os.PathLike[str], lang: str | None, force: bool
+                ) -> tuple[dict[str, Any], dict[str, Any], str, list[str], Path]:
+    """The manifest, its scan layout, the report's language, the answer columns and the output
+    folder, each checked before a page is read."""
     from quizgen.export.sheet import answer_columns
-    from quizgen.manifest import load_manifest
+    from quizgen.files import check_folder, read_ledger
     from quizgen.grade.match import sheet_lang
-    from quizgen.grade.notes import note_text
-    from quizgen.scan.pages import RENDER_DPI, Limits, Page, load_scans, locate
-    from quizgen.scan.read import read_page
-    from quizgen.scan.report import crop, page_entry, write_report
+    from quizgen.manifest import load_manifest
 
     manifest = load_manifest(manifest_path, scan=True)
     layout = _scan_layout(manifest, str(manifest_path))
     lang = sheet_lang(manifest, lang)
     if not scans:
         raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
-    students = {s["version"]: s for s in manifest["students"]}
     columns = answer_columns(manifest)
     out = Path(out_dir)
-    from quizgen.files import check_folder, read_ledger
-
     others = sorted(set(read_ledger(out)) - {ANSWERS, REVIEW, REPORT}) if out.is_dir() else []
     if others:      # another command's folder (the sheet's: its answers.csv is the blank sheet)
         raise QuizgenError(f"{out} holds another quizgen command's files ({', '.join(others[:3])}"
                            f"); scan into a folder of its own, such as {out / 'scanned'}",
                            field="out")
     check_folder(out, force=force)
-    paper_pages = sum(int(s["sheet"]["pages"]) for s in manifest["students"])
-    pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
-    if debug is not None:
-        Path(debug).mkdir(parents=True, exist_ok=True)
-    result = ScanResult(out_dir=out, lang=lang)
-    missing_notes: list[Note] = []
-    unread_notes: list[Note] = []       # pages whose code was read, but not the page
-    absent_notes: list[Note] = []
-    seen: dict[tuple[str, int], list[Any]] = {}      # (version, page) → readings of its boxes
-    pages_html: list[dict[str, Any]] = []
-    unreadable_html: list[dict[str, Any]] = []
-    known_unread: dict[tuple[str, int], tuple[str, Note]] = {}   # (version, page) → source, why
-    anyone = 0             # pages not recognised that could be any student's
+    return manifest, layout, lang, columns, out
+
+
+def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str, Any],
+                result: ScanResult, *, report: bool,
+                progress: Callable[[int, int], None] | None,
+                debug: str | os.PathLike[str] | None) -> _Sightings:
+    """Find every page by its code and read its boxes; a page scanned twice keeps its first scan,
+    and a box the two scans read differently goes to review."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+    from quizgen.scan.pages import Page, locate
+    from quizgen.scan.read import read_page
+    from quizgen.scan.report import page_entry
+
+    seen = _Sightings()
     for scan in pages_in:
         if progress:
             progress(result.pages, len(pages_in))
         result.pages += 1
         found = locate(scan, layout)
         if not isinstance(found, Page) or found.version not in students:
-            why = (found.reason if not isinstance(found, Page)
-                   else reason("unknown_version", version=found.version))
-            result.unreadable.append(f"{scan.source}: {why}")
-            if isinstance(found, Page) or found.reason.key in ("other_exam", "unknown_version"):
-                pass                                   # known not to be this class's
-            elif found.version in students and found.page is not None:
-                known_unread.setdefault((found.version, found.page), (scan.source, why))
-            else:
-                anyone += 1
-            if report:
-                unreadable_html.append({"source": scan.source, "reason": why,
-                                        "thumb": crop(found.image, None, width=700)})
+            _unrecognised(scan, found, students, result, seen, report)
             continue
         result.recognised += 1
         student = students[found.version]
         boxes = [b for b in student["sheet"]["boxes"] if b["page"] == found.page]
         readings = read_page(found, layout, boxes)
         key = (found.version, found.page)
-        if key in seen:
-            earlier = seen[key]
-            for old, new in zip(earlier, readings):
+        if key in seen.readings:
+            for old, new in zip(seen.readings[key], readings):
                 if old.text != new.text:
                     old.text, old.status = NEEDS_REVIEW, "review"
                     old.reason = reason("scanned_twice")
             result.unreadable.append(f"{scan.source}: version {found.version} page {found.page} "
                                      "scanned again (the first scan is used)")
             continue
-        seen[key] = readings
+        seen.readings[key] = readings
         if debug is not None:
-            _write_debug(Path(debug), found, boxes, readings, len(seen))
+            _write_debug(Path(debug), found, boxes, readings, len(seen.readings))
         if report:
-            pages_html.append(page_entry(found, student, boxes, readings))
-    answers: dict[str, dict[str, str]] = {}
-    review_rows: list[list[str]] = []
+            seen.pages_html.append(page_entry(found, student, boxes, readings))
+    return seen
+
+
+def _unrecognised(scan: Any, found: Any, students: dict[str, Any], result: ScanResult,
+                  seen: _Sightings, report: bool) -> None:
+    """A page that is not one of this class's papers, or whose page could not be read: a warning,
+    and, when its code named a student's page, that page's boxes go to review with the reason."""
+    from quizgen.scan.pages import Page
+    from quizgen.scan.report import crop
+
+    why = (found.reason if not isinstance(found, Page)
+           else reason("unknown_version", version=found.version))
+    result.unreadable.append(f"{scan.source}: {why}")
+    if isinstance(found, Page) or found.reason.key in ("other_exam", "unknown_version"):
+        pass                                   # known not to be this class's
+    elif found.version in students and found.page is not None:
+        seen.known_unread.setdefault((found.version, found.page), (scan.source, why))
+    else:
+        seen.anyone += 1
+    if report:
+        seen.unreadable_html.append({"source": scan.source, "reason": why,
+                                     "thumb": crop(found.image, None, width=700)})
+
+
+def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
+               result: ScanResult, lang: str) -> _Tally:
+    """Every student's row: the boxes read, and needs_review (with why) for every box of a page
+    that was not read."""
+    tally = _Tally()
     for version, student in students.items():
         row = {column: "" for column in columns}
-        pages_found = {p for (v, p) in seen if v == version}
-        unread = {p for (v, p) in known_unread if v == version}
+        pages_found = {p for (v, p) in seen.readings if v == version}
+        unread = {p for (v, p) in seen.known_unread if v == version}
         if not pages_found and not unread:
-            absent_notes.append(_who(student))
+            tally.absent.append(_who(student))
         for page in range(1, student["sheet"]["pages"] + 1):
-            if page in pages_found:
-                continue
-            boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
-            if page in unread:
-                source, cause = known_unread[(version, page)]
-                unread_notes.append(_scan_note("who_page_unread", who=_who(student), page=page,
-                                               source=source, why=cause))
-                why = reason("page_unrecognised", page=page, source=source, why=cause)
-            elif pages_found or unread:
-                if boxes:
-                    missing_notes.append(_scan_note("who_page", who=_who(student), page=page))
-                why = (reason("page_not_found", page=page, n=anyone) if anyone
-                       else reason("page_not_scanned", page=page))
-            else:
-                why = (reason("paper_not_found", n=anyone) if anyone
-                       else reason("paper_not_scanned"))
-            for box in boxes:
-                row[box["column"]] = NEEDS_REVIEW
-                result.boxes += 1
-                result.review += 1
-                review_rows.append([version, student["name"], student["roll"], box["column"],
-                                    str(page), why.text(lang), ""])
-        for (v, page), readings in sorted(seen.items()):
-            if v != version:
-                continue
-            for reading in readings:
-                row[reading.column] = reading.text
-                result.boxes += 1
-                if reading.status == "review":
-                    result.review += 1
-                    review_rows.append([version, student["name"], student["roll"],
-                                        reading.column, str(page),
-                                        note_text(reading.reason, lang) or "", ""])
-                else:
-                    result.read += 1
-        answers[version] = row
-    result.answers = answers
-    result.missing_pages = [str(n) for n in missing_notes]
-    result.unread_pages = [str(n) for n in unread_notes]
-    result.absent = [str(n) for n in absent_notes]
-    result.unplaced = anyone
+            if page not in pages_found:
+                _page_not_read(student, page, row, bool(pages_found or unread), seen, tally,
+                               result, lang)
+        for (v, page), readings in sorted(seen.readings.items()):
+            if v == version:
+                _page_read(student, page, readings, row, tally, result, lang)
+        tally.answers[version] = row
+    return tally
+
+
+def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_page: bool,
+                   seen: _Sightings, tally: _Tally, result: ScanResult, lang: str) -> None:
+    """Every box of a page not read goes to review: scanned but not recognised, not found among
+    the pages (`any_page`: others of the paper were), or the whole paper not found."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+
+    version = student["version"]
+    boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
+    anyone = seen.anyone
+    if (version, page) in seen.known_unread:
+        source, cause = seen.known_unread[(version, page)]
+        tally.unread.append(scan_note("who_page_unread", who=_who(student), page=page,
+                                      source=source, why=cause))
+        why = reason("page_unrecognised", page=page, source=source, why=cause)
+    elif any_page:
+        if boxes:
+            tally.missing.append(scan_note("who_page", who=_who(student), page=page))
+        why = (reason("page_not_found", page=page, n=anyone) if anyone
+               else reason("page_not_scanned", page=page))
+    else:
+        why = (reason("paper_not_found", n=anyone) if anyone
+               else reason("paper_not_scanned"))
+    for box in boxes:
+        row[box["column"]] = NEEDS_REVIEW
+        result.boxes += 1
+        result.review += 1
+        tally.review_rows.append([version, student["name"], student["roll"], box["column"],
+                                  str(page), why.text(lang), ""])
+
+
+def _page_read(student: dict[str, Any], page: int, readings: list[Any], row: dict[str, str],
+               tally: _Tally, result: ScanResult, lang: str) -> None:
+    """A read page's boxes into the student's row; a doubtful one also into review.csv."""
+    from quizgen.grade.notes import note_text
+
+    for reading in readings:
+        row[reading.column] = reading.text
+        result.boxes += 1
+        if reading.status == "review":
+            result.review += 1
+            tally.review_rows.append([student["version"], student["name"], student["roll"],
+                                      reading.column, str(page),
+                                      note_text(reading.reason, lang) or "", ""])
+        else:
+            result.read += 1
+
+
+def _write_outputs(out: Path, manifest: dict[str, Any], columns: list[str], result: ScanResult,
+                   seen: _Sightings, tally: _Tally, *, report: bool, lang: str) -> None:
+    """answers.csv, review.csv and the report, staged and published together."""
     from quizgen.files import publish_folder, staged_folder, write_csv
+    from quizgen.scan.report import write_report
 
     with staged_folder(out) as staged:
-        _write_answers(staged / ANSWERS, manifest, columns, answers)
-        write_csv(staged / REVIEW, [REVIEW_HEADER, *review_rows])
+        _write_answers(staged / ANSWERS, manifest, columns, tally.answers)
+        write_csv(staged / REVIEW, [REVIEW_HEADER, *tally.review_rows])
         if report:
-            write_report(staged / REPORT, manifest, result, pages_html, unreadable_html, lang,
-                         missing=missing_notes, absent=absent_notes, unplaced=anyone,
-                         unread=unread_notes)
+            write_report(staged / REPORT, manifest, result, seen.pages_html, seen.unreadable_html,
+                         lang, missing=tally.missing, absent=tally.absent, unplaced=seen.anyone,
+                         unread=tally.unread)
         result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
-    return result
 
 
 def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings: list[Any],
@@ -287,7 +357,7 @@ def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings:
 
 def _who(student: dict[str, Any]) -> Note:
     """A student as the warnings and the report name them: name · roll · version."""
-    return _scan_note("who", name=str(student.get("name") or ""),
+    return scan_note("who", name=str(student.get("name") or ""),
                       roll=str(student.get("roll") or ""), version=str(student["version"]))
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
-from quizgen.scan import reason
+from quizgen.scan.reasons import reason
 
 #: The straightened page's resolution: 6 px/mm ≈ 152 dpi, enough for 3.4 mm bubbles.
 PX_PER_MM = 6.0

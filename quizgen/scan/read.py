@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from quizgen.grade.notes import Note
-from quizgen.scan import reason
+from quizgen.scan.reasons import reason
 from quizgen.scan.pages import PX_PER_MM, Page
 
 #: Share of the bubble's radius whose disc is measured (the printed ring stays outside).

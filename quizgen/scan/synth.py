@@ -152,27 +152,65 @@ def fill_page(image: np.ndarray, dpi: float, marked: list[tuple[dict, Marks]],
 def draw_mark(out: np.ndarray, x: float, y: float, r: float, style: str, rng: random.Random,
               px: float) -> None:
     """One bubble (centre x, y and radius r in pixels; px pixels per mm) marked in `style`."""
-    import cv2
+    dark = rng.randint(10, 60)
+    pen = max(1, int(round(rng.uniform(0.3, 0.45) * px)))
+    if style in _FILLS:
+        _draw_fill(out, x, y, r, style, rng, dark)
+    elif style in _STROKES:
+        _draw_strokes(out, x, y, r, style, rng, dark, pen, px)
+    elif style == "light":
+        _draw_light(out, x, y, r, rng)
+    elif style == "erased":
+        _draw_erased(out, x, y, r, rng)
+    else:
+        raise ValueError(style)
 
-    shift = 4                                   # sub-pixel drawing: coordinates × 16
+
+#: Marks that fill an area in ink, and marks drawn as pen strokes.
+_FILLS = ("solid", "erased_beside", "off_centre", "over_edge", "partial")
+_STROKES = ("hatching", "scribble", "tick", "cross")
+_SHIFT = 4                                      # sub-pixel drawing: coordinates × 16
+
+
+def _at(x: float, y: float):
+    """Points (u, v) from the centre (x, y), in sub-pixel coordinates (× 16)."""
     def p(u, v):
         return (int(round((x + u) * 16)), int(round((y + v) * 16)))
 
-    dark = rng.randint(10, 60)
-    pen = max(1, int(round(rng.uniform(0.3, 0.45) * px)))
+    return p
+
+
+def _draw_fill(out: np.ndarray, x: float, y: float, r: float, style: str, rng: random.Random,
+               dark: int) -> None:
+    import cv2
+
+    shift = _SHIFT
     if style in ("solid", "erased_beside"):
         x += rng.uniform(-0.12, 0.12) * r
         y += rng.uniform(-0.12, 0.12) * r
         axes = (int(r * rng.uniform(0.85, 1.05) * 16), int(r * rng.uniform(0.8, 1.0) * 16))
-        cv2.ellipse(out, p(0, 0), axes, rng.uniform(0, 180), 0, 360, dark, -1, cv2.LINE_AA, shift)
+        cv2.ellipse(out, _at(x, y)(0, 0), axes, rng.uniform(0, 180), 0, 360, dark, -1, cv2.LINE_AA,
+                    shift)
     elif style == "off_centre":
         angle = rng.uniform(0, 2 * np.pi)
-        cv2.circle(out, p(0.35 * r * np.cos(angle), 0.35 * r * np.sin(angle)),
+        cv2.circle(out, _at(x, y)(0.35 * r * np.cos(angle), 0.35 * r * np.sin(angle)),
                    int(0.85 * r * 16), dark, -1, cv2.LINE_AA, shift)
     elif style == "over_edge":
-        cv2.ellipse(out, p(rng.uniform(-0.15, 0.15) * r, 0), (int(1.35 * r * 16), int(1.2 * r * 16)),
+        cv2.ellipse(out, _at(x, y)(rng.uniform(-0.15, 0.15) * r, 0),
+                    (int(1.35 * r * 16), int(1.2 * r * 16)),
                     rng.uniform(0, 180), 0, 360, dark, -1, cv2.LINE_AA, shift)
-    elif style == "hatching":
+    else:                                       # partial
+        start = rng.uniform(0, 360)
+        cv2.ellipse(out, _at(x, y)(0, 0), (int(r * 0.95 * 16),) * 2, start, 0, rng.uniform(200, 290),
+                    dark, -1, cv2.LINE_AA, shift)
+
+
+def _draw_strokes(out: np.ndarray, x: float, y: float, r: float, style: str, rng: random.Random,
+                  dark: int, pen: int, px: float) -> None:
+    import cv2
+
+    shift, p = _SHIFT, _at(x, y)
+    if style == "hatching":
         angle = rng.uniform(0, np.pi)
         d = np.array([np.cos(angle), np.sin(angle)])
         n = np.array([-d[1], d[0]])
@@ -188,44 +226,46 @@ def draw_mark(out: np.ndarray, x: float, y: float, r: float, style: str, rng: ra
             radius = r * rng.uniform(0.5, 1.0)
             points.append(p(radius * np.cos(angle), radius * np.sin(angle)))
         cv2.polylines(out, [np.int32(points)], False, dark, pen + 1, cv2.LINE_AA, shift)
-    elif style == "partial":
-        start = rng.uniform(0, 360)
-        cv2.ellipse(out, p(0, 0), (int(r * 0.95 * 16),) * 2, start, 0, rng.uniform(200, 290),
-                    dark, -1, cv2.LINE_AA, shift)
     elif style == "tick":
         a, b, c = (-0.6 * r, 0.0), (-0.1 * r, 0.6 * r), (0.8 * r, -0.9 * r)
         cv2.polylines(out, [np.int32([p(*a), p(*b), p(*c)])], False, dark, pen, cv2.LINE_AA, shift)
-    elif style == "cross":
+    else:                                       # cross
         e = 0.8 * r
         cv2.line(out, p(-e, -e), p(e, e), dark, pen, cv2.LINE_AA, shift)
         cv2.line(out, p(-e, e), p(e, -e), dark, pen, cv2.LINE_AA, shift)
-    elif style == "light":
-        # a pencil pressed lightly: grey 150–180 over the bubble, with the paper's grain in it
-        shade = rng.randint(150, 180)
-        size = int(2 * r + 6)
-        x0, y0 = int(x - r - 3), int(y - r - 3)
-        patch = out[y0:y0 + size, x0:x0 + size]
-        mask = np.zeros(patch.shape, np.uint8)
-        cv2.ellipse(mask, (int((x - x0) * 16), int((y - y0) * 16)), (int(r * 0.95 * 16),) * 2,
-                    rng.uniform(0, 180), 0, 360, 255, -1, cv2.LINE_AA, shift)
-        grain = np.array([rng.gauss(0, 10) for _ in range(patch.size)]).reshape(patch.shape)
-        ink = np.clip(shade + grain, 0, 255)
-        alpha = mask / 255.0
-        patch[:] = np.minimum(patch, (patch * (1 - alpha) + ink * alpha)).astype(np.uint8)
-    elif style == "erased":
-        # what an eraser leaves: a patchy, blurred grey trace, lighter than any pencil mark
-        size = int(2 * r + 8)
-        x0, y0 = int(x - size / 2), int(y - size / 2)
-        patch = out[y0:y0 + size, x0:x0 + size]
-        blot = np.zeros(patch.shape, np.float32)
-        cv2.ellipse(blot, (int((x - x0) * 16), int((y - y0) * 16)), (int(r * 16),) * 2, 0, 0, 360,
-                    1.0, -1, cv2.LINE_AA, shift)
-        noise = np.array([rng.random() for _ in range(patch.size)], np.float32).reshape(patch.shape)
-        blot = cv2.GaussianBlur(blot * (0.4 + 0.6 * noise), (0, 0), 0.25 * r)
-        depth = rng.uniform(25, 45)
-        patch[:] = np.minimum(patch, 255 - depth * blot / max(float(blot.max()), 1e-6)).astype(np.uint8)
-    else:
-        raise ValueError(style)
+
+
+def _draw_light(out: np.ndarray, x: float, y: float, r: float, rng: random.Random) -> None:
+    """A pencil pressed lightly: grey 150–180 over the bubble, with the paper's grain in it."""
+    import cv2
+
+    shade = rng.randint(150, 180)
+    size = int(2 * r + 6)
+    x0, y0 = int(x - r - 3), int(y - r - 3)
+    patch = out[y0:y0 + size, x0:x0 + size]
+    mask = np.zeros(patch.shape, np.uint8)
+    cv2.ellipse(mask, (int((x - x0) * 16), int((y - y0) * 16)), (int(r * 0.95 * 16),) * 2,
+                rng.uniform(0, 180), 0, 360, 255, -1, cv2.LINE_AA, _SHIFT)
+    grain = np.array([rng.gauss(0, 10) for _ in range(patch.size)]).reshape(patch.shape)
+    ink = np.clip(shade + grain, 0, 255)
+    alpha = mask / 255.0
+    patch[:] = np.minimum(patch, (patch * (1 - alpha) + ink * alpha)).astype(np.uint8)
+
+
+def _draw_erased(out: np.ndarray, x: float, y: float, r: float, rng: random.Random) -> None:
+    """What an eraser leaves: a patchy, blurred grey trace, lighter than any pencil mark."""
+    import cv2
+
+    size = int(2 * r + 8)
+    x0, y0 = int(x - size / 2), int(y - size / 2)
+    patch = out[y0:y0 + size, x0:x0 + size]
+    blot = np.zeros(patch.shape, np.float32)
+    cv2.ellipse(blot, (int((x - x0) * 16), int((y - y0) * 16)), (int(r * 16),) * 2, 0, 0, 360,
+                1.0, -1, cv2.LINE_AA, _SHIFT)
+    noise = np.array([rng.random() for _ in range(patch.size)], np.float32).reshape(patch.shape)
+    blot = cv2.GaussianBlur(blot * (0.4 + 0.6 * noise), (0, 0), 0.25 * r)
+    depth = rng.uniform(25, 45)
+    patch[:] = np.minimum(patch, 255 - depth * blot / max(float(blot.max()), 1e-6)).astype(np.uint8)
 
 
 def distort(image: np.ndarray, rng: random.Random, *, upside_down: bool = False,
@@ -291,6 +331,40 @@ def photograph(image: np.ndarray, rng: random.Random, *, max_tilt: float = 25.0,
 
     w_out, h_out = size
     h, w = image.shape
+    matrix = _camera(w, h, size, rng, max_tilt=max_tilt, max_turn=max_turn,
+                     upside_down=upside_down)
+    desk = _desk((h_out, w_out), rng)
+    page = cv2.warpPerspective(image, matrix, (w_out, h_out), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, (w_out, h_out),
+                                 flags=cv2.INTER_LINEAR) / 255.0
+    scene = page * inside + desk * (1 - inside)
+    ys, xs = np.mgrid[0:h_out, 0:w_out].astype(np.float32)
+    scene *= _light(xs, ys, size, rng, shadow)
+    # the lens: barrel distortion about the frame's centre
+    if barrel:
+        cx, cy = w_out / 2, h_out / 2
+        norm = np.hypot(cx, cy)
+        u, v = (xs - cx) / norm, (ys - cy) / norm
+        factor = 1 + barrel * rng.uniform(0.5, 1.0) * (u * u + v * v)
+        scene = cv2.remap(scene, (u * factor * norm + cx).astype(np.float32),
+                          (v * factor * norm + cy).astype(np.float32), cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT)
+    scene = cv2.GaussianBlur(scene, (0, 0), rng.uniform(0.6, 1.1))
+    cv2.setRNGSeed(rng.randrange(1 << 30))
+    noise = np.empty(scene.shape, np.float32)
+    cv2.randn(noise, 0, 4)
+    out = np.clip(scene + noise, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
+    return data.tobytes()
+
+
+def _camera(w: int, h: int, size: tuple[int, int], rng: random.Random, *, max_tilt: float,
+            max_turn: float, upside_down: bool) -> np.ndarray:
+    """The perspective that takes a w × h page into the photo's frame of `size`."""
+    import cv2
+
+    w_out, h_out = size
     # The page in 3-D, centred, tilted about a horizontal axis (and a little about the vertical),
     # seen by a pinhole camera; then turned in the frame.
     tilt = np.radians(rng.uniform(0.4, 1.0) * max_tilt) * rng.choice([-1, 1])
@@ -311,15 +385,15 @@ def photograph(image: np.ndarray, rng: random.Random, *, max_tilt: float = 25.0,
     flat += (np.array([w_out, h_out]) - flat.max(axis=0)) * np.array([rng.uniform(0.3, 0.7),
                                                                       rng.uniform(0.3, 0.7)])
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    matrix = cv2.getPerspectiveTransform(src, np.float32(flat))
-    desk = _desk((h_out, w_out), rng)
-    page = cv2.warpPerspective(image, matrix, (w_out, h_out), flags=cv2.INTER_AREA,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
-    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, (w_out, h_out),
-                                 flags=cv2.INTER_LINEAR) / 255.0
-    scene = page * inside + desk * (1 - inside)
-    # light: brighter on one side, and a soft shadow (a hand, the phone) over part of the page
-    ys, xs = np.mgrid[0:h_out, 0:w_out].astype(np.float32)
+    return cv2.getPerspectiveTransform(src, np.float32(flat))
+
+
+def _light(xs: np.ndarray, ys: np.ndarray, size: tuple[int, int], rng: random.Random,
+           shadow: float) -> np.ndarray:
+    """Light: brighter on one side, and a soft shadow (a hand, the phone) over part of the page."""
+    import cv2
+
+    w_out, h_out = size
     angle = rng.uniform(0, 2 * np.pi)
     ramp = (np.cos(angle) * xs / w_out + np.sin(angle) * ys / h_out)
     ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
@@ -333,23 +407,7 @@ def photograph(image: np.ndarray, rng: random.Random, *, max_tilt: float = 25.0,
         blob = cv2.GaussianBlur(blob, (0, 0), rng.uniform(0.02, 0.06) * w_out / small)
         blob = cv2.resize(blob, (w_out, h_out), interpolation=cv2.INTER_LINEAR)
         light *= 1 - rng.uniform(0.3, 1.0) * shadow * blob
-    scene *= light
-    # the lens: barrel distortion about the frame's centre
-    if barrel:
-        cx, cy = w_out / 2, h_out / 2
-        norm = np.hypot(cx, cy)
-        u, v = (xs - cx) / norm, (ys - cy) / norm
-        factor = 1 + barrel * rng.uniform(0.5, 1.0) * (u * u + v * v)
-        scene = cv2.remap(scene, (u * factor * norm + cx).astype(np.float32),
-                          (v * factor * norm + cy).astype(np.float32), cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REFLECT)
-    scene = cv2.GaussianBlur(scene, (0, 0), rng.uniform(0.6, 1.1))
-    cv2.setRNGSeed(rng.randrange(1 << 30))
-    noise = np.empty(scene.shape, np.float32)
-    cv2.randn(noise, 0, 4)
-    out = np.clip(scene + noise, 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
-    return data.tobytes()
+    return light
 
 
 def _desk(shape: tuple[int, int], rng: random.Random) -> np.ndarray:
