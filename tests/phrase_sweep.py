@@ -274,17 +274,17 @@ NAMED_GPUS = ("a100", "h100", "t4")
 def cases(seeds: int) -> list[tuple[str, int, int, str | None]]:
     """(cell, level, seed, GPU) for every cell and level: the first `seeds` seeds, then the
     first seed of each parameter shape among the first SCANNED; and each named GPU once."""
-    from quizgen.generator import LEVELS, _pool, family
+    from quizgen.problems import LEVELS, family, pool
 
     out = []
     for cell in CELLS:
         fam = family(cell)
         for level in LEVELS:
-            pool = _pool(fam.cell, level, fam.gpu_choices(level))
+            candidates = pool(fam.cell, level, fam.gpu_choices(level))
             seen = set()
             for seed in range(SCANNED):
                 try:
-                    _, params = pool.params(seed)
+                    _, params = candidates.params(seed)
                 except IndexError:
                     break
                 shape = _shape(params)
