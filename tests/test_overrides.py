@@ -4,17 +4,15 @@ keeps the earlier results and lists what changed."""
 from __future__ import annotations
 
 import csv
-import io
 from fractions import Fraction
 
 import pytest
 from typer.testing import CliRunner
 
+from conftest import make_class
 from quizgen.cli import app
 from quizgen.errors import QuizgenError
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.grade.overrides import read_overrides
-from quizgen.generator import generate_one
 
 runner = CliRunner()
 
@@ -28,25 +26,20 @@ def _rows(path):
         return {r["roll"]: r for r in csv.DictReader(fh)}
 
 
+def _fill(roll: str, number: int, box: str, right) -> str:
+    """Right answers (the occupancy as a percentage, the limiter as shared memory), except that
+    B2's occupancy is unreadable and C3 names registers (wrong, later accepted)."""
+    if box == "occupancy":
+        return "oops" if roll == "B2" else f"{right * 100:g}%"
+    if box == "limiter":
+        return "registers" if roll == "C3" else "shared memory"
+    return str(right)
+
+
 @pytest.fixture()
 def graded(tmp_path):
-    plan = plan_exam(parse_exam_recipe(RECIPE),
-                     [Student("Asha", "A1"), Student("Ravi", "B2"), Student("Chitra", "C3")], None,
-                     generate=generate_one)
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(plan.manifest_text(), encoding="utf-8")
-    rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
-    header = rows[0]
-    for row, student in zip(rows[1:], plan.manifest["students"]):
-        answers = student["questions"][0]["answers"]
-        row[header.index("Q1.blocks_per_sm")] = str(answers["blocks_per_sm"])
-        row[header.index("Q1.occupancy")] = f"{answers['occupancy'] * 100:g}%"
-        row[header.index("Q1.limiter")] = "shared memory"
-    rows[2][header.index("Q1.occupancy")] = "oops"            # B2: unreadable
-    rows[3][header.index("Q1.limiter")] = "registers"         # C3: wrong, later accepted
-    answers = tmp_path / "answers.csv"
-    with answers.open("w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows(rows)
+    made = make_class(tmp_path, RECIPE, [("Asha", "A1"), ("Ravi", "B2"), ("Chitra", "C3")], _fill)
+    manifest, answers = made.manifest, made.answers
     out = tmp_path / "graded"
     result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out)])
     assert result.exit_code == 0, result.output
