@@ -185,6 +185,28 @@ def built_deck(tmp_path_factory) -> Path:
     return root / "deck.apkg"
 
 
+def with_answer_grid(manifest: dict) -> dict:
+    """A copy of `manifest` with answer grids, as `quizgen sheet --bubbles` lays them out (the
+    sheet's own layout functions, without Typst): the scan layout of its recipe, and one grid for
+    the first student's ``Q1.occupancy`` on page 1."""
+    import json
+
+    from quizgen.export import bubbles
+    from quizgen.export.sheet import _scan_layout, parse_exam_recipe
+
+    data = json.loads(json.dumps(manifest))
+    data["scan"] = _scan_layout(parse_exam_recipe(data["recipe"]), "a4")
+    labels = {"bubble_sign": "-", "bubble_as": "as", "bubble_percent": "%",
+              "bubble_fraction": "f", "bubble_choose": "choose"}
+    grid = bubbles.box_grid("fraction", 0.5, labels)
+    box = {"column": "Q1.occupancy", "kind": "number", "page": 1, "region": [20, 40, 120, 60],
+           "r": bubbles.RADIUS, "places": grid["places"], "decimals": grid["decimals"],
+           "sign": grid["sign"], "selector": grid["selector"],
+           "bubbles": [[20 + b["x"], 40 + b["y"], b["row"], b["value"]] for b in grid["bubbles"]]}
+    data["students"][0]["sheet"] = {"pages": 1, "boxes": [box]}
+    return data
+
+
 def copy_of(folder: Path, into: Path) -> Path:
     """A writable copy of a shared fixture's folder."""
     return Path(shutil.copytree(folder, into / folder.name))

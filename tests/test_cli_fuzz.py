@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from conftest import with_answer_grid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -259,25 +260,7 @@ def _exam():
 PROBLEM, MANIFEST, ANSWERS = _exam()
 
 
-def _scan_manifest() -> dict:
-    """MANIFEST with answer grids, as `quizgen sheet --bubbles` lays them out (without Typst)."""
-    from quizgen.export import bubbles
-    from quizgen.export.sheet import _scan_layout, parse_exam_recipe
-
-    data = json.loads(json.dumps(MANIFEST))
-    data["scan"] = _scan_layout(parse_exam_recipe(data["recipe"]), "a4")
-    labels = {"bubble_sign": "-", "bubble_as": "as", "bubble_percent": "%",
-              "bubble_fraction": "f", "bubble_choose": "choose"}
-    grid = bubbles.box_grid("fraction", 0.5, labels)
-    box = {"column": "Q1.occupancy", "kind": "number", "page": 1, "region": [20, 40, 120, 60],
-           "r": bubbles.RADIUS, "places": grid["places"], "decimals": grid["decimals"],
-           "sign": grid["sign"], "selector": grid["selector"],
-           "bubbles": [[20 + b["x"], 40 + b["y"], b["row"], b["value"]] for b in grid["bubbles"]]}
-    data["students"][0]["sheet"] = {"pages": 1, "boxes": [box]}
-    return data
-
-
-SCAN_MANIFEST = _scan_manifest()
+SCAN_MANIFEST = with_answer_grid(MANIFEST)
 
 #: Deck and exam recipes a teacher may hand `export`: sound, and each broken one way.
 RECIPES = [b'cells = ["OCC-2", "W-B"]\nper_cell = 1\nlevels = [1]\n',

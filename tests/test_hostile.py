@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_class, run_quizgen
+from conftest import make_class, run_quizgen, with_answer_grid
 from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
 from quizgen.generator import generate_one
 
@@ -240,21 +240,8 @@ def test_the_bounded_reader_stops_a_program_and_keeps_its_memory(tmp_path):
 def scan_manifest():
     """A manifest with answer grids, as `quizgen sheet --bubbles` writes it (its layout part
     built by the sheet's own functions, without running Typst)."""
-    from quizgen.export import bubbles
-    from quizgen.export.sheet import _scan_layout
-
     plan = plan_exam(parse_exam_recipe(RECIPE), ROSTER[:1], None, generate=generate_one)
-    data = json.loads(plan.manifest_text())
-    data["scan"] = _scan_layout(parse_exam_recipe(RECIPE), "a4")
-    grid = bubbles.box_grid("fraction", 0.5, {"bubble_sign": "-", "bubble_as": "as",
-                                            "bubble_percent": "%", "bubble_fraction": "f",
-                                            "bubble_choose": "choose"})
-    box = {"column": "Q1.occupancy", "kind": "number", "page": 1, "region": [20, 40, 120, 60],
-           "r": bubbles.RADIUS, "places": grid["places"], "decimals": grid["decimals"],
-           "sign": grid["sign"], "selector": grid["selector"],
-           "bubbles": [[20 + b["x"], 40 + b["y"], b["row"], b["value"]] for b in grid["bubbles"]]}
-    data["students"][0]["sheet"] = {"pages": 1, "boxes": [box]}
-    return data
+    return with_answer_grid(json.loads(plan.manifest_text()))
 
 
 def _edit(data, path, value):
