@@ -185,6 +185,38 @@ def built_deck(tmp_path_factory) -> Path:
     return root / "deck.apkg"
 
 
+#: Seeds per cell × level × language × GPU choice in `every_problem` (the cell's own choice
+#: and every preset, the textbook SM among them).
+SWEEP_SEEDS = 3
+
+
+@pytest.fixture(scope="session")
+def every_problem() -> list:
+    """Every registered cell × levels 1–3 × both languages × the cell's own GPU and every
+    preset × `SWEEP_SEEDS` seeds, each distinct problem once (a GPU with no problem of the cell
+    is skipped): the sweep the sentence checks read, generated once per session."""
+    from quizgen.errors import QuizgenError
+    from quizgen.generator import CELLS, LANGS, LEVELS, generate_one
+    from quizgen.gpus import preset_names
+
+    out, seen = [], set()
+    for cell in CELLS:
+        for lang in LANGS:
+            for level in LEVELS:
+                for gpu in (None, *preset_names()):
+                    for seed in range(SWEEP_SEEDS):
+                        try:
+                            p = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+                        except QuizgenError as exc:
+                            if f"no {cell} problem exists" not in str(exc):
+                                raise
+                            break
+                        if (p.id, lang) not in seen:
+                            seen.add((p.id, lang))
+                            out.append(p)
+    return out
+
+
 def with_answer_grid(manifest: dict) -> dict:
     """A copy of `manifest` with answer grids, as `quizgen sheet --bubbles` lays them out (the
     sheet's own layout functions, without Typst): the scan layout of its recipe, and one grid for

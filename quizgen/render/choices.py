@@ -1,18 +1,132 @@
-"""Multiple-choice options from the misconception models: the right answer and distinct traps."""
+"""Multiple-choice options from the misconception models: the right answer and distinct traps.
+
+The right option says how it is reached with this problem's own numbers: the cell's method in
+words, then the arithmetic of the worked solution's steps that end at the answer
+(`right_chain`), so the reason under the right option always arrives at the option's value.
+"""
 
 from __future__ import annotations
 
+import re
 from hashlib import blake2b
+from typing import Any
 
 from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
-from quizgen.problems.model import Choice
+from quizgen.problems.model import Choice, SolutionStep
 from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.render.answers import answer_text
 from quizgen.render.phrases import has, phrase
 
 
+#: The most steps of arithmetic a right option quotes (the answer's step and what it uses).
+CHAIN_STEPS = 3
+
+
+def _value(result: Any) -> Any:
+    """A step's result as a number (a share prints as "0.75 = 75%") or a list; None for text."""
+    if result.__class__ is str:
+        head = result.split(" = ", 1)[0].replace(",", "")
+        try:
+            return float(head)
+        except ValueError:
+            return None
+    return result
+
+
+def _same(a: Any, b: Any, places: float = 1e-9) -> bool:
+    """Whether two results are the same number (or list), `places` the relative tolerance."""
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and list(a) == list(b)
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return False
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(a - b) <= places * max(1.0, abs(a))
+    return False
+
+
+#: A result's unit → the words a symbol's meaning uses for such a quantity.
+_UNIT_WORDS = {"cycle": ("cycle", "time", "latency")}
+
+
+def _feeds(step: SolutionStep, into: SolutionStep, sym: str) -> bool:
+    """Whether `step`'s result is the value `into` uses for symbol `sym`: equal to it, and in a
+    unit the symbol's meaning names, or any unit for a symbol that means a value (a count of
+    blocks feeds "resident blocks per SM", not "warp schedulers per SM"; any count feeds "the
+    largest value the limit allows")."""
+    from quizgen.engine.formulas import meaning
+
+    if not _same(_value(step.result), into.values[sym]):
+        return False
+    unit = step.unit.lower().rstrip("s") if step.unit else ""
+    if not unit:
+        return True
+    text = meaning(into.formula).get(sym, "").lower()
+    words = _UNIT_WORDS.get(unit, (unit,))
+    return "value" in text or any(re.search(rf"\b{re.escape(w)}s?\b", text) for w in words)
+
+
+def _selects_given(step: SolutionStep, givens: frozenset) -> bool:
+    """A step that only picks one of its inputs, a given of the problem (min(8250, 80) = 80 SMs
+    on an 80-SM GPU): it computes nothing a later step needs."""
+    result = _value(step.result)
+    return (isinstance(result, (int, float)) and result in givens
+            and any(_same(result, v) for v in step.values.values()))
+
+
+def right_chain(steps: list[SolutionStep], value: Any, unit: str = "",
+                givens: frozenset = frozenset()) -> str:
+    """The arithmetic that ends at `value`: the last step computing it, and the steps whose
+    results it uses, and theirs (at most `CHAIN_STEPS` in all), each ``formula = result unit``
+    in the solution's order, joined by "; " (empty when no step computes the value in `unit`,
+    the answer's unit as written; a step that only picks a given of the problem, one of
+    `givens`, is not quoted as feeding another)."""
+    from quizgen.render import math as qmath
+    from quizgen.render.solution import format_value
+
+    found = None
+    for i in range(len(steps) - 1, -1, -1):
+        st = steps[i]
+        # a result written as a share ("0.6667 = 66.667%") is rounded to its printed places
+        tolerance = 1e-4 if st.result.__class__ is str else 1e-9
+        if st.formula and _same(_value(st.result), value, tolerance) and (not unit or not st.unit
+                                                               or st.unit == unit):
+            found = i
+            break
+    if found is None:
+        return ""
+    chain, queue = [found], [found]
+    while queue and len(chain) < CHAIN_STEPS:
+        into = steps[queue.pop(0)]
+        for sym in into.values:
+            j = next((j for j in range(chain[0] - 1, -1, -1)
+                      if steps[j].formula and j not in chain and _feeds(steps[j], into, sym)
+                      and not _selects_given(steps[j], givens)), None)
+            if j is not None and len(chain) < CHAIN_STEPS:
+                chain.append(j)
+                queue.append(j)
+    parts = []
+    for i in sorted(chain):
+        st = steps[i]
+        result = st.result if st.result.__class__ is str else format_value(st.result)
+        text = f"{qmath.substituted(st.formula, st.values, 'unicode')} = {result}"
+        parts.append(text + st.unit if st.unit == "×" else f"{text} {st.unit}".rstrip())
+    return "; ".join(parts)
+
+
+def fam_params(solved: Solved) -> list[Any]:
+    """The numbers the problem gives, as its writer's context holds them."""
+    ctx = solved.data.get("rendered_ctx", {})
+    params = ctx.get("params", {})
+    return [x for v in params.values() for x in (v if isinstance(v, (list, tuple)) else [v])]
+
+
+def gpu_numbers(solved: Solved) -> list[Any]:
+    gpu = solved.data.get("rendered_ctx", {}).get("gpu", {})
+    return list(gpu.values()) if isinstance(gpu, dict) else []
+
+
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
-                  salt: str) -> list[Choice]:
+                  salt: str, steps: list[SolutionStep] | None = None) -> list[Choice]:
     key = solved.data.get("main_answer") or fam.main_answer
     answers = solved.answers
     if key not in answers:
@@ -25,8 +139,15 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     text = answer_text(correct, unit, lang)
     # The right option's reason is the cell's own method (the occupancy sentence is the default
     # only for the cells that are the notes' occupancy calculation).
-    why = (phrase(lang, fam.cell, "correct", salt=salt) if has(lang, fam.cell, "correct")
-           else phrase(lang, "misconception", "correct", salt=salt))
+    from quizgen.render.solution import unit_text
+
+    written = "" if unit in ("", "fraction", "ratio") else unit_text(unit, correct, lang)
+    givens = frozenset(v for v in [*fam_params(solved), *gpu_numbers(solved)]
+                       if isinstance(v, (int, float)) and not isinstance(v, bool))
+    chain = right_chain(steps or [], correct, written, givens)
+    ctx = {**solved.data.get("rendered_ctx", {}), "chain": chain}
+    why = (phrase(lang, fam.cell, "correct", ctx, salt=salt) if has(lang, fam.cell, "correct")
+           else phrase(lang, "misconception", "correct", ctx, salt=salt))
     choices = [Choice(text, correct, True, why)]
     shown = {text}
     for m in wrong:

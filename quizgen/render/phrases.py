@@ -23,6 +23,7 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.languages import DEFAULT_LANG, LANGS, html_lang, language_name  # noqa: F401
+from quizgen.render.numbers import ungrouped_arguments
 from quizgen.resources import data_dir
 
 def labels(lang: str, section: str) -> dict[str, str]:
@@ -138,6 +139,8 @@ class _Lazy:
             from quizgen.render.jinja import phrase_error
 
             raise phrase_error(self.describe(), exc) from None
+        if "min(" in out or "max(" in out:
+            out = ungrouped_arguments(out)
         return singular_units(out) if "1 " in out else out
 
     def describe(self) -> str:

@@ -45,6 +45,7 @@ class OccupancyWriter(Writer):
 
     def write(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         title = phrase(lang, self.cell, "title", ctx, salt=salt)
         question = (phrase(lang, self.cell, "question", ctx, salt=salt)
                     if has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
@@ -126,6 +127,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
                "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
                "T": params.get("threads_per_block", 32), "B": solved.data["blocks"],
                "w": solved.data["w"], "P": solved.data["per_warp"]}
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         if "inverse" in solved.data:        # the design step's whys name its own numbers
             own_whys(solved.data["inverse"].steps, lang)
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())
