@@ -12,6 +12,8 @@ Each check returns the faults it finds as short strings (an empty list: none). C
   warp's lanes.
 * `roofline_bytes_cross_dram`: a roofline divides by the bytes that cross the DRAM interface,
   never by bytes read from shared memory.
+* `a_failed_launch_names_its_hard_limit`: a block over the most shared memory any block may
+  take fails for that reason, not for the 1 KB reserve.
 * `verify_thresholds_are_the_problems`: a Verify line compares with numbers of the problem.
 * `no_glitch`: the named slips of wording, per language ("its 1 are free", "1 block fit",
   "min(4,854, 40)", "batti hain", ...).
@@ -200,6 +202,23 @@ def roofline_bytes_cross_dram(p: Problem) -> list[str]:
             faults.append(f"{st.title!r} divides by {sorted(counted & smem)} B the question reads "
                           f"from shared memory, against the DRAM bandwidth")
     return faults
+
+
+@check
+def a_failed_launch_names_its_hard_limit(p: Problem) -> list[str]:
+    """A block that asks for more shared memory than any block may take, even opted in, fails
+    for that reason: an explanation of its failure names that maximum, never only the 1 KB
+    reserve or a rounding."""
+    asked = p.params.get("smem_per_block", 0) + p.params.get("dyn_smem", 0)
+    most = p.gpu.get("smem_per_block_optin") or 0
+    if not asked or not most or asked <= most:
+        return []
+    text = p.solution.answer
+    if f"{most:,}" in text or "0 blocks" not in text and "no block" not in text \
+            and "koi block" not in text:
+        return []
+    return [f"answer: {asked:,} B is over the {most:,} B any block may take, but the answer "
+            f"does not say so: {text!r}"]
 
 
 _COMPARISON = re.compile(r"([\d,.]+%?)\s*(?:warps\s*)?[≤≥<>]\s*([\d,.]+)(%?)")

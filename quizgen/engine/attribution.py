@@ -166,6 +166,7 @@ def attribute(gpu: GPU, cfg: LaunchConfig, *, per_warp: bool = False) -> Attribu
                                   {"B_max": gpu.max_blocks_per_sm}))
     else:
         start_blocks, start_warps = book.blocks, book.warps
+    without = {rule: count(gpu, cfg, _ALL - {rule}).blocks for rule in RULES}
     on: set[str] = set()
     prev = book
     for rule in RULES:
@@ -175,8 +176,30 @@ def attribute(gpu: GPU, cfg: LaunchConfig, *, per_warp: bool = False) -> Attribu
             effects.append(Effect(rule, prev.blocks, cur.blocks, prev.warps, cur.warps,
                                   _detail(rule, gpu, cfg, prev, cur)))
         prev = cur
-    without = {rule: count(gpu, cfg, _ALL - {rule}).blocks for rule in RULES}
-    return Attribution(start_blocks, start_warps, prev.blocks, prev.warps, effects, without)
+    return Attribution(start_blocks, start_warps, prev.blocks, prev.warps,
+                       _named_stop(gpu, cfg, effects), without)
+
+
+#: The rules that stop a launch outright, whatever the others: a block over the per-block limit
+#: of registers or of shared memory never starts.
+HARD_RULES = ("regs_per_block", "block_limit")
+
+
+def _named_stop(gpu: GPU, cfg: LaunchConfig, effects: list[Effect]) -> list[Effect]:
+    """`effects` with the failure of a launch credited to a hard limit that alone stops it: when
+    a soft rule (the reserve, a rounding) took the count to 0 before the hard limit was switched
+    on, the launch would fail anyway, so that step is the hard limit's (a 102,400 B block on an
+    RTX 4090 is over the per-block maximum whatever the 1 KB reserve does)."""
+    last = effects[-1] if effects else None
+    if last is None or last.blocks_after or last.rule in HARD_RULES + BLOCK_RULES:
+        return effects
+    for rule in HARD_RULES:
+        alone = count(gpu, cfg, frozenset({rule}))
+        if alone.blocks == 0:
+            stop = Effect(rule, last.blocks_before, 0, last.warps_before, 0,
+                          _detail(rule, gpu, cfg, alone, alone))
+            return [*effects[:-1], stop]
+    return effects
 
 
 def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count) -> dict[str, Any]:
