@@ -14,6 +14,8 @@ Each check returns the faults it finds as short strings (an empty list: none). C
   never by bytes read from shared memory.
 * `a_failed_launch_names_its_hard_limit`: a block over the most shared memory any block may
   take fails for that reason, not for the 1 KB reserve.
+* `design_values_show_their_arithmetic`: the exact design value is worked out (share, unit,
+  reserve), not only stated.
 * `verify_thresholds_are_the_problems`: a Verify line compares with numbers of the problem.
 * `no_glitch`: the named slips of wording, per language ("its 1 are free", "1 block fit",
   "min(4,854, 40)", "batti hain", ...).
@@ -219,6 +221,23 @@ def a_failed_launch_names_its_hard_limit(p: Problem) -> list[str]:
         return []
     return [f"answer: {asked:,} B is over the {most:,} B any block may take, but the answer "
             f"does not say so: {text!r}"]
+
+
+_DESIGN = re.compile(r"most that keeps \d+ blocks? is ([\d,]+) B per block[^.]*|"
+                     r"rakhne wala sabse bada value ([\d,]+) B per block[^.]*")
+
+
+@check
+def design_values_show_their_arithmetic(p: Problem) -> list[str]:
+    """The most shared memory per block that keeps a target on the real chip is shown worked out
+    (the share, the allocation unit, the reserve), arriving at the value it states."""
+    faults = []
+    for m in _DESIGN.finditer(p.solution.answer):
+        value = _number(m.group(1) or m.group(2))
+        if not any(abs(e.right_value - value) < 0.5 and e.holds for e in equations(m.group(0))):
+            faults.append(f"answer: {value:,.0f} B stated without the arithmetic that gives it: "
+                          f"{m.group(0)!r}")
+    return faults
 
 
 _COMPARISON = re.compile(r"([\d,.]+%?)\s*(?:warps\s*)?[≤≥<>]\s*([\d,.]+)(%?)")
