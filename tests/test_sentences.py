@@ -165,3 +165,11 @@ def test_a_floor_written_as_a_division_is_caught():
     assert not faults_of(p)
     p.solution.steps[0].why = "The SM has only 64 warp slots, and a block needs one per warp: 64 ÷ 6 = 10 blocks."
     assert by_name("stated_equations_hold")(p)
+
+
+def test_every_level_three_problem_names_its_trap(every_problem):
+    """Level 3 adds the step a trap turns on (OCC-1's extra registers break its clean divide),
+    so no level-3 problem leaves the Trap empty."""
+    empty = [f"{p.cell} {p.gpu['name']} seed {p.seed} {p.lang}" for p in every_problem
+             if p.level == 3 and not p.solution.trap]
+    assert not empty, empty[:10]
