@@ -316,6 +316,7 @@ GLITCHES: list[tuple[str | None, re.Pattern, str]] = [
     (None, re.compile(r"\bonly (\d[\d,]*) of \1\b|\bsirf (\d[\d,]*) mein se \2\b"),
      "'only N of N': nothing is left out"),
     (None, re.compile(r"already is one\b|pehle se ek hai\b"), "a count called one unit of itself"),
+    ("en", re.compile(r"\bnot 1 per SM on\b"), "a contrast with itself: one block per SM either way"),
     ("en", re.compile(r"\b([A-Za-z]+) \1\b(?<!\bthat that\b)"), "a word twice in a row"),
 ]
 
