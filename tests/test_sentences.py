@@ -173,3 +173,31 @@ def test_every_level_three_problem_names_its_trap(every_problem):
     empty = [f"{p.cell} {p.gpu['name']} seed {p.seed} {p.lang}" for p in every_problem
              if p.level == 3 and not p.solution.trap]
     assert not empty, empty[:10]
+
+
+def test_hinglish_feedback_quotes_the_hinglish_step(tmp_path):
+    """An exam written in English, graded with Hinglish feedback: the step where a student's
+    numbers part from the solution is named as the Hinglish solution names it."""
+    from conftest import make_class
+    from quizgen.grade import grade_class
+
+    recipe = {"title": "Quiz", "lang": "en", "seed": 3,
+              "questions": [{"cell": "OCC-1", "level": 1, "points": 2,
+                             "answers": ["warps", "blocks_per_sm"]}]}
+
+    def fill(roll, number, box, right):
+        return str(right + 3) if box == "warps" else str(right)
+
+    made = make_class(tmp_path / "class", recipe, [("Asha", "A1")], fill)
+    grade_class(made.manifest, made.answers, tmp_path / "out", lang="hinglish")
+    page = (tmp_path / "out" / "feedback" / "A1.md").read_text(encoding="utf-8")
+    question = made.data["students"][0]["questions"][0]
+    en = Problem.from_dict({k: v for k, v in question.items()
+                            if k in Problem.__dataclass_fields__})
+    hi = generate_one(en.cell, level=en.level, seed=en.seed, lang="hinglish",
+                      gpu=en.gpu["name"])
+    step = next(i for i, s in enumerate(en.solution.steps) if s.formula == "warps_per_block")
+    assert "alag ho jaate hain" in page
+    assert f"({hi.solution.steps[step].title})" in page
+    assert f"({en.solution.steps[step].title})" not in page
+    assert hi.title in page
