@@ -14,11 +14,15 @@ Each check returns the faults it finds as short strings (an empty list: none). C
   never by bytes read from shared memory.
 * `a_failed_launch_names_its_hard_limit`: a block over the most shared memory any block may
   take fails for that reason, not for the 1 KB reserve.
+* `a_limit_named_as_a_cause_is_passed`: a per-block limit blamed for a failed launch is
+  exceeded by the block's need, as the sentence states it.
 * `design_values_show_their_arithmetic`: the exact design value is worked out (share, unit,
   reserve), not only stated.
 * `verify_thresholds_are_the_problems`: a Verify line compares with numbers of the problem.
 * `no_glitch`: the named slips of wording, per language ("its 1 are free", "1 block fit",
   "min(4,854, 40)", "batti hain", ...).
+* `steps_do_what_their_titles_say`: no step titled as deciding is explained as deciding
+  nothing, and a what-if title names its quantity.
 * `step_titles_are_distinct`: no solution repeats a step's title.
 """
 
@@ -223,6 +227,27 @@ def a_failed_launch_names_its_hard_limit(p: Problem) -> list[str]:
             f"does not say so: {text!r}"]
 
 
+#: "may use at most L … and this one needs N": the limit named as the reason a launch fails.
+_LIMIT_AND_NEED = re.compile(
+    r"at most ([\d,]+) (?:B of shared memory|registers)[^()]*?(?:\(\+ [\d,]+ B reserved\))?"
+    r"[^()]*?(?:needs |: )([\d,]+)(?: B)? \(|"
+    r"zyada se zyada ([\d,]+) (?:B shared memory|registers)[^()]*?(?:\(\+ [\d,]+ B reserved\))?"
+    r"[^()]*?(?:isse |: )([\d,]+)(?: B)?(?: chahiye)? \(")
+
+
+@check
+def a_limit_named_as_a_cause_is_passed(p: Problem) -> list[str]:
+    """A per-block limit given as the reason a launch fails is one the block passes: "at most
+    65,536 registers and this one needs 59,904" explains nothing."""
+    faults = []
+    for where, text in solution_texts(p):
+        for m in _LIMIT_AND_NEED.finditer(text):
+            limit, need = (g for g in m.groups() if g)
+            if _number(need) <= _number(limit):
+                faults.append(f"{where}: needs {need} within the limit {limit}: {m.group(0)!r}")
+    return faults
+
+
 _DESIGN = re.compile(r"most that keeps \d+ blocks? is ([\d,]+) B per block[^.]*|"
                      r"rakhne wala sabse bada value ([\d,]+) B per block[^.]*")
 
@@ -317,6 +342,8 @@ GLITCHES: list[tuple[str | None, re.Pattern, str]] = [
      "'only N of N': nothing is left out"),
     (None, re.compile(r"already is one\b|pehle se ek hai\b"), "a count called one unit of itself"),
     ("en", re.compile(r"\bnot 1 per SM on\b"), "a contrast with itself: one block per SM either way"),
+    (None, re.compile(r"share of the SM that (?:divergence leaves )?work|SM ka itna hissa kaam karta"),
+     "occupancy × lane utilisation called the share of the SM that works"),
     ("en", re.compile(r"\b([A-Za-z]+) \1\b(?<!\bthat that\b)"), "a word twice in a row"),
 ]
 
@@ -331,6 +358,27 @@ def no_glitch(p: Problem) -> list[str]:
             m = pattern.search(text)
             if m:
                 faults.append(f"{where}: {what}: {m.group(0)!r} in {text!r}")
+    return faults
+
+
+#: A title that claims a step decides something, and a why that says another step decided it.
+_DECIDES = re.compile(r"\bclassif|\bdecides?\b|classify karo|tay karo", re.I)
+_DECIDED_ELSEWHERE = re.compile(r"already decided|not this share|decides nothing|ne tay kiya, is|"
+                                r"already decide", re.I)
+
+
+@check
+def steps_do_what_their_titles_say(p: Problem) -> list[str]:
+    """A step titled as the one that classifies or decides is not explained as deciding nothing
+    ("Classify the kernel" whose why says the roofline above already decided), and a what-if
+    title names the quantity its step computes, not only the scenario."""
+    faults = []
+    for i, st in enumerate(p.solution.steps, 1):
+        if _DECIDES.search(st.title) and _DECIDED_ELSEWHERE.search(st.why):
+            faults.append(f"step {i} {st.title!r} says it decides, its why says it does not")
+        if re.fullmatch(r"What-if: (?:an? )?[\w -]+ branch", st.title) or \
+                re.fullmatch(r"What-if: warp-uniform branch", st.title):
+            faults.append(f"step {i} {st.title!r} names a scenario, not its {st.unit or 'result'}")
     return faults
 
 

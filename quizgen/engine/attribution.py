@@ -213,7 +213,12 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
                 "per_sub": after.per_sub, "alloc": after.regs_warp,
                 "w": -(-cfg.threads_per_block // 32)}
     if rule == "regs_per_block":
-        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * -(-cfg.threads_per_block // 32)}
+        # the hardware counts a block's warps in whole rows of the SM's sub-partitions
+        w, P = -(-cfg.threads_per_block // 32), gpu.schedulers_per_sm
+        counted = max(w, -(-w // P) * P)
+        regs_warp = after.regs_warp or -(-32 * r // gpu.reg_alloc_unit) * gpu.reg_alloc_unit
+        return {"limit": gpu.regs_per_block, "alloc": regs_warp * counted, "w": w,
+                "counted": counted, "P": P, "regs_warp": regs_warp}
     if rule == "smem_granularity":
         return {"g": gpu.smem_alloc_unit, "asked": asked, "alloc": after.smem_alloc}
     if rule == "reserve":
@@ -229,6 +234,7 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
         ) else gpu.smem_per_block
         out = {"optin": optin, "limit": limit, "reserve": gpu.reserved_smem_per_block,
                "alloc": after.smem_alloc, "optin_limit": gpu.smem_per_block_optin,
+               "asked": cfg.smem_per_block + cfg.dyn_smem,
                "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin}
         if not optin and after.smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block:
             # what the same launch does once it opts in

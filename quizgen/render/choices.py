@@ -65,21 +65,25 @@ def _feeds(step: SolutionStep, into: SolutionStep, sym: str) -> bool:
     return "value" in text or any(re.search(rf"\b{re.escape(w)}s?\b", text) for w in words)
 
 
-def _selects_given(step: SolutionStep, givens: frozenset) -> bool:
-    """A step that only picks one of its inputs, a given of the problem (min(8250, 80) = 80 SMs
-    on an 80-SM GPU): it computes nothing a later step needs."""
-    result = _value(step.result)
-    return (isinstance(result, (int, float)) and result in givens
-            and any(_same(result, v) for v in step.values.values()))
+def _passes_through(step: SolutionStep, into: SolutionStep, sym: str) -> bool:
+    """Whether `into` takes its `sym` straight from the problem, as `step` does: a step that
+    only picks that same number (min(8250, 80) = 80 SMs feeding "SMs on the GPU" = 80) is not
+    where the number comes from."""
+    return sym in step.values and _same(step.values[sym], into.values[sym])
 
 
-def right_chain(steps: list[SolutionStep], value: Any, unit: str = "",
-                givens: frozenset = frozenset()) -> str:
+def _computes(step: SolutionStep) -> bool:
+    """Whether a step works something out (B_max = 16 only reads a number off the chip)."""
+    from quizgen.engine.formulas import sources
+
+    return any(op in sources()[step.formula][0] for op in "*/+-(")
+
+
+def right_chain(steps: list[SolutionStep], value: Any, unit: str = "") -> str:
     """The arithmetic that ends at `value`: the last step computing it, and the steps whose
     results it uses, and theirs (at most `CHAIN_STEPS` in all), each ``formula = result unit``
     in the solution's order, joined by "; " (empty when no step computes the value in `unit`,
-    the answer's unit as written; a step that only picks a given of the problem, one of
-    `givens`, is not quoted as feeding another)."""
+    the answer's unit as written)."""
     from quizgen.render import math as qmath
     from quizgen.render.solution import format_value
 
@@ -100,7 +104,8 @@ def right_chain(steps: list[SolutionStep], value: Any, unit: str = "",
         for sym in into.values:
             j = next((j for j in range(chain[0] - 1, -1, -1)
                       if steps[j].formula and j not in chain and _feeds(steps[j], into, sym)
-                      and not _selects_given(steps[j], givens)), None)
+                      and not _passes_through(steps[j], into, sym) and _computes(steps[j])),
+                     None)
             if j is not None and len(chain) < CHAIN_STEPS:
                 chain.append(j)
                 queue.append(j)
@@ -111,18 +116,6 @@ def right_chain(steps: list[SolutionStep], value: Any, unit: str = "",
         text = f"{qmath.substituted(st.formula, st.values, 'unicode')} = {result}"
         parts.append(text + st.unit if st.unit == "×" else f"{text} {st.unit}".rstrip())
     return "; ".join(parts)
-
-
-def fam_params(solved: Solved) -> list[Any]:
-    """The numbers the problem gives, as its writer's context holds them."""
-    ctx = solved.data.get("rendered_ctx", {})
-    params = ctx.get("params", {})
-    return [x for v in params.values() for x in (v if isinstance(v, (list, tuple)) else [v])]
-
-
-def gpu_numbers(solved: Solved) -> list[Any]:
-    gpu = solved.data.get("rendered_ctx", {}).get("gpu", {})
-    return list(gpu.values()) if isinstance(gpu, dict) else []
 
 
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
@@ -142,9 +135,7 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     from quizgen.render.solution import unit_text
 
     written = "" if unit in ("", "fraction", "ratio") else unit_text(unit, correct, lang)
-    givens = frozenset(v for v in [*fam_params(solved), *gpu_numbers(solved)]
-                       if isinstance(v, (int, float)) and not isinstance(v, bool))
-    chain = right_chain(steps or [], correct, written, givens)
+    chain = right_chain(steps or [], correct, written)
     ctx = {**solved.data.get("rendered_ctx", {}), "chain": chain}
     why = (phrase(lang, fam.cell, "correct", ctx, salt=salt) if has(lang, fam.cell, "correct")
            else phrase(lang, "misconception", "correct", ctx, salt=salt))
