@@ -44,7 +44,10 @@ def _occupancy(gpu: GPU, v: dict[str, Any], keys: tuple[str, ...], model: str = 
 
     cfg = launch_config(v["T"], v.get("r", 32), v.get("s", 0), v.get("dyn", 0),
                         optin=v.get("optin"), carveout=v.get("c", -1))
+    from quizgen.problems.applicability import keep_applicable_notes
+
     res = occupancy(gpu, cfg, model=model, explain=True)
+    keep_applicable_notes(res.steps, res.limiter)       # the cliff is remarked on a binding lid
     lids = [x for x in res.limits.values() if x is not None]
     facts = {**v, "blocks": res.blocks_per_sm, "warps": res.active_warps, "occ": res.occupancy,
              "limiter": list(res.limiter), "lids": lids, "alloc": res.smem_per_block_allocated,
@@ -81,7 +84,8 @@ def _cliff(gpu: GPU, v: dict[str, Any]):
     from quizgen.engine import whatif
     from quizgen.engine.occupancy import launch_config
 
-    steps, facts = _occupancy(gpu, v, ("regs_per_block", "blocks_by_regs", "occupancy"))
+    steps, facts = _occupancy(gpu, v, ("regs_per_block", "blocks_by_regs", "blocks_per_sm",
+                                       "active_warps", "occupancy"))
     change = whatif.more_registers(gpu, launch_config(v["T"], v["r"]), v["d"])
     facts.update({"after_blocks": change.after.blocks_per_sm, "after_occ": change.value})
     steps = steps + list(change.steps)
@@ -246,14 +250,14 @@ _TWO_PATHS = ({"split": (20, 12), "costs": (30, 30)}, {"split": (24, 8), "costs"
 KINDS: dict[str, Kind] = {
     # occupancy: the lids, the floor, the ratio of warps
     "occupancy": Kind("occupancy", _REGS,
-                      _plain(("regs_per_block", "blocks_by_regs", "active_warps", "occupancy")),
+                      _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "active_warps", "occupancy")),
                       lambda f: 0 < f["occ"] < 1 and "registers" in f["limiter"]),
     "all_lids": Kind("occupancy", ({"T": 256, "r": 40, "s": 16384}, {"T": 128, "r": 64, "s": 24576},
                                    {"T": 512, "r": 32, "s": 32768}, {"T": 256, "r": 48, "s": 20480}),
                      _plain(_LIDS), lambda f: len(set(f["lids"])) >= 3),
     "floor": Kind("occupancy", ({"T": 256, "r": 130}, {"T": 256, "r": 90}, {"T": 128, "r": 200},
                                 {"T": 512, "r": 40}, {"T": 256, "r": 70}),
-                  _plain(("regs_per_block", "blocks_by_regs", "active_warps", "occupancy")),
+                  _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "active_warps", "occupancy")),
                   lambda f: f["blocks"] >= 1 and (f["regs_sm"] / (f["T"] * f["r"])) % 1 >= 0.5),
     "partial_warp_counts": Kind("occupancy", ({"T": 100, "r": 32}, {"T": 200, "r": 32},
                                               {"T": 72, "r": 32}, {"T": 48, "r": 40}),
@@ -266,7 +270,7 @@ KINDS: dict[str, Kind] = {
                               "active_warps", "occupancy")),
                       lambda f: f["limiter"] == ["blocks"] and f["occ"] < 1),
     "a100": Kind("occupancy", ({"T": 256, "r": 64}, {"T": 128, "r": 64}),
-                 _plain(("regs_per_block", "blocks_by_regs", "active_warps", "occupancy")),
+                 _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "active_warps", "occupancy")),
                  lambda f: f["warps"] == 32 and f["occ"] == 0.5, lambda gpu: gpu.name == "a100"),
     "cliff": Kind("cliff", ({"T": 256, "r": 128, "d": 2}, {"T": 512, "r": 64, "d": 2},
                             {"T": 256, "r": 64, "d": 2}, {"T": 128, "r": 128, "d": 2}),
@@ -277,8 +281,8 @@ KINDS: dict[str, Kind] = {
                        lambda f: f["blocks"] == 0),
     "fewer_regs": Kind("fewer_regs", ({"T": 256, "r": 72, "d": 8}, {"T": 256, "r": 80, "d": 16},
                                       {"T": 128, "r": 96, "d": 16}, {"T": 256, "r": 48, "d": 8}),
-                       _before_after(("regs_per_block", "blocks_by_regs", "active_warps",
-                                      "occupancy"), _fewer_regs),
+                       _before_after(("regs_per_block", "blocks_by_regs", "blocks_per_sm",
+                                      "active_warps", "occupancy"), _fewer_regs),
                        lambda f: f["blocks"] > f["before_blocks"]),
     "smaller_tile": Kind("smaller_tile", ({"T": 256, "r": 32, "s": 49152},
                                           {"T": 128, "r": 32, "s": 32768},
