@@ -8,6 +8,7 @@ words, then the arithmetic of the worked solution's steps that end at the answer
 from __future__ import annotations
 
 import re
+from functools import cache
 from hashlib import blake2b
 from typing import Any
 
@@ -48,19 +49,25 @@ def _same(a: Any, b: Any, places: float = 1e-9) -> bool:
 _UNIT_WORDS = {"cycle": ("cycle", "time", "latency")}
 
 
-def _feeds(step: SolutionStep, into: SolutionStep, sym: str) -> bool:
+def _feeds(step: SolutionStep, into: SolutionStep, sym: str, result: Any = None) -> bool:
     """Whether `step`'s result is the value `into` uses for symbol `sym`: equal to it, and in a
     unit the symbol's meaning names, or any unit for a symbol that means a value (a count of
     blocks feeds "resident blocks per SM", not "warp schedulers per SM"; any count feeds "the
-    largest value the limit allows")."""
-    from quizgen.engine.formulas import meaning
-
-    if not _same(_value(step.result), into.values[sym]):
+    largest value the limit allows"). `result`: the step's result as a number, if known."""
+    if not _same(_value(step.result) if result is None else result, into.values[sym]):
         return False
-    unit = step.unit.lower().rstrip("s") if step.unit else ""
+    return not step.unit or _unit_named(into.formula, sym, step.unit)
+
+
+@cache
+def _unit_named(formula: str, sym: str, unit: str) -> bool:
+    """Whether symbol `sym` of `formula` means a quantity in `unit` (or any value)."""
+    from quizgen.engine.formulas import sources
+
+    unit = unit.lower().rstrip("s")
     if not unit:
         return True
-    text = meaning(into.formula).get(sym, "").lower()
+    text = sources()[formula][1].get(sym, "").lower()
     words = _UNIT_WORDS.get(unit, (unit,))
     return "value" in text or any(re.search(rf"\b{re.escape(w)}s?\b", text) for w in words)
 
@@ -74,9 +81,40 @@ def _passes_through(step: SolutionStep, into: SolutionStep, sym: str) -> bool:
 
 def _computes(step: SolutionStep) -> bool:
     """Whether a step works something out (B_max = 16 only reads a number off the chip)."""
+    return _arithmetic(step.formula)
+
+
+@cache
+def _arithmetic(formula: str) -> bool:
     from quizgen.engine.formulas import sources
 
-    return any(op in sources()[step.formula][0] for op in "*/+-(")
+    return any(op in sources()[formula][0] for op in "*/+-(")
+
+
+def _feeder(before: list[tuple[int, SolutionStep, Any]], index: dict[Any, list[tuple[int, Any]]],
+            floats: bool, chain: list[int], into: SolutionStep, sym: str, used: Any) -> int | None:
+    """The latest step of `before` (not yet in `chain`) whose result `into` uses as `sym`.
+    `index`: the numeric results of `before` → their steps, latest first (an equal number is
+    found without a scan); where a float is among them (`floats`) or used, the numbers are also
+    compared within `_same`'s tolerance (a float's rounding)."""
+    cls = used.__class__
+    if cls is int or cls is float:
+        for j, st in index.get(used, ()):
+            if j not in chain and (not st.unit or _unit_named(into.formula, sym, st.unit)) \
+                    and not _passes_through(st, into, sym):
+                return j
+        if cls is int and not floats:
+            return None
+        for j, st, result in before:        # a float's rounding: compared inline (`_same`)
+            rc = result.__class__
+            if (rc is int or rc is float) and abs(result - used) <= 1e-9 * max(1.0, abs(result)) \
+                    and j not in chain and (not st.unit or _unit_named(into.formula, sym, st.unit)) \
+                    and not _passes_through(st, into, sym):
+                return j
+        return None
+    return next((j for j, st, result in before
+                 if j not in chain and _same(result, used) and _feeds(st, into, sym, result)
+                 and not _passes_through(st, into, sym)), None)
 
 
 def right_chain(steps: list[SolutionStep], value: Any, unit: str = "") -> str:
@@ -84,38 +122,86 @@ def right_chain(steps: list[SolutionStep], value: Any, unit: str = "") -> str:
     results it uses, and theirs (at most `CHAIN_STEPS` in all), each ``formula = result unit``
     in the solution's order, joined by "; " (empty when no step computes the value in `unit`,
     the answer's unit as written)."""
-    from quizgen.render import math as qmath
-    from quizgen.render.solution import format_value
-
     found = None
     for i in range(len(steps) - 1, -1, -1):
         st = steps[i]
-        # a result written as a share ("0.6667 = 66.667%") is rounded to its printed places
-        tolerance = 1e-4 if st.result.__class__ is str else 1e-9
-        if st.formula and _same(_value(st.result), value, tolerance) and (not unit or not st.unit
-                                                               or st.unit == unit):
+        if not st.formula or unit and st.unit and st.unit != unit:
+            continue
+        result = st.result
+        rc = result.__class__
+        if rc is str:       # a share ("0.6667 = 66.667%"), rounded to its printed places
+            if _same(_value(result), value, 1e-4):
+                found = i
+                break
+        elif (rc is int or rc is float) and value.__class__ in (int, float):
+            if abs(result - value) <= 1e-9 * max(1.0, abs(result)):
+                found = i
+                break
+        elif _same(result, value):
             found = i
             break
     if found is None:
         return ""
+    # the steps before the answer's that compute a number: (index, step, its result)
+    before = [(j, st, _value(st.result)) for j in range(found - 1, -1, -1)
+              if (st := steps[j]).formula and _arithmetic(st.formula)]
+    index: dict[Any, list[tuple[int, Any]]] = {}
+    floats = False
+    for j, st, result in before:
+        rc = result.__class__
+        if rc is int or rc is float:
+            index.setdefault(result, []).append((j, st))
+            floats = floats or rc is float
     chain, queue = [found], [found]
     while queue and len(chain) < CHAIN_STEPS:
         into = steps[queue.pop(0)]
-        for sym in into.values:
-            j = next((j for j in range(chain[0] - 1, -1, -1)
-                      if steps[j].formula and j not in chain and _feeds(steps[j], into, sym)
-                      and not _passes_through(steps[j], into, sym) and _computes(steps[j])),
-                     None)
-            if j is not None and len(chain) < CHAIN_STEPS:
+        for sym, used in into.values.items():
+            cls = used.__class__
+            if cls is int and not floats and used not in index:
+                continue                    # no earlier step has this number (the usual case)
+            j = _feeder(before, index, floats, chain, into, sym, used)
+            if j is not None:
                 chain.append(j)
                 queue.append(j)
-    parts = []
-    for i in sorted(chain):
-        st = steps[i]
-        result = st.result if st.result.__class__ is str else format_value(st.result)
-        text = f"{qmath.substituted(st.formula, st.values, 'unicode')} = {result}"
-        parts.append(text + st.unit if st.unit == "×" else f"{text} {st.unit}".rstrip())
-    return "; ".join(parts)
+                if len(chain) == CHAIN_STEPS:
+                    break
+    return "; ".join(_step_text(steps[i]) for i in sorted(chain))
+
+
+#: (formula, its values, result, unit) → the step's arithmetic as text: problems drawn from the
+#: same pools repeat most steps (kept to a bounded size). A formula's values are numbers (sympy
+#: symbols), so equal keys print alike; the result's type is in the key (True == 1).
+_TEXTS: dict[Any, str] = {}
+
+
+def _step_text(st: SolutionStep) -> str:
+    """``formula = result unit`` of one step, in plain text."""
+    try:
+        key = (st.formula, tuple(st.values.items()), st.result, st.result.__class__, st.unit)
+        return _TEXTS[key]
+    except KeyError:
+        pass
+    except TypeError:                       # a list among the values: not kept
+        key = None
+    from quizgen.render import math as qmath
+    from quizgen.render.solution import format_value
+
+    result = st.result if st.result.__class__ is str else format_value(st.result)
+    text = f"{qmath.substituted(st.formula, st.values, 'unicode')} = {result}"
+    text = text + st.unit if st.unit == "×" else f"{text} {st.unit}".rstrip()
+    if key is not None and len(_TEXTS) < 20_000:
+        _TEXTS[key] = text
+    return text
+
+
+@cache
+def _quotes_chain(lang: str, section: str) -> bool:
+    """Whether the right option's phrase of `section` quotes the worked arithmetic (a phrase
+    that works the answer out with its own numbers needs no chain)."""
+    from quizgen.render.phrases import book
+
+    variants = book(lang)[section]["correct"]
+    return any("chain" in str(v) for v in ([variants] if isinstance(variants, str) else variants))
 
 
 def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang: str,
@@ -134,11 +220,12 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     # only for the cells that are the notes' occupancy calculation).
     from quizgen.render.solution import unit_text
 
-    written = "" if unit in ("", "fraction", "ratio") else unit_text(unit, correct, lang)
-    chain = right_chain(steps or [], correct, written)
-    ctx = {**solved.data.get("rendered_ctx", {}), "chain": chain}
-    why = (phrase(lang, fam.cell, "correct", ctx, salt=salt) if has(lang, fam.cell, "correct")
-           else phrase(lang, "misconception", "correct", ctx, salt=salt))
+    section = fam.cell if has(lang, fam.cell, "correct") else "misconception"
+    ctx = solved.data.get("rendered_ctx", {})
+    if _quotes_chain(lang, section):
+        written = "" if unit in ("", "fraction", "ratio") else unit_text(unit, correct, lang)
+        ctx = {**ctx, "chain": right_chain(steps or [], correct, written)}
+    why = phrase(lang, section, "correct", ctx, salt=salt)
     choices = [Choice(text, correct, True, why)]
     shown = {text}
     for m in wrong:

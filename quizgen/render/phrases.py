@@ -102,15 +102,21 @@ _SINGULAR = {"cycles": "cycle", "blocks": "block", "warps": "warp", "threads": "
              "registers": "register", "instructions": "instruction", "operations": "operation",
              "passes": "pass", "branches": "branch", "bytes": "byte", "slots": "slot",
              "sub-partitions": "sub-partition"}
-_ONE_UNIT = re.compile(r"(?<![\d.,/])(?<![+\u2212-] )\b1 (" + "|".join(map(re.escape, _SINGULAR))
-                       + r")\b")
+_ONE_UNIT = re.compile(r"1 (" + "|".join(map(re.escape, _SINGULAR)) + r")\b")
 
 
 def singular_units(text: str) -> str:
     """A count of exactly one takes the singular unit, in both languages (the units are English
     technical terms in Hinglish too): "1 blocks" → "1 block", never "0.1 block", "21 block" or a
-    sum's "q + 1 warp"."""
-    return _ONE_UNIT.sub(lambda m: "1 " + _SINGULAR[m.group(1)], text)
+    sum's "q + 1 warp". (The pattern starts at the literal "1 ", which the regex engine finds
+    fast; what may stand before the 1 is checked here.)"""
+    def one(m: re.Match) -> str:
+        i = m.start()
+        if i and (text[i - 1].isalnum() or text[i - 1] in "_.,/"
+                  or text[i - 2:i] in ("+ ", "\u2212 ", "- ")):
+            return m.group(0)
+        return "1 " + _SINGULAR[m.group(1)]
+    return _ONE_UNIT.sub(one, text)
 
 
 class _Lazy:
