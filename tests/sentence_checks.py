@@ -162,6 +162,32 @@ def halving_claims_hold(p: Problem) -> list[str]:
     return faults
 
 
+#: A sum said in words ("adding 29 + 32 … would give 72", "29 + 32 jodne se 72 cycles aate"):
+#: its terms, then what it is said to give (with a number the terms are added to, "to the 11");
+#: a sum written out ("would give 11 + 29 + 32 = 72") is left to `stated_equations_hold`.
+_WORDED_SUM = re.compile(r"\b[Aa]dding (?:[^\d.;]*?)(\d[\d,]*(?:\s*\+\s*\d[\d,]*)*)(?![\d,])"
+                         r"(?:[^.;=\d]*?\bto [^.;=\d]*?(\d[\d,]*))?[^.;=\d]*?\bwould give (\d[\d,]*)"
+                         r"(?![\d,])(?!\s*\+)|"
+                         r"(\d[\d,]*(?:\s*\+\s*\d[\d,]*)*)(?![\d,])[^.;=\d]*?(?:\b(\d[\d,]*) mein )?"
+                         r"jodne se (\d[\d,]*)(?![\d,])(?!\s*\+)")
+
+
+@check
+def sums_in_words_add_up(p: Problem) -> list[str]:
+    """A sum stated in words gives what its terms add up to: "adding 29 + 32 for the untaken
+    paths would give 72" is false (29 + 32 = 61; the 72 counts the taken path's 11 too)."""
+    faults = []
+    for where, text in solution_texts(p):
+        for m in _WORDED_SUM.finditer(text):
+            terms, onto, said = (m.group(1), m.group(2), m.group(3)) if m.group(3) else \
+                (m.group(4), m.group(5), m.group(6))
+            total = sum(_number(t) for t in terms.split("+")) + (_number(onto) if onto else 0)
+            if abs(total - _number(said)) > 1e-9:
+                faults.append(f"{where}: {terms}{f' onto {onto}' if onto else ''} is {total:g}, "
+                              f"said to give {said}: {m.group(0)!r}")
+    return faults
+
+
 _SPLIT = re.compile(r"\b(\d+(?:\s*/\s*\d+)+) split\b|\bsplit (?:of |ke saath )?(\d+(?:\s*/\s*\d+)+)|"
                     r"lanes (\d+(?:\s*/\s*\d+)+)\b")
 
@@ -334,6 +360,13 @@ GLITCHES: list[tuple[str | None, re.Pattern, str]] = [
     ("hinglish", re.compile(r"(?<![\d.,])\b1 (?:block|warp|lane|thread|SM) (?:(?!\bk[eia]\b)[^.;,]){0,30}?"
                             r"\b(?:hote|karte|lete|rehte|chalte|aate|jaate|dete) hain\b"),
      "a count of one with a plural verb"),
+    (None, re.compile(r"(?<![\d.,/])(?<![+\u2212-] )\b1 (?:blocks|warps|lanes|threads|SMs|cycles|"
+                      r"registers|bytes|FLOPs|instructions|schedulers|waves|passes|slots)\b"),
+     "a count of one with a plural noun"),
+    ("en", re.compile(r"(?<![\d.,])\b1 (?:resident )?(?:block|warp|lane|thread|SM) of [\d,]+ \w+ "
+                      r"each\b"), "'each' of a count of one"),
+    ("hinglish", re.compile(r"(?<![\d.,])\b1 (?:resident )?(?:block|warp|lane|thread|SM), har ek\b"),
+     "'har ek' (each) of a count of one"),
     (None, re.compile(r"\b(?:min|max)\([^()]*\d,\d{3}"), "a grouped number inside a function's "
                                                           "arguments (min(4,854, 40))"),
     ("hinglish", re.compile(r"\bbatti\b|\bbati\b|\bbantti\b|\bbat-t|baṭ", re.I),

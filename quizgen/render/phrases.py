@@ -101,7 +101,7 @@ _SINGULAR = {"cycles": "cycle", "blocks": "block", "warps": "warp", "threads": "
              "SMs": "SM", "schedulers": "scheduler", "waves": "wave", "lanes": "lane",
              "registers": "register", "instructions": "instruction", "operations": "operation",
              "passes": "pass", "branches": "branch", "bytes": "byte", "slots": "slot",
-             "sub-partitions": "sub-partition"}
+             "sub-partitions": "sub-partition", "FLOPs": "FLOP"}
 _ONE_UNIT = re.compile(r"1 (" + "|".join(map(re.escape, _SINGULAR)) + r")\b")
 
 
