@@ -355,8 +355,8 @@ def verify_thresholds_are_the_problems(p: Problem) -> list[str]:
 #: (language or None for every language, pattern, what is wrong)
 GLITCHES: list[tuple[str | None, re.Pattern, str]] = [
     (None, re.compile(r"\bits 1 (?:are|were)\b"), "a count of one with a plural verb"),
-    ("en", re.compile(r"(?<![\d.,])\b1 (?:block|warp|lane|thread|SM) (?:fit|are|were|take|run|"
-                      r"hold|wait|do|use|need)\b"), "a count of one with a plural verb"),
+    ("en", re.compile(r"(?<![\d.,])(?<!\bof )\b1 (?:block|warp|lane|thread|SM) (?:fit|are|were|take|run|"
+                      r"hold|wait|do|use|need|fill|give|get|leave|hit|stay|cover)\b"), "a count of one with a plural verb"),
     ("hinglish", re.compile(r"(?<![\d.,])\b1 (?:block|warp|lane|thread|SM) (?:(?!\bk[eia]\b)[^.;,]){0,30}?"
                             r"\b(?:hote|karte|lete|rehte|chalte|aate|jaate|dete) hain\b"),
      "a count of one with a plural verb"),
