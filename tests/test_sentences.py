@@ -143,12 +143,33 @@ def test_a_verify_bound_comes_from_the_problem():
     ("hinglish", "Lanes 30 / 2 mein bati, har path 90 cycles."),
     ("hinglish", "Opt-in karke 1 block fit hote hain."),
     ("hinglish", "Is path ka asli kaam sirf woh 1 lane karte hain jo ise lete hain."),
+    ("en", "A block stays resident with all its warps, so 1 resident block of 20 warps each give "
+           "the scheduler 20 warps to pick from."),
+    ("en", "Slots, not resources: a block brings all 18 of its warps, so 1 block fill 18 of the 32 "
+           "warp slots."),
+    ("en", "The registers of the other 1 warp stay unused, because they are not a whole block."),
+    ("hinglish", "Pipeline har cycle 1 FLOPs shuru karti hai jab pichhle abhi in flight hain."),
+    ("hinglish", "Toh 1 resident block, har ek mein 16 warps, scheduler ke paas 16 warps."),
 ])
 def test_each_glitch_is_caught(lang, text):
     p = copy(one("OCC-7", 1, 0, "t4", lang))
     assert not by_name("no_glitch")(p)
     p.solution.steps[0].why = text
     assert by_name("no_glitch")(p), text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_sum_said_in_words_adds_up(lang):
+    """`--cell W-H --level 3 --seed 49 --gpu a10`: the untaken paths' 29 + 32 cycles give 72 only
+    with the taken path's 11; the trap says so, and the old sentence is caught."""
+    p = one("W-H", 3, 49, "a10", lang)
+    assert "11 + 29 + 32 = 72" in p.solution.trap and not by_name("sums_in_words_add_up")(p)
+    old = copy(p)
+    old.solution.trap = ("Adding 29 + 32 for the untaken paths would give 72 cycles, but no lane "
+                         "runs them." if lang == "en" else
+                         "Na liye gaye paths ke 29 + 32 jodne se 72 cycles aate, lekin koi lane "
+                         "unhe chalati hi nahi.")
+    assert by_name("sums_in_words_add_up")(old)
 
 
 @pytest.mark.parametrize("lang", LANGS)
