@@ -100,7 +100,8 @@ def grade_a_class(tmp: Path) -> None:
 
     import test_class_of_40 as c40
 
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.grade.grader import grade_class
 
     for lang in phrases.LANGS:

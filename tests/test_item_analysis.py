@@ -38,7 +38,8 @@ from fractions import Fraction
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import plan_exam
+from quizgen.recipes import Student, parse_exam_recipe
 from quizgen.generator import generate_one
 from quizgen.grade.analysis import (analyse_class, cronbach_alpha, grade_band, grade_bands,
                                     pearson, upper_lower_index)
@@ -158,8 +159,8 @@ def planted(tmp_path_factory):
     rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
     header = rows[0]
     truth: dict[str, set[tuple[str, int]]] = {}      # misconception → {(roll, question)}
-    for i, (row, student) in enumerate(zip(rows[1:], manifest["students"])):
-        questions = {q["number"]: q for q in student["questions"]}
+    for i, (row, paper) in enumerate(zip(rows[1:], manifest.students)):
+        questions = {q["number"]: q for q in paper.questions}
         for number, q in questions.items():
             for key, value in q["answers"].items():
                 column = f"Q{number}.{key}"

@@ -450,7 +450,7 @@ def test_readme_export_examples_run(tmp_path):
 
 
 def test_an_lms_table_is_part_of_deck_and_exam_recipes():
-    from quizgen.export.sheet import parse_exam_recipe
+    from quizgen.recipes import parse_exam_recipe
     from quizgen.recipes import recipe_from_dict
 
     deck = recipe_from_dict({"name": "d", "cells": ["OCC-1"], "lms": {"partial": {"no_floor": 50}}})

@@ -134,7 +134,8 @@ def test_html_pages_drop_what_xml_forbids_from_a_students_answer(tmp_path):
     import csv
     import io
 
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.generator import generate_one
     from quizgen.grade.grader import grade_class
 

@@ -204,7 +204,7 @@ _TEXTS = ("48", "8.5", "1.5", "25", "0.25", "8 KB", "3 cycles", "8 blocks", "200
 
 _GRADE_ALL = f"""
 import json, sys
-from quizgen.export.sheet import _value_text
+from quizgen.export.sheet.layout import _value_text
 from quizgen.generator import generate_one
 from quizgen.grade.grader import check_answer
 from quizgen.problems import CELLS

@@ -14,6 +14,7 @@ from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, ItemStats, grade_band
 from quizgen.grade.results import StudentResult, humanize
+from quizgen.manifest import Manifest
 from quizgen.render import numbers
 
 #: Flags drawn red on the item map: the item may be wrong, not merely easy.
@@ -208,10 +209,9 @@ def analysis_markdown(analysis: ClassAnalysis, students: Sequence[StudentResult]
                                                    v=view(analysis, students, lang))
 
 
-def bands_of(manifest: Mapping[str, Any]) -> list[tuple[str, float]]:
+def bands_of(manifest: Manifest | Mapping[str, Any]) -> list[tuple[str, float]]:
     """The recipe's grade bands from the manifest (``[grades] A = 85 …``), highest first."""
-    recipe = manifest.get("recipe")
-    raw = recipe.get("grades") if isinstance(recipe, Mapping) else None
+    raw = Manifest.of(manifest).recipe.get("grades")
     if not isinstance(raw, Mapping):
         return []
     return sorted(((str(k), float(v)) for k, v in raw.items()

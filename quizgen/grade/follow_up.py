@@ -17,7 +17,6 @@ lost most points in, for the teacher's next lecture.
 from __future__ import annotations
 
 import tomllib
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,6 +25,7 @@ from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, first_misconception
 from quizgen.grade.results import StudentResult
+from quizgen.manifest import Manifest
 
 __all__ = ["FollowUp", "follow_ups", "class_follow_up", "write_follow_up_decks", "slip_cards"]
 
@@ -56,19 +56,19 @@ class FollowUp:
     misconceptions: list[str] = field(default_factory=list)
 
 
-def _levels(manifest: Mapping[str, Any]) -> dict[str, tuple[int, Any]]:
+def _levels(manifest: Manifest) -> dict[str, tuple[int, Any]]:
     """problem id → (level, its concept card id or None)."""
     out = {}
-    for student in manifest.get("students") or []:
-        for q in student.get("questions") or []:
-            answers = q.get("answers") if isinstance(q.get("answers"), Mapping) else {}
-            out[q.get("id")] = (q.get("level", 1), answers.get("concept"))
+    for pid, q in manifest.problems().items():
+        answers = q.get("answers") if isinstance(q.get("answers"), Mapping) else {}
+        out[pid] = (q.get("level", 1), answers.get("concept"))
     return out
 
 
-def follow_ups(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[FollowUp]:
+def follow_ups(students: Sequence[StudentResult],
+               manifest: Manifest | Mapping[str, Any]) -> list[FollowUp]:
     """Each student's follow-up: the skills and concept cards their answers showed missing."""
-    levels = _levels(manifest)
+    levels = _levels(Manifest.of(manifest))
     cards = slip_cards()
     plans = []
     for s in students:
@@ -160,7 +160,7 @@ def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: i
     return package
 
 
-def write_follow_up_decks(students: Sequence[StudentResult], manifest: Mapping[str, Any],
+def write_follow_up_decks(students: Sequence[StudentResult], manifest: Manifest | Mapping[str, Any],
                           analysis: ClassAnalysis, out_dir: str | Path, *, lang: str,
                           title: str, timestamp: int | None = None,
                           progress=None) -> list[tuple[Path, FollowUp]]:
@@ -171,8 +171,9 @@ def write_follow_up_decks(students: Sequence[StudentResult], manifest: Mapping[s
 
     words = book(lang)["follow-up"]
     stamp = build_timestamp() if timestamp is None else int(timestamp)
-    recipe = manifest.get("recipe") if isinstance(manifest.get("recipe"), Mapping) else {}
-    seed = recipe.get("seed", 0) if isinstance(recipe.get("seed", 0), int) else 0
+    manifest = Manifest.of(manifest)
+    seed = manifest.recipe.get("seed", 0)
+    seed = seed if isinstance(seed, int) else 0
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

@@ -39,8 +39,7 @@ from quizgen.grade import report
 from quizgen.grade.carry import carry_credit
 from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
 from quizgen.grade.judge import Box, judged
-from quizgen.grade.match import (MANIFEST_VERSION, Entry, Matcher, load_manifest,
-                                 manifest_entries, read_columns, sheet_lang)
+from quizgen.grade.match import Entry, Matcher, manifest_entries, read_columns
 from quizgen.grade.memo import clear_caches
 from quizgen.grade.notes import note_text
 from quizgen.grade.parse import parse_answer
@@ -49,13 +48,13 @@ from quizgen.grade.report import OUTPUTS
 from quizgen.grade.results import (EARNS, FLAGGABLE, SHOW_CHARS, BoxResult, CheckResult, FileIssue,
                                    GradeSummary, QuestionResult, Status, StudentResult, humanize)
 from quizgen.grade.sheet import AnswerSheet, SheetRow, read_answer_sheet
+from quizgen.manifest import Manifest, load_manifest
 
 __all__ = [
     "CheckResult", "BoxResult", "QuestionResult", "StudentResult", "FileIssue", "GradeSummary",
     "AnswerSheet", "SheetRow", "check_answer", "grade_question",
     "grade_class", "read_answer_sheet", "question_points", "prepare", "clear_caches",
-    "Prepared", "Status", "EARNS", "FLAGGABLE", "SHOW_CHARS", "MAX_POINTS", "MANIFEST_VERSION",
-    "OUTPUTS", "humanize", "load_manifest",
+    "Prepared", "Status", "EARNS", "FLAGGABLE", "SHOW_CHARS", "MAX_POINTS", "OUTPUTS", "humanize",
 ]
 
 # A semicolon sheet comes from a decimal-comma locale: "0,375" is 0.375 there.
@@ -169,7 +168,7 @@ def check_answer(problem: Any, key: str | None, answer: str, *,
 Progress = Callable[[int, int], None]
 
 
-def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
+def grade_rows(manifest: Manifest | Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
                lang: str | None = None, progress: Progress | None = None
                ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     """Match each row of the sheet to its student and grade it (no files written).
@@ -179,15 +178,16 @@ def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str 
     is told after each row.
     """
     with collector_paused():
-        return _grade_rows(manifest, sheet, invalid=invalid, lang=lang, progress=progress)
+        return _grade_rows(Manifest.of(manifest), sheet, invalid=invalid, lang=lang,
+                           progress=progress)
 
 
-def _grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str,
+def _grade_rows(manifest: Manifest, sheet: AnswerSheet, *, invalid: str,
                 lang: str | None, progress: Progress | None = None
                 ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
-    lang = sheet_lang(manifest, lang)
+    lang = manifest.language(lang)
     entries = manifest_entries(manifest)
     issues = list(sheet.issues)
     columns = read_columns(sheet.header, entries, invalid, issues)
@@ -281,7 +281,7 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     report.check_out(out, (manifest_path, answers_path), force)
     manifest = load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
-    the_lang = sheet_lang(manifest, lang)
+    the_lang = manifest.language(lang)
     with collector_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(
             manifest, sheet, invalid=invalid, lang=lang,

@@ -19,6 +19,7 @@ from quizgen.grade.notes import note_text
 from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
                                    fraction_text, humanize, shorten)
 from quizgen.grade.sheet import AnswerSheet, SheetRow
+from quizgen.manifest import Manifest
 
 __all__ = ["write_all", "results_csv", "feedback_page", "class_report", "points_text",
            "feedback_names"]
@@ -73,16 +74,11 @@ def _template(name: str):
 # results.csv
 
 
-def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[str]:
-    """Every answer box of the exam, Q<number>.<key>, in question-number order (a shuffled
-    exam's papers print their questions in orders of their own)."""
-    by_number: dict[int, dict[str, None]] = {}
-    for student in manifest.get("students", []):
-        for j, question in enumerate(student.get("questions", []), start=1):
-            number = question.get("number", j)
-            for key in question.get("asked") or list(question.get("answers", {})):
-                by_number.setdefault(int(number), {})[f"Q{number}.{key}"] = None
-    columns = [c for number in sorted(by_number) for c in by_number[number]]
+def answer_columns(students: Sequence[StudentResult],
+                   manifest: Manifest | Mapping[str, Any]) -> list[str]:
+    """Every answer box of the exam, Q<number>.<key>, in question-number order (the manifest's
+    columns), then any box graded that the manifest does not list."""
+    columns = Manifest.of(manifest).answer_columns()
     for student in students:
         for box in student.boxes:
             if box.column not in columns:
@@ -138,12 +134,9 @@ def feedback_names(students: Sequence[StudentResult]) -> list[str]:
 class _Solutions:
     """Worked solutions of the manifest's problems, rendered once each, in the page language."""
 
-    def __init__(self, manifest: Mapping[str, Any], lang: str, fmt: str) -> None:
+    def __init__(self, manifest: Manifest, lang: str, fmt: str) -> None:
         self.lang, self.fmt = lang, fmt
-        self.problems: dict[str, Mapping[str, Any]] = {}
-        for student in manifest.get("students", []):
-            for question in student.get("questions", []):
-                self.problems.setdefault(str(question.get("id", "")), question)
+        self.problems: dict[str, Mapping[str, Any]] = manifest.problems()
         self.cache: dict[str, str] = {}
 
     def get(self, problem_id: str) -> str:
@@ -331,14 +324,13 @@ def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, An
 # Everything, into one folder
 
 
-def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
+def write_all(out: Path, manifest: Manifest, sheet: AnswerSheet,
               students: Sequence[StudentResult], issues: Sequence[FileIssue],
               unmatched: Sequence[SheetRow], *, invalid: str, lang: str,
               fmt: str = "md", progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Write results.csv, feedback/, report.md (and unmatched.csv) into `out`; their names.
     `progress(pages done, pages)` is told after each feedback page."""
-    recipe = manifest.get("recipe")
-    title = str(recipe.get("title", "")) if isinstance(recipe, Mapping) else ""
+    title = manifest.title
     columns = answer_columns(students, manifest)
     from quizgen.grade import class_report as CR
     from quizgen.grade.analysis import analyse_class

@@ -22,8 +22,7 @@ from quizgen.recipes.lms import (MOODLE_GRADES, LmsOptions, check_misconception_
 from quizgen.recipes.packaged import (PackagedRecipe, packaged_names_hint, packaged_path,
                                       packaged_recipe, packaged_recipes)
 from quizgen.recipes.read import find_recipe, read_recipe
-from quizgen.recipes.roster import (MAX_STUDENTS, RosterWarning, Student, parse_roster,
-                                    read_roster)
+from quizgen.recipes.roster import RosterWarning, Student, parse_roster, read_roster
 from quizgen.render.phrases import DEFAULT_LANG, LANGS
 
 __all__ = [
@@ -34,6 +33,6 @@ __all__ = [
     "parse_exam_recipe", "MOODLE_GRADES", "LmsOptions", "check_misconception_keys", "grade_text",
     "is_moodle_grade", "lms_options", "misconception_keys", "moodle_grade", "PackagedRecipe",
     "packaged_names_hint", "packaged_path", "packaged_recipe", "packaged_recipes", "find_recipe",
-    "read_recipe", "MAX_STUDENTS", "RosterWarning", "Student", "parse_roster", "read_roster",
+    "read_recipe", "RosterWarning", "Student", "parse_roster", "read_roster",
     "DEFAULT_LANG", "LANGS",
 ]

@@ -6,7 +6,6 @@ chunk by chunk into a staged folder and publishes it whole.
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -15,10 +14,11 @@ from typing import Any, Iterable
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.export.sheet.fonts import FontWarning
-from quizgen.export.sheet.layout import PAPERS, _answers_csv, _Layout, _manifest, _overview_row
+from quizgen.export.sheet.layout import PAPERS, _answers_csv, _Layout, _overview_row
 from quizgen.export.sheet.plan import Generate, _columns, _Versions
 from quizgen.export.sheet.write import SHEET_FILES, Progress, _built_earlier, write_sheets
 from quizgen.files import check_folder, publish_folder, staged_folder
+from quizgen.manifest import Manifest, drawn_paper, manifest_json
 from quizgen.recipes.exam import ExamRecipe
 from quizgen.recipes.roster import Student
 
@@ -32,7 +32,7 @@ class SheetPlan:
     """Everything an exam build writes, before any PDF is compiled, in memory (small classes;
     `build_exam` streams the same pieces chunk by chunk)."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     exam_source: str
     exam_data: str
     key_source: str
@@ -42,7 +42,8 @@ class SheetPlan:
     warnings: list[str] = field(default_factory=list)
 
     def manifest_text(self) -> str:
-        return json.dumps(self.manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        """``manifest.json`` as `build_exam` writes it."""
+        return manifest_json(self.manifest)
 
 
 @dataclass(slots=True)
@@ -94,7 +95,8 @@ def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | 
     entries = exam.entries(range(len(exam)))
     columns = _columns(recipe, entries)
     return SheetPlan(
-        manifest=_manifest(recipe, entries, paper, practice),
+        manifest=Manifest(recipe.to_dict(), [drawn_paper(*entry) for entry in entries], paper,
+                          practice),
         exam_source=exam.exam_source,
         exam_data=exam.exam_data(entries),
         key_source=exam.key_source,

@@ -1,5 +1,5 @@
-"""What the sheets print and record, as text (pure): the Typst sources and JSON documents of the
-exam and the key, the manifest's students, and the blank answer sheet.
+"""What the sheets print, as text (pure): the Typst sources and JSON documents of the exam and
+the key, and the blank answer sheet (the manifest's papers are `quizgen.manifest`'s).
 
 Safety of user text: names, titles and instructions never pass through Typst's parser. The
 templates in ``templates/sheet/`` read everything they print from a JSON document handed to the
@@ -7,8 +7,6 @@ compiler (``sys.inputs``), and Typst displays a JSON string verbatim, whatever c
 holds. Only formulas are evaluated as Typst math, and those come from our own printer with numbers
 substituted (see `_math_value`). Jinja fills only layout choices (paper size, fonts) into the
 templates.
-
-The manifest is written with sorted keys and no timestamps.
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from quizgen.export.sheet.fonts import choose_fonts
 from quizgen.export.sheet.plan import _kind
 from quizgen.files import csv_text
 from quizgen.gpus import gpu_from_dict
-from quizgen.manifest import MANIFEST_FORMAT, MANIFEST_VERSION
 from quizgen.problems.model import Problem
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
 from quizgen.recipes.roster import Student
@@ -54,7 +51,7 @@ class _Layout:
                        "duration": recipe.duration, "instructions": recipe.instructions,
                        "total": _points_text(recipe.total_points), "labels": self.labels,
                        "practice": practice}
-        self.scan = _scan_layout(recipe, paper) if bubbles else None
+        self.scan = scan_layout(recipe, paper) if bubbles else None
         layout = {"paper": paper, "fonts": self.fonts}
         self.exam_source = _template("exam.typ.j2").render(**layout, practice=practice)
         self.key_source = _template("key.typ.j2").render(**layout)
@@ -73,67 +70,7 @@ class _Layout:
 
 
 # ---------------------------------------------------------------------------------------------
-# Manifest and answer sheet
-
-
-def _manifest_head(recipe: ExamRecipe, paper: str, practice: bool) -> dict[str, Any]:
-    return {"format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION,
-            "recipe": recipe.to_dict(), "paper": paper, "practice": practice}
-
-
-def _manifest_student(student: Student, code: str, questions) -> dict[str, Any]:
-    items = []
-    for number, spec, problem, asked in questions:
-        item = problem.to_dict()
-        item["number"] = number
-        item["points"] = dict(spec.points) if isinstance(spec.points, dict) else spec.points
-        item["asked"] = list(asked)
-        item["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
-        items.append(item)
-    out = {"name": student.name, "roll": student.roll, "version": code, "questions": items}
-    if len(items) > 1 and [q["number"] for q in items] != sorted(q["number"] for q in items):
-        out["order"] = [q["number"] for q in items]   # the printed order (a shuffled exam)
-    return out
-
-
-def _manifest(recipe: ExamRecipe, entries, paper: str, practice: bool) -> dict[str, Any]:
-    return {**_manifest_head(recipe, paper, practice),
-            "students": [_manifest_student(*entry) for entry in entries]}
-
-
-class _ManifestWriter:
-    """The manifest written student by student, byte for byte what ``json.dumps(manifest,
-    sort_keys=True, indent=2, ensure_ascii=False)`` gives ("students" sorts last)."""
-
-    def __init__(self, fh, head: dict[str, Any]) -> None:
-        if any(key > "students" for key in head):
-            raise AssertionError("the manifest's students must be its last key")
-        text = json.dumps({**head, "students": [None]}, sort_keys=True, indent=2,
-                          ensure_ascii=False)
-        self.fh = fh
-        self.before, self.after = text.split("\n    null\n")
-        self.count = 0
-
-    def student(self, item: dict[str, Any]) -> None:
-        text = json.dumps(item, sort_keys=True, indent=2, ensure_ascii=False)
-        self.fh.write((self.before + "\n" if self.count == 0 else ",\n")
-                      + "    " + text.replace("\n", "\n    "))
-        self.count += 1
-
-    def close(self) -> None:
-        if self.count == 0:
-            raise AssertionError("a manifest without students")
-        self.fh.write("\n" + self.after + "\n")
-
-
-def answer_columns(manifest: dict[str, Any]) -> list[str]:
-    """The answer columns of a manifest's answer sheet: Q<number>.<answer key>, in order."""
-    by_number: dict[int, dict[str, None]] = {}
-    for student in manifest["students"]:
-        for question in student["questions"]:
-            for key in question["asked"]:
-                by_number.setdefault(int(question["number"]), {})[f"Q{question['number']}.{key}"] = None
-    return [column for number in sorted(by_number) for column in by_number[number]]
+# The answer sheet
 
 
 def id_columns(columns: list[str]) -> list[str]:
@@ -280,7 +217,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
     return unit
 
 
-def _scan_layout(recipe: ExamRecipe, paper: str) -> dict[str, Any]:
+def scan_layout(recipe: ExamRecipe, paper: str) -> dict[str, Any]:
     """What a scanner needs to know of every page (``quizgen sheet --bubbles``): the paper, the
     corner marks, where the QR code sits and the bubbles' radius, all in mm."""
     width, height = b.PAPER_MM[paper]

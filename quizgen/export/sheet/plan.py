@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Protocol
 
 from quizgen.errors import QuizgenError, require_int
+from quizgen.manifest import MAX_STUDENTS, answer_columns
 from quizgen.problems.model import Problem
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
 from quizgen.recipes.roster import Student
@@ -212,12 +213,8 @@ def _asked(spec: ExamQuestion, problem: Problem, number: int) -> list[str]:
 
 def _columns(recipe: ExamRecipe, entries) -> list[str]:
     """The answer sheet's columns, in question-number order (whatever order a paper prints)."""
-    by_number: dict[int, dict[str, None]] = {}
-    for _, _, questions in entries:
-        for number, _, _, asked in questions:
-            for key in asked:
-                by_number.setdefault(number, {})[f"Q{number}.{key}"] = None
-    return [column for number in sorted(by_number) for column in by_number[number]]
+    return answer_columns((number, asked) for _, _, questions in entries
+                          for number, _, _, asked in questions)
 
 
 def _check_columns(columns: list[str], entries) -> None:
@@ -246,7 +243,7 @@ class _Versions:
             self.keys = _student_keys(self.students)
         else:
             count = require_int("versions", 1 if versions is None else versions, minimum=1,
-                                maximum=10000)
+                                maximum=MAX_STUDENTS)
             self.students = [Student(name="", roll="") for _ in range(count)]
             self.keys = [f"version:{i + 1}" for i in range(count)]
         self.codes = _codes(recipe.seed, self.keys)

@@ -23,12 +23,12 @@ from typing import Any, Callable, Iterable
 
 from quizgen.export.bubbles import place_layout
 from quizgen.export.pdfjoin import join_pdfs
-from quizgen.export.sheet.layout import (_ManifestWriter, _manifest_head, _manifest_student,
-                                         _overview_row, id_cells, id_columns)
+from quizgen.export.sheet.layout import _overview_row, id_cells, id_columns
 from quizgen.export.sheet.plan import _check_columns
 from quizgen.export.typstjob import compile_pdf, query_layout
 from quizgen.files import BOM, safe_cell
-from quizgen.manifest import MANIFEST_FORMAT
+from quizgen.manifest import (MANIFEST_FORMAT, Manifest, ManifestWriter, StudentPaper,
+                              drawn_paper)
 
 #: A prefilled problem-id column of the answer sheet (``Q3.id``), never an answer.
 _ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
@@ -50,10 +50,9 @@ def write_sheets(exam, tmp: Path, columns: list[str], *, chunk: int, jobs: int |
     with (tmp / "manifest.part").open("w", encoding="utf-8", newline="\n") as manifest, \
             (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
             compiler:
-        head = _manifest_head(exam.recipe, exam.paper, exam.practice)
-        if exam.scan:
-            head["scan"] = exam.scan
-        chunks = _Chunks(exam, compiler, _ManifestWriter(manifest, head), sheet_csv, columns,
+        head = Manifest(exam.recipe.to_dict(), [], exam.paper, exam.practice,
+                        scan=exam.scan or None)
+        chunks = _Chunks(exam, compiler, ManifestWriter(manifest, head), sheet_csv, columns,
                          parts, single)
         done = 0
         for start in range(0, total, chunk):
@@ -84,7 +83,7 @@ class _Chunks:
     """The streams of one build that chunks of versions are written to: the manifest, the answer
     sheet, the key's overview, and the Typst documents of each chunk."""
 
-    def __init__(self, exam, compiler: "_Compiler", writer: _ManifestWriter, sheet_csv,
+    def __init__(self, exam, compiler: "_Compiler", writer: ManifestWriter, sheet_csv,
                  columns: list[str], parts: Path, single: bool) -> None:
         self.exam, self.compiler, self.writer, self.columns = exam, compiler, writer, columns
         self.parts, self.single = parts, single
@@ -104,9 +103,9 @@ class _Chunks:
         held = []
         for entry in entries:
             if exam.scan:
-                held.append(_manifest_student(*entry))   # written with its layout
+                held.append(drawn_paper(*entry))   # written with its layout
             else:
-                self.writer.student(_manifest_student(*entry))
+                self.writer.add(drawn_paper(*entry))
             student, code, questions = entry
             self.rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
                                 *([""] * len(self.columns)), *id_cells(questions, self.ids)])
@@ -123,14 +122,14 @@ class _Chunks:
         self.compiler.finished(lambda w=write: (w and w(), done()))
 
 
-def _write_layout(writer: "_ManifestWriter", students: list[dict[str, Any]], layout: Path,
+def _write_layout(writer: ManifestWriter, papers: list[StudentPaper], layout: Path,
                   units: list[dict[str, Any]]) -> None:
-    """A chunk's students into the manifest, each with where its answer grids were printed."""
+    """A chunk's papers into the manifest, each with where its answer grids were printed."""
     placed = place_layout(json.loads(layout.read_text(encoding="utf-8")), units)
     layout.unlink()
-    for student in students:
-        student["sheet"] = placed[student["version"]]
-        writer.student(student)
+    for paper in papers:
+        paper.sheet = placed[paper.version]
+        writer.add(paper)
 
 
 def compile_typst(source: str, data: str, font_paths: Iterable[str] = ()) -> bytes:
