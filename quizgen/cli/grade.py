@@ -51,8 +51,7 @@ def grade_command(
             from quizgen.files import add_to_ledger
             from quizgen.grade.lms import write_gradebook
 
-            add_to_ledger(summary.out_dir, write_gradebook(summary.students, manifest,
-                                                           summary.out_dir, lms))
+            add_to_ledger(summary.out_dir, write_gradebook(summary.graded, summary.out_dir, lms))
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     for warning in caught:
@@ -65,7 +64,7 @@ def grade_command(
     _review_note(summary)
     if remedial is not None:
         try:
-            _follow_up(summary, manifest, remedial, lang)
+            _follow_up(summary.graded, remedial)
         except QuizgenError as exc:
             raise fail(str(exc)) from None
 
@@ -108,22 +107,13 @@ def class_progress(quiet: bool):
         yield progress
 
 
-def _follow_up(summary, manifest: Path, folder: Path, lang: Optional[str]) -> None:
-    """The follow-up decks of a graded class (`quizgen.grade.follow_up`)."""
-    from quizgen.grade.analysis import analyse_class
-    from quizgen.grade.class_report import bands_of
+def _follow_up(graded, folder: Path) -> None:
+    """The follow-up decks of a graded class (`quizgen.grade.follow_up`), in its language."""
     from quizgen.grade.follow_up import write_follow_up_decks
-    from quizgen.grade.report import answer_columns
-    from quizgen.manifest import load_manifest
     from quizgen.render.phrases import book
 
-    data = load_manifest(manifest)
-    the_lang = data.language(lang)
-    columns = answer_columns(summary.students, data)
-    analysis = analyse_class(summary.students, columns, data, bands_of(data))
-    written = write_follow_up_decks(summary.students, data, analysis, folder, lang=the_lang,
-                                    title=data.title)
-    typer.echo(book(the_lang)["follow-up"]["written"].format(n=len(written), folder=folder))
+    written = write_follow_up_decks(graded, folder)
+    typer.echo(book(graded.lang)["follow-up"]["written"].format(n=len(written), folder=folder))
 
 
 def _issues(summary) -> None:

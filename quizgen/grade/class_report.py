@@ -9,12 +9,11 @@ language; nothing is computed again.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, ItemStats, grade_band
 from quizgen.grade.results import StudentResult, humanize
-from quizgen.manifest import Manifest
 from quizgen.render import numbers
 
 #: Flags drawn red on the item map: the item may be wrong, not merely easy.
@@ -207,13 +206,3 @@ def analysis_markdown(analysis: ClassAnalysis, students: Sequence[StudentResult]
 
     return template("grade/analysis.md.j2").render(words=_words(lang),
                                                    v=view(analysis, students, lang))
-
-
-def bands_of(manifest: Manifest | Mapping[str, Any]) -> list[tuple[str, float]]:
-    """The recipe's grade bands from the manifest (``[grades] A = 85 …``), highest first."""
-    raw = Manifest.of(manifest).recipe.get("grades")
-    if not isinstance(raw, Mapping):
-        return []
-    return sorted(((str(k), float(v)) for k, v in raw.items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)),
-                  key=lambda b: -b[1])

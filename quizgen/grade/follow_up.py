@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, first_misconception
+from quizgen.grade.graded import GradedClass
 from quizgen.grade.results import StudentResult
 from quizgen.manifest import Manifest
 
@@ -92,7 +93,7 @@ def follow_ups(students: Sequence[StudentResult],
     return plans
 
 
-def class_follow_up(analysis: ClassAnalysis, manifest: Mapping[str, Any]) -> FollowUp:
+def class_follow_up(analysis: ClassAnalysis) -> FollowUp:
     """The teacher's deck: the class's commonest misconceptions and weakest cells."""
     cards = slip_cards()
     plan = FollowUp("class", "class")
@@ -160,30 +161,31 @@ def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: i
     return package
 
 
-def write_follow_up_decks(students: Sequence[StudentResult], manifest: Manifest | Mapping[str, Any],
-                          analysis: ClassAnalysis, out_dir: str | Path, *, lang: str,
-                          title: str, timestamp: int | None = None,
+def write_follow_up_decks(graded: GradedClass, out_dir: str | Path, *, lang: str | None = None,
+                          timestamp: int | None = None,
                           progress=None) -> list[tuple[Path, FollowUp]]:
-    """One .apkg per student (named as their feedback page) and ``class.apkg`` into `out_dir`."""
+    """One .apkg per student of a graded class (named as their feedback page) and
+    ``class.apkg`` into `out_dir`, in `lang` (default: the language the class was graded in)."""
     from quizgen.export.anki import build_timestamp, write_package
     from quizgen.grade.report import feedback_names
     from quizgen.render.phrases import book
 
+    lang = lang or graded.lang
     words = book(lang)["follow-up"]
     stamp = build_timestamp() if timestamp is None else int(timestamp)
-    manifest = Manifest.of(manifest)
-    seed = manifest.recipe.get("seed", 0)
+    seed = graded.manifest.recipe.get("seed", 0)
     seed = seed if isinstance(seed, int) else 0
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    plans = follow_ups(students, manifest)
+    students = graded.students
+    plans = follow_ups(students, graded.manifest)
     jobs = [(stem, plan) for stem, plan in zip(feedback_names(students), plans)]
-    jobs.append(("class", class_follow_up(analysis, manifest)))
+    jobs.append(("class", class_follow_up(graded.analysis)))
     for done, (stem, plan) in enumerate(jobs, 1):
         who = words["class"] if plan.key == "class" else plan.who
         deck = "::".join([words["deck"], _deck_part(who)])
-        deck_title = words["title"].format(who=who, exam=title or words["exam"])
+        deck_title = words["title"].format(who=who, exam=graded.title or words["exam"])
         package = build_follow_up(plan, lang=lang, title=deck_title, deck=deck, seed=seed)
         path = out / f"{stem}.apkg"
         write_package(package, path, stamp)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.graded import GradedClass
 from quizgen.manifest import Manifest
 
 __all__ = ["LMS_NAMES", "gradebook_rows", "gradebook_csv", "write_gradebook"]
@@ -95,14 +96,10 @@ def gradebook_csv(students: Sequence[Any], manifest: Manifest | Mapping[str, Any
     return csv_text(gradebook_rows(students, manifest, lms))
 
 
-def write_gradebook(students: Sequence[Any], manifest_path: str | Path, out_dir: str | Path,
-                    lms: str) -> Path:
-    """Write ``<lms>-grades.csv`` into the grader's output folder; its path."""
-    import json
-
+def write_gradebook(graded: GradedClass, out_dir: str | Path, lms: str) -> Path:
+    """Write ``<lms>-grades.csv`` of a graded class into the grader's output folder; its path."""
     from quizgen.files import write_csv
 
-    manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8-sig"))
     path = Path(out_dir) / f"{lms}-grades.csv"
-    write_csv(path, gradebook_rows(students, manifest, lms))
+    write_csv(path, gradebook_rows(graded.students, graded.manifest, lms))
     return path

@@ -42,7 +42,7 @@ from typing import Any, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
-from quizgen.manifest import Manifest
+from quizgen.manifest import Manifest, load_manifest
 from quizgen.manifest import column as column_of
 
 __all__ = ["Override", "read_overrides", "check_overrides", "apply_overrides", "regrade"]
@@ -304,11 +304,9 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
     out = Path(out_dir)
     previous = _results(out / "results.csv")
     rules = read_overrides(overrides) if overrides is not None else []
+    manifest = load_manifest(manifest_path)         # read once: checked here, graded below
     if rules:
-        from quizgen.manifest import load_manifest
-
-        check_overrides(rules, load_manifest(manifest_path), Path(overrides).name,
-                        lang=options.get("lang"))
+        check_overrides(rules, manifest, Path(overrides).name, lang=options.get("lang"))
     kept = None
     if any((out / name).exists() for name in OUTPUTS):
         history = out / "history"
@@ -330,7 +328,7 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
         return apply_overrides(students, manifest, rules, lang=lang)
 
     try:
-        summary = grade_class(manifest_path, answers_path, out, force=True,
+        summary = grade_class(manifest, answers_path, out, force=True,
                               adjust=adjust if rules else None, **options)
     except BaseException:
         if kept is not None and not any((out / name).exists() for name in OUTPUTS):
