@@ -111,7 +111,7 @@ def test_moodle_bank_reads_back_equal_to_the_records(lang):
 
 
 def test_moodle_html_and_mathjax_survive_and_figures_decode_as_svg():
-    from quizgen.export.cards import question_html, solution_html
+    from quizgen.render.cards import question_html, solution_html
 
     bank = course_bank("en")
     records = _by_id(bank)
@@ -199,7 +199,7 @@ TRICKY = 'T < 32 & "x" ~ {1:NUMERICAL:=1} #3 / \\( \\frac{a}{b} \\) 50% = a:b ]]
 
 
 def test_cloze_escaping_survives_moodles_parser():
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     box = Box("k", "k", "h", "choice", (
         Answer("right " + TRICKY, 1, 100.0, "fb " + TRICKY),

@@ -93,7 +93,7 @@ def test_every_forbidden_character_in_problem_text_and_feedback(tmp_path):
 
 
 def test_svg_figures_and_card_html_pass_the_sanitiser():
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
     from quizgen.gpus import resolve_gpu
     from quizgen.render.figures import occupancy_sweep
     from quizgen.engine.occupancy import launch_config

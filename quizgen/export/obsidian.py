@@ -39,15 +39,15 @@ import warnings
 from pathlib import Path
 
 from quizgen.errors import QuizgenError
-from quizgen.export.anki.layout import (FigureMedia, FormulaExample, _figures_module,
-                                        formula_symbols, labels, step_math)
-from quizgen.export.anki.meaning import answer_spec
+from quizgen.export.anki.layout import FormulaExample, formula_symbols
 from quizgen.export.anki.notes import formula_guid, problem_guid
 from quizgen.export.anki.plan import (DeckItem, Progress, ProblemSource, deck_items,
                                       formula_examples, seed_free_examples)
 from quizgen.export.anki.shared import DeckSummary, tag_part
-from quizgen.export.anki.typed import _decimal_text, answer_format, typed_answer
+from quizgen.export.anki.typed import answer_format, decimal_text, typed_answer
 from quizgen.problems.model import Problem
+from quizgen.problems.records import answer_spec
+from quizgen.render.cards import FigureMedia, figures_module, labels, step_math
 from quizgen.render.math import symbolic
 from quizgen.recipes import DeckRecipe
 
@@ -152,7 +152,7 @@ def answer_line(problem: Problem, words: dict[str, str]) -> str:
     if typed is not None and typed.format == "percent":
         from fractions import Fraction
 
-        pct = _decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
+        pct = decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
                               None if typed.places is None else max(typed.places - 2, 0))
         text += f" ({pct}%)"
     elif unit not in NOT_UNITS:
@@ -409,7 +409,7 @@ def _own_figure(path: Path) -> bool:
         return False
     if path.is_symlink() or not path.is_file():
         return False
-    figures = _figures_module()
+    figures = figures_module()
     if figures is None:
         return False
     try:

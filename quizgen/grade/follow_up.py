@@ -2,8 +2,8 @@
 missing, and one for the class.
 
 A student's deck holds
-* a **skill note** (`quizgen.export.skills`: a new solved variant at every review) for every cell
-  in which they lost points, at the level the exam asked it, and
+* a **skill note** (`quizgen.export.anki.skills`: a new solved variant at every review) for every
+  cell in which they lost points, at the level the exam asked it, and
 * a **concept card** (cell L-6) for every misconception their answers showed, as the mapping in
   ``templates/concepts/slips.toml`` names it, and the exam's own concept questions they missed.
 
@@ -143,7 +143,7 @@ def _recipe(plan: FollowUp, *, lang: str, title: str, seed: int, deck: str, cell
 
 def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: int = 0):
     """The genanki package of one follow-up deck (concept cards, then skill notes)."""
-    from quizgen.export import anki, skills
+    from quizgen.export import anki
     from quizgen.generator import generate_one
     from quizgen.recipes import Slot
 
@@ -156,8 +156,9 @@ def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: i
                                    "concept"))
     package = anki.build_package(recipe, items)
     for cell, level in plan.skills:
-        skills.add_skills(package, _recipe(plan, lang=lang, title=title, seed=seed, deck=deck,
-                                           cells=(cell,), levels=(level,)), problems_for=_variant)
+        anki.skills.add_skills(package, _recipe(plan, lang=lang, title=title, seed=seed,
+                                                deck=deck, cells=(cell,), levels=(level,)),
+                               problems_for=_variant)
     return package
 
 

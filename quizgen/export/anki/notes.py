@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from quizgen.export.anki.layout import (FigureMedia, back_solution_html, concept_answer_html,
-                                        concept_reason_html, correct_html, esc,
-                                        explanations_html, figure_html, formula_cloze_html,
-                                        options_html, question_html, source_html, trap_text_html)
+from quizgen.export.anki.layout import (back_solution_html, concept_answer_html,
+                                        concept_reason_html, correct_html, explanations_html,
+                                        formula_cloze_html, options_html, source_html,
+                                        trap_text_html)
 from quizgen.export.anki.plan import (DeckItem, _note_formulas, _same_problem_key,
                                       seed_free_examples)
 from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_name,
@@ -19,6 +19,7 @@ from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_
 from quizgen.export.anki.typed import answer_format, answer_value, check_html
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe
+from quizgen.render.cards import FigureMedia, esc, figure_html, question_html
 
 
 def problem_guid(problem: Problem, kind: str) -> str:

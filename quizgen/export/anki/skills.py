@@ -31,9 +31,8 @@ import html
 from functools import cache
 from typing import Any, Callable
 
-from quizgen.export.anki.layout import (FigureMedia, _label_html, back_parts_html,
-                                        concept_answer_html, esc, figure_html, labels,
-                                        question_html, solution_parts, source_html, step_html)
+from quizgen.export.anki.layout import (back_parts_html, concept_answer_html, solution_parts,
+                                        source_html)
 from quizgen.export.anki.meaning import checked_kinds
 from quizgen.export.anki.plan import _fresh_problem
 from quizgen.export.anki.shared import (StoredNotes, _exists, _note_class, _template, card_css,
@@ -42,6 +41,8 @@ from quizgen.export.anki.shared import (StoredNotes, _exists, _note_class, _temp
 from quizgen.export.anki.typed import answer_format, answer_value
 from quizgen.problems.model import Problem
 from quizgen.recipes import SEED_WINDOW, DeckRecipe, Slot, problem_seed
+from quizgen.render.cards import (FigureMedia, esc, figure_html, label_html, label_span, labels,
+                                  question_html, step_html)
 
 
 #: Fixed note type ID and name of skill notes (never change; new fields mean a new name and ID).
@@ -125,10 +126,6 @@ def question_block(problem: Problem, number: int) -> str:
     return f"<div {attrs}>{question_html(problem)}{fmt}</div>"
 
 
-def _label(text: str) -> str:
-    return f'<span class="qz-label">{esc(text)}</span> '
-
-
 def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
     """Variant `number` as the back shows it: answer, trap, figure, then the steps folded."""
     words = labels(problem.lang)
@@ -141,20 +138,20 @@ def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
         figure_div = f'<div class="qz-figure">{figure}</div>' if figure else ""
         return f'<div class="qz-v" data-v="{number}">{shown}{figure_div}{source}</div>'
     answer = sol.answer or concept_answer_html(problem)
-    out = [f'<div class="qz-answer">{_label(words["answer"])}{esc(answer)}</div>']
+    out = [f'<div class="qz-answer">{label_span(words["answer"])}{esc(answer)}</div>']
     if sol.trap:
-        out.append(f'<div class="qz-trap">{_label(words["trap"])}{esc(sol.trap)}</div>')
+        out.append(f'<div class="qz-trap">{label_span(words["trap"])}{esc(sol.trap)}</div>')
     if figure:
         out.append(f'<div class="qz-figure">{figure}</div>')
     inner = []
     if sol.forecast:
-        inner.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
+        inner.append(f'<div class="qz-forecast">{label_span(words["forecast"])}{esc(sol.forecast)}</div>')
     if sol.steps:
-        steps_html = "".join(step_html(step, _label_html(problem.lang)) for step in sol.steps)
+        steps_html = "".join(step_html(step, label_html(problem.lang)) for step in sol.steps)
         inner.append(f'<ol class="qz-steps">{steps_html}</ol>')
     if sol.verify:
         items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)
-        inner.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
+        inner.append(f'<div class="qz-verify">{label_span(words["verify"])}<ul>{items}</ul></div>')
     if inner:
         summary = esc(_word(problem.lang, "steps"))
         out.append(f'<details class="qz-fold"><summary>{summary}</summary>{"".join(inner)}</details>')

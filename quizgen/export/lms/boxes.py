@@ -24,7 +24,8 @@ _DOMAINS = {"bound": ("memory", "compute")}
 
 
 def _hint(problem: Problem, key: str, kind: str) -> str:
-    from quizgen.export.cards import answer_spec as spec_of, labels
+    from quizgen.problems.records import answer_spec as spec_of
+    from quizgen.render.cards import labels
     from quizgen.render.solution import unit_text
 
     words = labels(problem.lang)

@@ -45,7 +45,7 @@ def gift_escape(text: str) -> str:
 
 
 def _html(text: str) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     return gift_escape(esc(text))
 

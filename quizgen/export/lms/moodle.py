@@ -68,14 +68,14 @@ def cloze_escape(html_text: str) -> str:
 
 
 def _feedback_html(text: str) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     return esc(text)
 
 
 def cloze_markup(box: Box) -> str:
     """One box as an embedded answer: ``{weight:TYPE:alternative~alternative…}``."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     parts = []
     for answer in box.answers:
@@ -124,7 +124,7 @@ def _category_xml(parts: tuple[str, ...], count: int, lang: str) -> str:
 
 
 def _answers_xml(question: BankQuestion) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     box = question.boxes[0]
     out = []

@@ -64,7 +64,7 @@ def _feedback(ident: str, html_text: str) -> str:
 
 def _traps_html(box: Box) -> str:
     """The modelled wrong answers of a numerical box, listed for the feedback."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     items = "".join(f"<li>{esc(a.text)}: {esc(a.feedback)}</li>"
                     for a in box.answers if a.grade < 100 and not a.percent)
@@ -82,7 +82,7 @@ class _Response(NamedTuple):
 
 def _numerical_response(box: Box) -> _Response:
     """A number typed in: right when it equals an accepted answer or lies in its window."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     right = box.answers[0]
     presentation = ('<response_str ident="response1" rcardinality="Single">'
@@ -113,7 +113,7 @@ def _numerical_response(box: Box) -> _Response:
 def _choice_response(box: Box, ident: str) -> _Response:
     """Options to pick (one, or every one that binds), each with its own feedback; full marks
     for the right pick alone (multi: every right option ticked and no wrong one)."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     cardinality = "Single" if box.kind == "choice" else "Multiple"
     labels, conditions, feedbacks = [], [], []

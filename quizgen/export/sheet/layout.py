@@ -18,12 +18,12 @@ from typing import Any, Iterable
 
 from quizgen.export import bubbles as b
 from quizgen.export.bubbles import MAX_PAGES, box_grid, page_code, qr_svg
-from quizgen.export.cards import answer_spec
 from quizgen.export.sheet.fonts import choose_fonts
 from quizgen.export.sheet.plan import _kind
 from quizgen.files import csv_text
 from quizgen.gpus import gpu_from_dict
 from quizgen.problems.model import Problem
+from quizgen.problems.records import answer_spec
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
 from quizgen.recipes.roster import Student
 from quizgen.render.answers import answer_name, answer_text, param_name
