@@ -220,7 +220,7 @@ def library_only() -> None:
     """Phrases that only a library call (no command or family) renders, by their call sites."""
     from quizgen import get_gpu, launch_config
     from quizgen.engine import inverse
-    from quizgen.export.lms.words import _misconception_feedback
+    from quizgen.export.lms.words import misconception_feedback
     from quizgen.render.solution import step_context
     from quizgen.render.writers.exact import inverse_whys
 
@@ -241,7 +241,7 @@ def library_only() -> None:
                         phrases.phrase(lang, "why", step.why, step_context(step, gpu.to_dict()))
                     except TemplateError:    # a why this step's numbers do not fill: checked above
                         pass
-        _misconception_feedback(lang, "a_trap_without_a_phrase", "")
+        misconception_feedback(lang, "a_trap_without_a_phrase", "")
         for T in (256, 1000):      # OccupancyExactFamily.real_note's sentence
             phrases.phrase(lang, "real-gpu", "exact_largest", {"T": T})
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizgen.engine.occupancy import LaunchConfig, _align_up_carveout, carveout_size
+from quizgen.engine.occupancy import LaunchConfig, align_up_carveout, carveout_size
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
 
@@ -133,7 +133,7 @@ def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Coun
     elif smem_alloc:
         if "carveout" in rules and smem_sm < smem_alloc:
             try:
-                smem_sm = _align_up_carveout(gpu, smem_alloc)
+                smem_sm = align_up_carveout(gpu, smem_alloc)
             except QuizgenError:        # more than any carveout (only without the per-block limit)
                 smem_sm = gpu.smem_per_sm
         blocks = min(blocks, smem_sm // smem_alloc)
@@ -225,7 +225,7 @@ def carveout_reason(gpu: GPU, cfg: LaunchConfig, smem_alloc: int) -> dict[str, A
     size = preference
     why = "rounded" if preference != wanted else "exact"
     if smem_alloc and preference < smem_alloc:
-        size = _align_up_carveout(gpu, smem_alloc)
+        size = align_up_carveout(gpu, smem_alloc)
         why = "raised"
     return {"c": cfg.carveout, "default": default, "wanted": wanted, "preference": preference,
             "size": size, "why": why, "alloc": smem_alloc, "full": gpu.smem_per_sm}

@@ -334,10 +334,11 @@ def carveout_size(gpu: GPU, carveout: int) -> int:
         wanted = gpu.smem_per_sm
     else:
         wanted = carveout * gpu.smem_per_sm // 100
-    return _align_up_carveout(gpu, wanted)
+    return align_up_carveout(gpu, wanted)
 
 
-def _align_up_carveout(gpu: GPU, size: int) -> int:
+def align_up_carveout(gpu: GPU, size: int) -> int:
+    """`size` bytes of shared memory rounded up to the smallest carveout the GPU offers."""
     sizes = gpu.smem_carveout_kb
     if not sizes:
         return size
@@ -375,7 +376,7 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
         failure = failure or smem_failure
     else:
         if smem_sm < smem_alloc:
-            smem_sm = _align_up_carveout(gpu, smem_alloc)
+            smem_sm = align_up_carveout(gpu, smem_alloc)
         by_smem = smem_sm // smem_alloc if smem_alloc else None
 
     cap = gpu.max_blocks_per_sm

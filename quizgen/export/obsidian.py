@@ -439,7 +439,7 @@ def _write_figures(out: Path, files: dict[str, bytes]) -> int:
     """Write the figure files the notes embed into `out`/quizgen-figures/ (one already there
     unchanged is left as it is); returns their size in bytes. A file of the same name that is
     not quizgen's (its bytes changed) is kept as NAME.kept first."""
-    from quizgen.files import _kept_name, atomic_write
+    from quizgen.files import kept_name, atomic_write
 
     if not files:
         return 0
@@ -454,7 +454,7 @@ def _write_figures(out: Path, files: dict[str, bytes]) -> int:
             if _own_figure(path):
                 total += len(data)
                 continue
-            kept = _kept_name(path)
+            kept = kept_name(path)
             os.replace(path, kept)
             warnings.warn(f"{path} is not a quizgen figure; kept as {kept.name}", stacklevel=3)
         total += atomic_write(path, data, field="out")
@@ -563,9 +563,9 @@ def write_notes(out: Path, recipe: DeckRecipe, files: dict[str, NotePlan],
         path = out / name
         if path.is_file() or os.path.lexists(path):
             if _quizgen_note(path) is None:    # not ours (or not UTF-8): kept, never overwritten
-                from quizgen.files import _kept_name
+                from quizgen.files import kept_name
 
-                kept = _kept_name(path)
+                kept = kept_name(path)
                 os.replace(path, kept)
                 warnings.warn(f"{path} is not a quizgen note; kept as {kept.name}", stacklevel=3)
         if schedules:

@@ -25,8 +25,8 @@ from quizgen.files.limits import (LIMITS, NOUNS, read_limited, read_stream_limit
 from quizgen.files.names import STEM_BYTES, STEM_CHARS, file_stems
 from quizgen.files.csv import (BOM, CsvRows, clean_cell, csv_rows, csv_text, plain_cell,
                                safe_cell, sniff_delimiter, visible, write_csv)
-from quizgen.files.folders import (LEDGER, _kept_name, add_to_ledger, check_folder,
-                                   foreign_files, publish_folder, read_ledger, staged_folder)
+from quizgen.files.folders import (LEDGER, add_to_ledger, check_folder, foreign_files,
+                                   kept_name, publish_folder, read_ledger, staged_folder)
 
 __all__ = [
     "install_signal_handlers",
@@ -36,6 +36,6 @@ __all__ = [
     "STEM_BYTES", "STEM_CHARS", "file_stems",
     "BOM", "CsvRows", "clean_cell", "csv_rows", "csv_text", "plain_cell", "safe_cell",
     "sniff_delimiter", "visible", "write_csv",
-    "LEDGER", "add_to_ledger", "check_folder", "foreign_files", "publish_folder", "read_ledger",
-    "staged_folder",
+    "LEDGER", "add_to_ledger", "check_folder", "foreign_files", "kept_name", "publish_folder",
+    "read_ledger", "staged_folder",
 ]

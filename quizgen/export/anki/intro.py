@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
-from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_name, note_model,
+from quizgen.export.anki.shared import (StoredNotes, note_class, deck_id, deck_name, note_model,
                                         tag_part)
 from quizgen.gpus import GPU, resolve_gpu
 from quizgen.recipes import DeckRecipe
@@ -122,7 +122,7 @@ def add_introduction(package, recipe: DeckRecipe) -> None:
     decks = {deck.name: deck for deck in package.decks}
     figures = package.figures if package.figures is not None else FigureMedia()
     cell = next(cell for cell in recipe.cells if cell.startswith("OCC-"))
-    Note = _note_class()
+    Note = note_class()
     for lang in recipe.langs:
         name = deck_name(recipe, cell, lang)
         deck = decks.get(name)

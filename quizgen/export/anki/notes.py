@@ -12,9 +12,9 @@ from quizgen.export.anki.layout import (back_solution_html, concept_answer_html,
                                         concept_reason_html, correct_html, explanations_html,
                                         formula_cloze_html, options_html, source_html,
                                         trap_text_html)
-from quizgen.export.anki.plan import (DeckItem, _note_formulas, _same_problem_key,
+from quizgen.export.anki.plan import (DeckItem, note_formulas, same_problem_key,
                                       seed_free_examples)
-from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_name,
+from quizgen.export.anki.shared import (StoredNotes, note_class, deck_id, deck_name,
                                         new_card_position, note_model, tag_part)
 from quizgen.export.anki.typed import answer_format, answer_value, check_html
 from quizgen.problems.model import Problem
@@ -28,7 +28,7 @@ def problem_guid(problem: Problem, kind: str) -> str:
     problem (another seed, another GPU) is another note. Recipe, slot and seed play no part."""
     import genanki
 
-    return genanki.guid_for("quizgen", "problem", *_same_problem_key(problem), kind)
+    return genanki.guid_for("quizgen", "problem", *same_problem_key(problem), kind)
 
 
 def formula_guid(formula: str, lang: str) -> str:
@@ -106,7 +106,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
             deck.notes = StoredNotes()
         return deck
 
-    Note = _note_class()
+    Note = note_class()
     figures = FigureMedia()
     formulas: dict[tuple[str, str], FormulaExample] = {}
     cells: set[str] = set()
@@ -131,7 +131,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
                             due=new_card_position(problem.cell, problem.level))
         deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
         if "cloze" in recipe.kinds:
-            _note_formulas(formulas, item)
+            note_formulas(formulas, item)
 
     for example in seed_free_examples(formulas.values(), recipe):
         text, extra = formula_cloze_html(example)

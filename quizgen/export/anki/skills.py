@@ -34,8 +34,8 @@ from typing import Any, Callable
 from quizgen.export.anki.layout import (back_parts_html, concept_answer_html, solution_parts,
                                         source_html)
 from quizgen.export.anki.meaning import checked_kinds
-from quizgen.export.anki.plan import _fresh_problem
-from quizgen.export.anki.shared import (StoredNotes, _exists, _note_class, _template, card_css,
+from quizgen.export.anki.plan import fresh_problem
+from quizgen.export.anki.shared import (StoredNotes, cell_exists, note_class, card_file, card_css,
                                         card_template, deck_id, group_deck_name,
                                         new_card_position, tag_part)
 from quizgen.export.anki.typed import answer_format, answer_value
@@ -76,7 +76,7 @@ def variant_slots(recipe: DeckRecipe, cell: str, level: int, lang: str) -> list[
         gpu = recipe.gpus[j % len(recipe.gpus)] if recipe.gpus else None
         seed = problem_seed(recipe.seed, cell, level, SEED_WINDOW + j)
         slots.append(Slot(cell, level, SEED_WINDOW + j, lang, gpu, seed))
-    return [slot for slot in slots if _exists(cell, level, slot.gpu)]
+    return [slot for slot in slots if cell_exists(cell, level, slot.gpu)]
 
 
 def skill_count(recipe: DeckRecipe) -> int:
@@ -189,12 +189,12 @@ def skill_model():
     import genanki
 
     script = "<script>\n" + skill_script() + "</script>"
-    front = _template("skill.front.html").replace("<!-- skill.js -->", script)
-    back = _template("skill.back.html").replace("<!-- skill.js -->", script)
+    front = card_file("skill.front.html").replace("<!-- skill.js -->", script)
+    back = card_file("skill.back.html").replace("<!-- skill.js -->", script)
     return genanki.Model(
         SKILL_MODEL_ID, SKILL_MODEL_NAME, fields=[{"name": f} for f in SKILL_FIELDS],
         templates=[{"name": "quizgen skill", "qfmt": front, "afmt": back}],
-        css=card_css() + "\n" + _template("skill.css"), sort_field_index=0)
+        css=card_css() + "\n" + card_file("skill.css"), sort_field_index=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
 
     source = problems_for or generate_worked     # a variant is never asked as a multiple choice
     figures = figures if figures is not None else FigureMedia()
-    Note = _note_class()
+    Note = note_class()
     model = skill_model()
     done = 0
     for lang in recipe.langs:
@@ -225,7 +225,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
                 if not slots:
                     continue        # no problem of this cell on the deck's GPU
                 for number, slot in enumerate(slots, 1):
-                    problem = _fresh_problem(source, slot, seen)
+                    problem = fresh_problem(source, slot, seen)
                     first = first or problem
                     name = figures.add(problem)
                     figure = figure_html(name) if name is not None else ""

@@ -31,7 +31,7 @@ from quizgen.export.lms.bank import Bank, BankQuestion, Box
 from quizgen.export.lms.grades import grade_text, number_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.words import lms_words
 
 __all__ = ["gift_text", "write_gift", "gift_escape"]
 
@@ -71,7 +71,7 @@ def _question(question: BankQuestion, index: int, name: str) -> str:
     text = question_html(question) + f"<p>{box_prompt_html(question, index)}</p>"
     answers = _answers(box)
     if box.kind == "numerical":
-        answers += " ~#" + _html(_words(question.problem.lang)["not_this"])
+        answers += " ~#" + _html(lms_words(question.problem.lang)["not_this"])
     general = gift_escape(solution_html(question, None))
     return f"::{gift_escape(name)}::[html]{gift_escape(text)}{{{answers} ####{general}}}"
 

@@ -8,7 +8,7 @@ import re
 from typing import Iterable, Iterator
 
 from quizgen.export.lms.bank import BankQuestion
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.words import lms_words
 
 
 def _escape_category(name: str) -> str:
@@ -61,7 +61,7 @@ def solution_html(question: BankQuestion, figure_src: str | None) -> str:
     # bold in the markup itself, so they do not run into the sentence they introduce.
     out = lms_labels(card_solution(question.problem))
     if figure_src:
-        alt = esc(_words(question.problem.lang)["figure"])
+        alt = esc(lms_words(question.problem.lang)["figure"])
         out += (f'<p><img src="{esc(figure_src)}" alt="{alt}" '
                 f'style="max-width:100%;height:auto"></p>')
     return out

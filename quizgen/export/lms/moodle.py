@@ -38,7 +38,7 @@ from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_
 from quizgen.export.lms.grades import grade_text, number_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.words import lms_words
 
 __all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
 
@@ -136,7 +136,7 @@ def _answers_xml(question: BankQuestion) -> str:
                        f'</feedback><tolerance>{number_text(a.tolerance)}</tolerance></answer>\n')
         rest = question.problem.lang
         out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
-                   f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
+                   f'<feedback format="html"><text>{cdata(esc(lms_words(rest)["not_this"]))}</text>'
                    f'</feedback><tolerance>0</tolerance></answer>\n')
         out.append(_units_xml(box))
         return "".join(out)

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from quizgen.export import bubbles as b
 from quizgen.export.bubbles import MAX_PAGES, box_grid, page_code, qr_svg
 from quizgen.export.sheet.fonts import choose_fonts
-from quizgen.export.sheet.plan import _kind
+from quizgen.export.sheet.plan import answer_kind
 from quizgen.files import csv_text
 from quizgen.gpus import gpu_from_dict
 from quizgen.problems.model import Problem
@@ -37,7 +37,7 @@ from quizgen.render.typst import typst_string
 PAPERS = ("a4", "us-letter")
 
 
-class _Layout:
+class ExamLayout:
     """What every document of one exam shares: its words, fonts, cover, scan marks and the two
     Typst sources; and the JSON document of a chunk of versions for each."""
 
@@ -86,7 +86,8 @@ def id_cells(questions, ids: list[str]) -> list[str]:
     return [by_column.get(column, "") for column in ids]
 
 
-def _answers_csv(entries, columns: list[str]) -> str:
+def answer_sheet_csv(entries, columns: list[str]) -> str:
+    """The blank answer sheet: who, then every answer column, then each question's problem id."""
     ids = id_columns(columns)
     rows = [["name", "roll", "version", *columns, *ids]]
     rows += [[student.name, student.roll, code, *([""] * len(columns)), *id_cells(questions, ids)]
@@ -94,7 +95,7 @@ def _answers_csv(entries, columns: list[str]) -> str:
     return csv_text(rows)
 
 
-def _overview_row(student: Student, code: str, questions) -> dict[str, Any]:
+def overview_row(student: Student, code: str, questions) -> dict[str, Any]:
     """One line of the key's summary table: the version, who, and each question's answers."""
     return {"version": code, "name": _breakable(student.name), "roll": student.roll,
             "answers": [[row["value"] for row in _answer_rows(problem, asked)]
@@ -204,7 +205,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
                          for i, key in enumerate(asked)]
         if scan is not None:
             for box, key in zip(item["boxes"], asked):
-                box["grid"] = box_grid(_kind(problem, key), problem.answers[key], labels)
+                box["grid"] = box_grid(answer_kind(problem, key), problem.answers[key], labels)
         if practice:
             item["solution"] = _solution(problem)
             item["answers"] = _answer_rows(problem, asked)
@@ -231,7 +232,7 @@ def _box_hint(problem: Problem, key: str, labels: dict[str, str]) -> str:
     """How to write one box's answer and how exact it must be, from the answer's spec."""
     spec = getattr(problem, "answer_specs", None) or {}
     spec = spec.get(key) if isinstance(spec, dict) else None
-    kind = _kind(problem, key)
+    kind = answer_kind(problem, key)
     fmt = str(spec.get("format") or "") if isinstance(spec, dict) else ""
     tolerance = float(problem.tolerances.get(key, 0.0) or
                       (spec.get("tolerance", 0.0) if isinstance(spec, dict) else 0.0) or 0.0)

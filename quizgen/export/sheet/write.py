@@ -23,8 +23,8 @@ from typing import Any, Callable, Iterable
 
 from quizgen.export.bubbles import place_layout
 from quizgen.export.pdfjoin import join_pdfs
-from quizgen.export.sheet.layout import _overview_row, id_cells, id_columns
-from quizgen.export.sheet.plan import _check_columns
+from quizgen.export.sheet.layout import overview_row, id_cells, id_columns
+from quizgen.export.sheet.plan import check_columns
 from quizgen.export.typstjob import compile_pdf, query_layout
 from quizgen.files import BOM, safe_cell
 from quizgen.manifest import (MANIFEST_FORMAT, Manifest, ManifestWriter, StudentPaper,
@@ -109,8 +109,8 @@ class _Chunks:
             student, code, questions = entry
             self.rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
                                 *([""] * len(self.columns)), *id_cells(questions, self.ids)])
-            self.overview.append(_overview_row(*entry))
-        _check_columns(self.columns, entries)
+            self.overview.append(overview_row(*entry))
+        check_columns(self.columns, entries)
         exam_data = exam.exam_data(entries)
         self.exam_parts.append(self.compiler.submit(f"exam-{name}", exam.exam_source, exam_data,
                                                     layout=bool(exam.scan)))
@@ -226,7 +226,7 @@ class _Compiler:
 SHEET_FILES = ("exam.pdf", "key.pdf", "answers.csv", "manifest.json")
 
 
-def _built_earlier(rel: str, path: Path) -> bool:
+def built_earlier(rel: str, path: Path) -> bool:
     """A file of a build made before builds kept a ledger: ours if the folder holds our manifest,
     and, for answers.csv, only while no answer is filled in (the prefilled ids aside)."""
     if rel not in SHEET_FILES or not _is_sheet_dir(path.parent):
