@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from quizgen.errors import QuizgenError
-from quizgen.grade.carry import computes, downstream
+from quizgen.grade.dependencies import computes, downstream
 from quizgen.grade.memo import SHARED, Memo, frozen
 from quizgen.grade.results import as_fraction, number_text
 from quizgen.languages import DEFAULT_LANG

@@ -5,7 +5,6 @@ language and group. Everything is built in memory; `quizgen.export.anki.write` w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from quizgen.export.anki.layout import (back_solution_html, concept_answer_html,
@@ -17,6 +16,7 @@ from quizgen.export.anki.plan import (DeckItem, note_formulas, same_problem_key,
 from quizgen.export.anki.shared import (StoredNotes, note_class, deck_id, deck_name,
                                         new_card_position, note_model, tag_part)
 from quizgen.export.anki.typed import answer_format, answer_value, check_html
+from quizgen.export.anki.types import DeckPackage
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe
 from quizgen.render.cards import FigureMedia, esc, figure_html, question_html
@@ -78,17 +78,6 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # Building the package
-
-
-@dataclass(slots=True)
-class DeckPackage:
-    """A built deck, ready to write: its genanki decks and its media files' bytes."""
-
-    decks: list[Any]                 # genanki decks, sorted by name (the order they are written)
-    media: dict[str, bytes]          # media file name → content, sorted by name
-    cells: int = 0                   # cells with at least one note
-    skipped: int = 0                 # problems that fit none of the recipe's card kinds
-    figures: Any = None              # the `FigureMedia` that drew them (skill notes reuse it)
 
 
 def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:

@@ -13,18 +13,16 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import quizgen
 from quizgen.export.anki.layout import FormulaExample
 from quizgen.export.anki.shared import StoredNotes, cell_exists, model_digest, note_digest
 from quizgen.export.anki.typed import note_kind
+from quizgen.export.anki.types import DeckPackage
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots, problem_seed
 from quizgen.render.phrases import DEFAULT_LANG
-
-if TYPE_CHECKING:
-    from quizgen.export.anki.notes import DeckPackage
 
 
 #: Release dates (UTC) of published versions: an installed wheel stamps its notes with these.

@@ -12,13 +12,10 @@ import sqlite3
 import warnings
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from quizgen.export.anki.plan import LOCK_FORMAT, Stamps
+from quizgen.export.anki.types import DeckPackage
 from quizgen.recipes import DeckRecipe
-
-if TYPE_CHECKING:
-    from quizgen.export.anki.notes import DeckPackage
 
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
