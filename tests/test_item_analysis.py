@@ -39,10 +39,10 @@ import pytest
 
 from quizgen.errors import QuizgenError
 from quizgen.export.sheet import plan_exam
-from quizgen.recipes import Student, parse_exam_recipe
+from quizgen.recipes import Student, grade_bands, parse_exam_recipe
 from quizgen.generator import generate_one
-from quizgen.grade.analysis import (analyse_class, cronbach_alpha, grade_band, grade_bands,
-                                    pearson, upper_lower_index)
+from quizgen.grade.analysis import (analyse_class, cronbach_alpha, grade_band, pearson,
+                                    upper_lower_index)
 from quizgen.grade.follow_up import follow_ups, slip_cards, write_follow_up_decks
 from quizgen.grade.grader import check_answer, grade_class
 from quizgen.grade.results import BoxResult, CheckResult, QuestionResult, StudentResult

@@ -41,11 +41,9 @@ from typing import Any
 
 from quizgen.grade.results import BoxResult, StudentResult, fraction_text, shorten
 from quizgen.manifest import Manifest
-from quizgen.recipes.exam import grade_bands  # noqa: F401  (a recipe's [grades], read with it)
 
 __all__ = ["ItemStats", "Distribution", "MisconceptionEntry", "CellToReteach", "ClassAnalysis",
-           "analyse_class", "pearson", "cronbach_alpha", "upper_lower_index", "grade_band",
-           "grade_bands"]
+           "analyse_class", "pearson", "cronbach_alpha", "upper_lower_index", "grade_band"]
 
 #: Share of the class in each of the upper and lower groups (Kelley 1939).
 GROUP_SHARE = 0.27
