@@ -1,11 +1,14 @@
 """The shape of the house, computed from its source: modules a reader can hold (at most
 `MAX_MODULE_LINES` lines), functions a reader can follow (at most `MAX_FUNCTION_LINES`), no
 import cycle among quizgen's modules, and the exporters learning what an answer is from the
-answer specs, never from the grader.
+answer specs, never from the grader. And every name at one address: no private name (``_name``)
+used across a module wall, except by the face (``__init__``) of the package that holds it; no
+module that only hands on names from elsewhere; no cycle hidden under ``if TYPE_CHECKING:``.
 
-An import counts wherever it stands (a function body too), except under ``if TYPE_CHECKING:``,
-which never runs. ``from quizgen.grade import report`` depends on the module
-``quizgen.grade.report``; ``from quizgen.grade import grade_class`` on the package itself.
+An import counts wherever it stands (a function body too); one under ``if TYPE_CHECKING:``,
+which never runs, counts only for the hidden-cycle check. ``from quizgen.grade import report``
+depends on the module ``quizgen.grade.report``; ``from quizgen.grade import grade_class`` on the
+package itself.
 """
 
 from __future__ import annotations
@@ -38,22 +41,25 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.AST):
-    """Every import node of `tree`, skipping the bodies of ``if TYPE_CHECKING:``."""
+def _imports(tree: ast.AST, type_checking: bool = False):
+    """Every import node of `tree`; those in the bodies of ``if TYPE_CHECKING:`` only with
+    `type_checking`."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not type_checking:
             yield from (i for n in node.orelse for i in _imports(ast.Module([n], [])))
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
-        yield from _imports(node)
+        yield from _imports(node, type_checking)
 
 
-def dependencies(name: str, path: pathlib.Path, modules=MODULES) -> set[str]:
-    """The quizgen modules `name` (at `path`) imports."""
+def dependencies(name: str, path: pathlib.Path, modules=MODULES, *,
+                 type_checking: bool = False) -> set[str]:
+    """The quizgen modules `name` (at `path`) imports (with `type_checking`, also those it
+    imports only under ``if TYPE_CHECKING:``)."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out: set[str] = set()
-    for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _imports(ast.parse(path.read_text(encoding="utf-8")), type_checking):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names if alias.name in modules)
             continue
@@ -112,8 +118,9 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def graph() -> dict[str, set[str]]:
-    return {name: dependencies(name, path) for name, path in MODULES.items()}
+def graph(type_checking: bool = False) -> dict[str, set[str]]:
+    return {name: dependencies(name, path, type_checking=type_checking)
+            for name, path in MODULES.items()}
 
 
 def test_the_cycle_finder_finds_a_cycle_through_a_function_body(tmp_path):
@@ -141,6 +148,12 @@ def test_no_import_cycle_among_quizgen_modules():
     assert cycles(graph()) == []
 
 
+def test_no_cycle_hides_under_type_checking():
+    """A type both sides need lives below both (a small module of the package), so that the
+    imports run one way even for the type checker."""
+    assert cycles(graph(type_checking=True)) == []
+
+
 def test_the_exporters_import_nothing_from_the_grader():
     wrong = sorted(f"{name} → {dep}" for name, deps in graph().items()
                    if name.startswith("quizgen.export") for dep in deps
@@ -161,3 +174,104 @@ def test_a_function_fits_in_a_reading(name):
                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES)
     assert long == []
+
+
+# ---------------------------------------------------------------------------------------------
+# One address per name
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _target(name: str, path: pathlib.Path, node: ast.ImportFrom) -> str:
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    if node.level:
+        return ".".join(package[:len(package) - (node.level - 1)]
+                        + ([node.module] if node.module else []))
+    return node.module or ""
+
+
+def _face_of(name: str, path: pathlib.Path, owner: str) -> bool:
+    """`name` is the face (``__init__``) of the package that holds module `owner`."""
+    return path.name == "__init__.py" and owner.startswith(name + ".")
+
+
+def private_uses(name: str, path: pathlib.Path, modules=MODULES) -> list[str]:
+    """Private names of other quizgen modules that module `name` uses: imported (``from x
+    import _y``) or read off an imported module (``x._y``). The face of a package may take its
+    own modules' names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found, aliases = [], {}
+    for node in _imports(tree, type_checking=True):
+        if isinstance(node, ast.Import):
+            aliases.update({(a.asname or a.name.split(".")[0]): a.name for a in node.names
+                            if a.name in modules})
+            continue
+        target = _target(name, path, node)
+        if not target.startswith("quizgen"):
+            continue
+        for alias in node.names:
+            full = f"{target}.{alias.name}"
+            if full in modules:
+                aliases[alias.asname or alias.name] = full
+            elif _private(alias.name) and target != name and not _face_of(name, path, target):
+                found.append(f"{name} imports {target}.{alias.name}")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and _private(node.attr)
+                and isinstance(node.value, ast.Name) and node.value.id in aliases):
+            owner = aliases[node.value.id]
+            if owner != name and not _face_of(name, path, owner):
+                found.append(f"{name} reads {owner}.{node.attr}")
+    return found
+
+
+def is_alias(path: pathlib.Path) -> bool:
+    """A module (not a package's face) that only imports names and hands them on: nothing but
+    a docstring, imports and dunder assignments (``__all__``)."""
+    if path.name == "__init__.py":
+        return False
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    rest = [node for node in body
+            if not isinstance(node, (ast.Import, ast.ImportFrom))
+            and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+            and not (isinstance(node, ast.Assign)
+                     and all(isinstance(t, ast.Name) and t.id.startswith("__")
+                             for t in node.targets))]
+    return bool(body) and not rest
+
+
+def test_the_address_finders_find_what_they_look_for(tmp_path):
+    pkg = tmp_path / "quizgen"
+    (pkg / "sub").mkdir(parents=True)
+    files = {"__init__.py": "", "sub/__init__.py": "from quizgen.sub.a import _ok_for_the_face\n",
+             "sub/a.py": "_x = 1\ndef _f(): pass\n",
+             "sub/b.py": "from quizgen.sub.a import _x\n\nY = _x + 1\n",
+             "sub/c.py": "from quizgen.sub import a\n\ndef g():\n    return a._f()\n",
+             "sub/d.py": '"""Old address."""\nfrom quizgen.sub.a import _x as x\n__all__ = ["x"]\n',
+             "sub/e.py": "from . import a\nfrom .a import y\n"}
+    for rel, text in files.items():
+        (pkg / rel).write_text(text)
+    modules = {}
+    for p in pkg.rglob("*.py"):
+        parts = list(p.relative_to(tmp_path).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = p
+    found = sorted(f for n, p in modules.items() for f in private_uses(n, p, modules))
+    assert found == ["quizgen.sub.b imports quizgen.sub.a._x",
+                     "quizgen.sub.c reads quizgen.sub.a._f", "quizgen.sub.d imports quizgen.sub.a._x"]
+    assert sorted(n for n, p in modules.items() if is_alias(p)) == ["quizgen.sub.d",
+                                                                    "quizgen.sub.e"]
+
+
+def test_no_private_name_crosses_a_module_wall():
+    """A name another module needs is public in its module (a package's face may hand on its
+    own modules' names); a ``_name`` stays where it is defined."""
+    assert [f for name, path in MODULES.items() for f in private_uses(name, path)] == []
+
+
+def test_no_module_only_hands_on_names_from_elsewhere():
+    """An old address kept alive by re-exporting tells a reader the boundary is elsewhere: import
+    each name from the module that defines it."""
+    assert sorted(name for name, path in MODULES.items() if is_alias(path)) == []
