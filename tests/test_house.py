@@ -260,7 +260,8 @@ def test_the_address_finders_find_what_they_look_for(tmp_path):
         modules[".".join(parts)] = p
     found = sorted(f for n, p in modules.items() for f in private_uses(n, p, modules))
     assert found == ["quizgen.sub.b imports quizgen.sub.a._x",
-                     "quizgen.sub.c reads quizgen.sub.a._f", "quizgen.sub.d imports quizgen.sub.a._x"]
+                     "quizgen.sub.c reads quizgen.sub.a._f",
+                     "quizgen.sub.d imports quizgen.sub.a._x"]
     assert sorted(n for n, p in modules.items() if is_alias(p)) == ["quizgen.sub.d",
                                                                     "quizgen.sub.e"]
 
@@ -275,3 +276,34 @@ def test_no_module_only_hands_on_names_from_elsewhere():
     """An old address kept alive by re-exporting tells a reader the boundary is elsewhere: import
     each name from the module that defines it."""
     assert sorted(name for name, path in MODULES.items() if is_alias(path)) == []
+
+
+def unused_private_names(path: pathlib.Path) -> list[str]:
+    """Private names a module defines (a function, a class, a value) and never uses: left over
+    from code that went. A decorated function is used by its decorator (``@atexit.register``)."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    defined = []
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if all(isinstance(d, ast.Name) and d.id in ("cache", "dataclass")
+                   for d in node.decorator_list):
+                defined.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined += [t.id for t in targets if isinstance(t, ast.Name)]
+    return [name for name in defined if _private(name)
+            and len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text)) < 2]
+
+
+def test_the_unused_name_finder_finds_one(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("import atexit\n_a = 1\n_b = 2\nB = _b\n\n\n@atexit.register\n"
+                    "def _c():\n    pass\n\n\ndef _d():\n    return self._a\n")
+    assert unused_private_names(path) == ["_a", "_d"]
+
+
+def test_every_private_name_is_used_where_it_is_defined():
+    assert [f"{name}.{unused}" for name, path in MODULES.items()
+            for unused in unused_private_names(path)] == []

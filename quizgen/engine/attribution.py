@@ -28,8 +28,6 @@ from quizgen.gpus import GPU
 #: before them show what they change in a launch that runs.
 RULES = ("reg_granularity", "subpartitions", "smem_granularity", "reserve", "carveout",
          "barriers", "regs_per_block", "block_limit")
-#: Rules the per-warp count leaves out before any of `RULES`.
-BLOCK_RULES = ("whole_blocks", "block_cap")
 
 _ALL = frozenset(RULES)
 

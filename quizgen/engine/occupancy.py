@@ -77,9 +77,6 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
 #: Formulas whose result is a share from 0 to 1 (a worked solution writes it with its percentage).
 SHARES = frozenset({"occupancy"})
 
-_UNLIMITED = 1 << 62
-
-
 @dataclass(frozen=True, slots=True)
 class LaunchConfig:
     """What a kernel launch asks of one SM."""

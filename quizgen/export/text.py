@@ -21,10 +21,6 @@ math{{font-size:1.1em;math-style:normal}}</style>
 """
 
 
-def problems_json(problems: list[Problem]) -> str:
-    return json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2, sort_keys=False) + "\n"
-
-
 def _choices_md(problem: Problem) -> str:
     if not problem.choices:
         return ""

@@ -73,10 +73,6 @@ def _terminating_places(value: Fraction) -> int | None:
     return max(twos, fives) if d == 1 else None
 
 
-#: Answer-spec kinds as the back side's check knows them (the rest are numbers).
-_CHECK_KINDS = {"coords": "list", "choice": "text"}
-
-
 def typed_answer(problem: Problem) -> TypedAnswer | None:
     """The main answer as a type-in card holds it, read from its answer spec, or None when it
     cannot be typed exactly (yes/no, a set of limits, prose): such a problem becomes a
