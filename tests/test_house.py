@@ -307,3 +307,67 @@ def test_the_unused_name_finder_finds_one(tmp_path):
 def test_every_private_name_is_used_where_it_is_defined():
     assert [f"{name}.{unused}" for name, path in MODULES.items()
             for unused in unused_private_names(path)] == []
+
+
+# ---------------------------------------------------------------------------------------------
+# One definition per constant
+
+
+def _value(node: ast.expr):
+    """A constant's value: a literal, or arithmetic on literals (``10**6``, ``1 << 20``)."""
+    import operator
+
+    if isinstance(node, ast.BinOp):
+        ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.FloorDiv: operator.floordiv,
+               ast.Div: operator.truediv}
+        if type(node.op) in ops:
+            return ops[type(node.op)](_value(node.left), _value(node.right))
+    return ast.literal_eval(node)
+
+
+def constants(path: pathlib.Path) -> dict[str, str]:
+    """The module's constants (upper-case names bound at module level): name → its value, or the
+    source text of an expression that is not one (``WARP = warps.WARP_SIZE``)."""
+    out = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id.isupper():
+                try:
+                    out[target.id] = repr(_value(value))
+                except (ValueError, TypeError, SyntaxError, ArithmeticError):
+                    out[target.id] = ast.unparse(value)
+    return out
+
+
+def defined_twice(modules=MODULES) -> list[str]:
+    """Constants two modules define alike (one name, one value): each should have one home."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for name, path in modules.items():
+        for constant, value in constants(path).items():
+            seen.setdefault((constant, value), []).append(name)
+    return sorted(f"{constant} = {value} in {', '.join(where)}"
+                  for (constant, value), where in seen.items() if len(where) > 1)
+
+
+def test_the_constant_finder_finds_one_defined_twice(tmp_path):
+    texts = {"a": "LEVELS = (1, 2, 3)\nMAX = 10**6\nWARP = w.SIZE\nFONT = 12\n",
+             "b": "LEVELS = (1, 2, 3)\nMAX = 1_000_000\nWARP = w.SIZE\nFONT = 10.5\n"}
+    modules = {}
+    for name, text in texts.items():
+        (tmp_path / f"{name}.py").write_text(text)
+        modules[name] = tmp_path / f"{name}.py"
+    assert defined_twice(modules) == ["LEVELS = (1, 2, 3) in a, b", "MAX = 1000000 in a, b",
+                                      "WARP = w.SIZE in a, b"]
+
+
+def test_no_constant_is_defined_twice():
+    """A limit, a list of levels or a size defined in two places drifts apart; define it once
+    and import it (two constants that share a name but not a value are two things)."""
+    assert defined_twice() == []

@@ -18,8 +18,8 @@ writing CSV), `folders` (output folders and their ledger).
 from __future__ import annotations
 
 from quizgen.files.signals import install_signal_handlers
-from quizgen.files.atomic import (atomic_open, atomic_write, os_error_text, temporary_path,
-                                  write_pieces)
+from quizgen.files.atomic import (ZIP_DATE, atomic_open, atomic_write, os_error_text,
+                                  temporary_path, write_pieces)
 from quizgen.files.limits import (LIMITS, NOUNS, read_limited, read_stream_limited,
                                   refuse_overwriting_inputs, run_limited, size_text, utf8_text)
 from quizgen.files.names import STEM_BYTES, STEM_CHARS, file_stems
@@ -30,7 +30,7 @@ from quizgen.files.folders import (LEDGER, add_to_ledger, check_folder, foreign_
 
 __all__ = [
     "install_signal_handlers",
-    "atomic_open", "atomic_write", "os_error_text", "temporary_path", "write_pieces",
+    "ZIP_DATE", "atomic_open", "atomic_write", "os_error_text", "temporary_path", "write_pieces",
     "LIMITS", "NOUNS", "read_limited", "read_stream_limited", "refuse_overwriting_inputs",
     "run_limited", "size_text", "utf8_text",
     "STEM_BYTES", "STEM_CHARS", "file_stems",

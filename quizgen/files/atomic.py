@@ -15,6 +15,10 @@ from typing import IO, Any
 from quizgen.errors import QuizgenError
 from quizgen.files.signals import TEMPORARIES, signals_held
 
+#: The date of every entry of a zip quizgen writes (the earliest a zip can hold): a package's
+#: bytes depend on what it holds, never on when it was made.
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
 _FIXES = {
     errno.ENOSPC: "free some space and run again (any old file there is unchanged)",
     errno.EDQUOT: "free some space and run again (any old file there is unchanged)",

@@ -19,7 +19,7 @@ from quizgen.grade.notes import sheet_note as _said
 from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import FileIssue, quote, shorten
 from quizgen.grade.sheet import SheetRow
-from quizgen.manifest import Manifest, answer_columns
+from quizgen.manifest import ID_COLUMN, Manifest, answer_columns
 
 #: Header names of the columns that say who wrote a row (matched without regard to case).
 NAME_COLUMNS = ("name", "student", "student name", "naam")
@@ -88,8 +88,6 @@ class Columns:
     answers: dict[str, int]
 
 
-#: The answer sheet's prefilled problem-id columns (``Q3.id``, see quizgen sheet).
-_ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
 
 
 def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
@@ -107,7 +105,7 @@ def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
     folded = {c.casefold(): c for c in wanted}
     known_meta = {i for i in (name_col, roll_col, version_col) if i is not None}
     for index, title in enumerate(header):
-        if not title or index in known_meta or _ID_COLUMN.fullmatch(re.sub(r"\s+", "", title)):
+        if not title or index in known_meta or ID_COLUMN.fullmatch(re.sub(r"\s+", "", title)):
             continue              # a problem id the sheet prints beside the answers: no answer
         canon = folded.get(re.sub(r"\s+", "", title).casefold())
         if canon is None:

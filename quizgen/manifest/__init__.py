@@ -16,13 +16,13 @@ from __future__ import annotations
 from quizgen.manifest.check import (CORNER_MARKS, MAX_PAGES, MAX_POINTS, MAX_STUDENTS,
                                     check_manifest, check_problem, check_question)
 from quizgen.manifest.read import load_json, load_manifest
-from quizgen.manifest.record import (MANIFEST_FORMAT, MANIFEST_VERSION, Manifest, StudentPaper,
-                                     answer_columns, asked_keys, column)
+from quizgen.manifest.record import (ID_COLUMN, MANIFEST_FORMAT, MANIFEST_VERSION, Manifest,
+                                     StudentPaper, answer_columns, asked_keys, column)
 from quizgen.manifest.write import ManifestWriter, drawn_paper, manifest_json
 
 __all__ = [
     "Manifest", "StudentPaper", "load_manifest", "load_json", "check_manifest", "check_problem",
     "check_question", "answer_columns", "asked_keys", "column", "ManifestWriter", "drawn_paper",
     "manifest_json", "MANIFEST_FORMAT", "MANIFEST_VERSION", "MAX_STUDENTS", "MAX_POINTS",
-    "MAX_PAGES", "CORNER_MARKS",
+    "MAX_PAGES", "CORNER_MARKS", "ID_COLUMN",
 ]

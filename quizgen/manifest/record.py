@@ -12,6 +12,7 @@ by roll or version code, and the language to write in.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,11 @@ MANIFEST_FORMAT = "quizgen-exam-manifest"
 #: The newest exam manifest format the grader reads (1: no answer specs, taken from the families;
 #: 2: each question carries ``answer_specs``).
 MANIFEST_VERSION = 2
+
+
+#: The answer sheet's prefilled problem-id columns (``Q3.id``, what ``quizgen check ID ANSWER``
+#: takes): printed beside the answers, never an answer.
+ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
 
 
 def column(number: int, key: str) -> str:

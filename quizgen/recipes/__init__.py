@@ -11,9 +11,9 @@
 """
 
 from quizgen.recipes.bank import BankRecipe, load_bank_recipe
-from quizgen.recipes.deck import (DEFAULT_RECIPE, DEFAULT_VARIANTS, KINDS, LEVELS, MAX_PER_CELL,
-                                  MAX_SEED, MAX_VARIANTS, PROBLEM_KINDS, SEED_WINDOW, DeckRecipe,
-                                  Slot, apply_overrides, known_cells, load_deck_recipe, plan_slots,
+from quizgen.recipes.deck import (DEFAULT_RECIPE, DEFAULT_VARIANTS, KINDS, MAX_PER_CELL, MAX_SEED,
+                                  MAX_VARIANTS, PROBLEM_KINDS, SEED_WINDOW, DeckRecipe, Slot,
+                                  apply_overrides, known_cells, load_deck_recipe, plan_slots,
                                   problem_seed, recipe_from_dict)
 from quizgen.recipes.exam import (ExamQuestion, ExamRecipe, grade_bands, load_exam_recipe,
                                   parse_exam_recipe)
@@ -26,7 +26,7 @@ from quizgen.recipes.roster import RosterWarning, Student, parse_roster, read_ro
 from quizgen.render.phrases import DEFAULT_LANG, LANGS
 
 __all__ = [
-    "BankRecipe", "load_bank_recipe", "DEFAULT_RECIPE", "DEFAULT_VARIANTS", "KINDS", "LEVELS",
+    "BankRecipe", "load_bank_recipe", "DEFAULT_RECIPE", "DEFAULT_VARIANTS", "KINDS",
     "MAX_PER_CELL", "MAX_SEED", "MAX_VARIANTS", "PROBLEM_KINDS", "SEED_WINDOW", "DeckRecipe",
     "Slot", "apply_overrides", "known_cells", "load_deck_recipe", "plan_slots", "problem_seed",
     "recipe_from_dict", "ExamQuestion", "ExamRecipe", "grade_bands", "load_exam_recipe",

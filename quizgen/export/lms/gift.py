@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms.bank import Bank, BankQuestion, Box
+from quizgen.export.lms.bank import COPY_BYTES, SPOOL_BYTES, Bank, BankQuestion, Box
 from quizgen.export.lms.grades import grade_text, number_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
@@ -95,7 +95,7 @@ def iter_gift(source) -> Iterator[str]:
                     spool = spools.get(category)
                     if spool is None:
                         spool = spools[category] = tempfile.SpooledTemporaryFile(
-                            max_size=_SPOOL, mode="w+", encoding="utf-8")
+                            max_size=SPOOL_BYTES, mode="w+", encoding="utf-8")
                         spool.write(_category(category))
                     spool.write("\n\n" + _question(q, i, name))
             for spool in spools.values():
@@ -103,7 +103,7 @@ def iter_gift(source) -> Iterator[str]:
                     yield "\n\n"
                 first = False
                 spool.seek(0)
-                while chunk := spool.read(_CHUNK):
+                while chunk := spool.read(COPY_BYTES):
                     yield chunk
         finally:
             for spool in spools.values():
@@ -111,8 +111,6 @@ def iter_gift(source) -> Iterator[str]:
     yield "\n"
 
 
-_SPOOL = 512 * 1024          # per sub-category: a category asks up to a dozen boxes
-_CHUNK = 1024 * 1024
 
 
 def gift_text(bank) -> str:

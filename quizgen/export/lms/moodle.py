@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
+from quizgen.export.lms.bank import (COPY_BYTES, Bank, BankQuestion, BankStream, Box,
+                                     figure_bytes)
 from quizgen.export.lms.grades import grade_text, number_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
@@ -226,13 +227,14 @@ def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:
                 count, lang = count + 1, q.problem.lang
             yield _category_xml(category, count, lang)
             spool.seek(0)
-            while chunk := spool.read(_CHUNK):
+            while chunk := spool.read(COPY_BYTES):
                 yield chunk
     yield "</quiz>\n"
 
 
+#: A category's questions wait in memory up to this size before its head is written (Moodle's
+#: categories hold every variant of a cell, so more than the other banks' `SPOOL_BYTES`).
 _SPOOL = 4 * 1024 * 1024
-_CHUNK = 1024 * 1024
 
 
 def bank_idnumbers(path: str | Path) -> frozenset[str]:

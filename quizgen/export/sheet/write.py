@@ -13,7 +13,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -27,11 +26,9 @@ from quizgen.export.sheet.layout import overview_row, id_cells, id_columns
 from quizgen.export.sheet.plan import check_columns
 from quizgen.export.typstjob import compile_pdf, query_layout
 from quizgen.files import BOM, safe_cell
-from quizgen.manifest import (MANIFEST_FORMAT, Manifest, ManifestWriter, StudentPaper,
-                              drawn_paper)
+from quizgen.manifest import (ID_COLUMN, MANIFEST_FORMAT, Manifest, ManifestWriter,
+                              StudentPaper, drawn_paper)
 
-#: A prefilled problem-id column of the answer sheet (``Q3.id``), never an answer.
-_ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
 
 #: progress(done, total): students whose papers and keys are compiled so far.
 Progress = Callable[[int, int], None]
@@ -238,7 +235,7 @@ def built_earlier(rel: str, path: Path) -> bool:
     except (OSError, ValueError, csv.Error):
         return False
     answers = [i for i, title in enumerate(rows[0] if rows else []) if i >= 3
-               and not _ID_COLUMN.fullmatch(title.strip())]
+               and not ID_COLUMN.fullmatch(title.strip())]
     return all(not any(row[i].strip() for i in answers if i < len(row)) for row in rows[1:])
 
 
