@@ -371,3 +371,15 @@ def test_no_constant_is_defined_twice():
     """A limit, a list of levels or a size defined in two places drifts apart; define it once
     and import it (two constants that share a name but not a value are two things)."""
     assert defined_twice() == []
+
+
+def test_a_ceiling_is_taken_one_way():
+    """⌈a/b⌉ is written ``ceiling(a, b)`` (`quizgen.engine.arith`), never by hand as
+    ``-(-a // b)``: one place says how a ceiling is taken exactly."""
+    import re
+
+    by_hand = re.compile(r"-\s*\(\s*-[^\n]*//")
+    found = [f"{name}:{number}" for name, path in MODULES.items() if name != "quizgen.engine.arith"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if by_hand.search(line)]
+    assert found == []

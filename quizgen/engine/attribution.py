@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.occupancy import LaunchConfig, align_up_carveout, carveout_size
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
@@ -92,19 +93,19 @@ class Attribution:
 def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Count:
     """Resident blocks under the textbook lids plus the named exact rules."""
     T, r = cfg.threads_per_block, cfg.regs_per_thread
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     P = gpu.schedulers_per_sm
     by_warps = 0 if T > gpu.max_threads_per_block else gpu.max_warps_per_sm // w
     blocks = min(by_warps, gpu.max_blocks_per_sm)
 
     if "reg_granularity" in rules:
         g_r = gpu.reg_alloc_unit
-        regs_warp = -(-(r * 32) // g_r) * g_r
+        regs_warp = ceiling(r * 32, g_r) * g_r
         regs_block = regs_warp * w
     else:
         regs_warp, regs_block = 32 * r, T * r
     per_sub = None
-    if "regs_per_block" in rules and (regs_warp * (-(-w // P) * P) > gpu.regs_per_block
+    if "regs_per_block" in rules and (regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block
                                       or regs_block > gpu.regs_per_block):
         blocks = 0
     elif regs_block:
@@ -117,7 +118,7 @@ def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Coun
     reserved = gpu.reserved_smem_per_block if "reserve" in rules else 0
     g_s = gpu.smem_alloc_unit if "smem_granularity" in rules else 1
     static = cfg.smem_per_block + reserved
-    smem_alloc = -(-(static + cfg.dyn_smem) // g_s) * g_s
+    smem_alloc = ceiling(static + cfg.dyn_smem, g_s) * g_s
     smem_sm = carveout_size(gpu, cfg.carveout) if "carveout" in rules else gpu.smem_per_sm
     fits = True
     if "block_limit" in rules:
@@ -145,7 +146,7 @@ def attribute(gpu: GPU, cfg: LaunchConfig, *, per_warp: bool = False) -> Attribu
     """Switch the exact rules on one at a time from the textbook count (or, `per_warp`, from the
     notes' per-warp register count) and keep each rule that changes it."""
     T, r = cfg.threads_per_block, cfg.regs_per_thread
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     effects: list[Effect] = []
     book = count(gpu, cfg, frozenset())
     if per_warp:
@@ -186,9 +187,9 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
     if rule == "subpartitions":
         return {"P": gpu.schedulers_per_sm, "part": gpu.regs_per_sm // gpu.schedulers_per_sm,
                 "per_sub": after.per_sub, "alloc": after.regs_warp,
-                "w": -(-cfg.threads_per_block // 32)}
+                "w": ceiling(cfg.threads_per_block, 32)}
     if rule == "regs_per_block":
-        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * -(-cfg.threads_per_block // 32)}
+        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * ceiling(cfg.threads_per_block, 32)}
     if rule == "smem_granularity":
         return {"g": gpu.smem_alloc_unit, "asked": asked, "alloc": after.smem_alloc}
     if rule == "reserve":

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU
@@ -220,7 +221,7 @@ def _limiter(limits: dict[str, int | None], blocks: int) -> list[str]:
 def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     T, r = cfg.threads_per_block, cfg.regs_per_thread
     s = cfg.smem_per_block + cfg.dyn_smem
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     failure = None
 
     regs_block = T * r
@@ -349,7 +350,7 @@ def align_up_carveout(gpu: GPU, size: int) -> int:
 
 def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     T = cfg.threads_per_block
-    w = -(-T // 32)
+    w = ceiling(T, 32)
 
     # Warp slots (cuda_occupancy.h: cudaOccMaxBlocksPerSMWarpsLimit).
     too_many = T > gpu.max_threads_per_block
@@ -358,14 +359,14 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
 
     # Registers: allocated per warp in units of g_R, per sub-partition.
     g_r = gpu.reg_alloc_unit
-    regs_warp = -(-(cfg.regs_per_thread * 32) // g_r) * g_r
+    regs_warp = ceiling(cfg.regs_per_thread * 32, g_r) * g_r
     by_regs = _blocks_by_registers(gpu, cfg.regs_per_thread, regs_warp, w)
     if by_regs == 0 and failure is None:
         failure = _register_failure(gpu, cfg.regs_per_thread, regs_warp, w)
 
     # Shared memory: static + dynamic + reserved, rounded up to g_S; per-block and carveout limits.
     g_s = gpu.smem_alloc_unit
-    smem_alloc = -(-(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem) // g_s) * g_s
+    smem_alloc = ceiling(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem, g_s) * g_s
     smem_sm = carveout_size(gpu, cfg.carveout)
     smem_failure = _smem_failure(gpu, cfg, smem_alloc)
     if smem_failure is not None:
@@ -413,7 +414,7 @@ def _blocks_by_registers(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None
     if r > gpu.max_regs_per_thread or regs_warp * w > gpu.regs_per_block:
         return 0
     P = gpu.schedulers_per_sm
-    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
+    if regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
         return 0
     if regs_warp == 0:
         return None
@@ -425,7 +426,7 @@ def _register_failure(gpu: GPU, r: int, regs_warp: int, w: int) -> str | None:
     P = gpu.schedulers_per_sm
     if r > gpu.max_regs_per_thread:
         return "regs_per_thread"
-    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
+    if regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
         return "regs_per_block"
     return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from quizgen.engine import whatif
+from quizgen.engine.arith import ceiling
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU
 from quizgen.problems import applicability as when
@@ -83,7 +84,7 @@ def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconceptio
     """The textbook lids with one rule bent at a time: the wrong methods students use."""
     cfg = res.config
     T, r, s = cfg.threads_per_block, cfg.regs_per_thread, cfg.smem_per_block + cfg.dyn_smem
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     regs_sm, smem_sm, w_max, b_max = (gpu.regs_per_sm, gpu.smem_per_sm, gpu.max_warps_per_sm,
                                       gpu.max_blocks_per_sm)
     by_regs = regs_sm // (T * r) if r else None
@@ -501,9 +502,9 @@ class CannotFit(OccupancyFamily):
             Misconception("no_warp_rounding", {"largest_block": raw}),
             Misconception("threads_not_registers", {"largest_block": gpu.max_threads_per_block}),
             Misconception("warp_round_up", {"largest_block": min(gpu.max_threads_per_block,
-                                                                 -(-raw // 32) * 32)}),
+                                                                 ceiling(raw, 32) * 32)}),
             Misconception("power_of_two_block", {"largest_block": 1 << (min(raw, gpu.max_threads_per_block).bit_length() - 1)}),
-            Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (-(-T // 32)) / gpu.max_warps_per_sm)}),
+            Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (ceiling(T, 32)) / gpu.max_warps_per_sm)}),
         ]
 
 

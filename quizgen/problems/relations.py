@@ -14,13 +14,10 @@ from typing import Any, Mapping
 
 from quizgen.engine import grid as grid_engine
 from quizgen.engine import warps as warp_engine
+from quizgen.engine.arith import ceiling
 from quizgen.engine.warps import WARP_SIZE
 
 V = Mapping[str, Any]
-
-
-def _ceil(value: Fraction | int) -> int:
-    return math.ceil(Fraction(value))
 
 
 # Occupancy (the notes' lids; seed 000) -------------------------------------------------------
@@ -116,7 +113,7 @@ def slots(v: V, gpu: Any) -> int:
 
 def waves_from_slots(v: V, gpu: Any) -> int:
     """⌈grid / slots⌉."""
-    return _ceil(Fraction(v["grid_blocks"]) / _positive(v["slots"]))
+    return ceiling(Fraction(v["grid_blocks"]), Fraction(_positive(v["slots"])))
 
 
 def tail_from_slots(v: V, gpu: Any) -> int:
@@ -168,12 +165,13 @@ def ilp_factor(v: V, gpu: Any) -> int:
     share = gpu.max_warps_per_sm // _positive(n_sched)
     if n_sched * n_s <= gpu.max_warps_per_sm or share == 0:
         return 1
-    return _ceil(Fraction(n_s) / share)
+    return ceiling(Fraction(n_s), Fraction(share))
 
 
 def warps_with_ilp(v: V, gpu: Any) -> int:
     """N_sched × ⌈n_s / k⌉."""
-    return v["schedulers"] * _ceil(Fraction(v["warps_per_scheduler"]) / _positive(v["ilp_factor"]))
+    return v["schedulers"] * ceiling(Fraction(v["warps_per_scheduler"]),
+                                     Fraction(_positive(v["ilp_factor"])))
 
 
 def intensity(v: V, gpu: Any) -> Fraction:
