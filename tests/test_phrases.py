@@ -15,7 +15,8 @@ import pytest
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
 from quizgen.render.jinja import TemplateError, environment, phrase_renderer, template
-from quizgen.render.phrases import LANGS, _Lazy, book, phrase
+from quizgen.render.phrases import _Lazy, book, phrase
+from quizgen.languages import LANGS
 from quizgen.resources import data_dir
 
 ENV = environment()

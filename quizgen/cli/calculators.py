@@ -18,8 +18,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import (DEFAULT_LANG, GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt,
-                                 check_lang, load_gpu, parse_size)
+from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
+                                 load_gpu, parse_size)
+from quizgen.languages import DEFAULT_LANG
 from quizgen.errors import QuizgenError
 
 

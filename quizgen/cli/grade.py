@@ -11,7 +11,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import LANG_CHOICES, LANGS
+from quizgen.cli.options import LANG_CHOICES
+from quizgen.languages import LANGS
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, else a line on stderr every few seconds).")]
 

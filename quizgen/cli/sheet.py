@@ -84,7 +84,8 @@ def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[i
 def _exam_recipe(recipe: Optional[str], lang: Optional[str], shuffle: Optional[bool], **cover):
     """The exam recipe read, with the command line's --lang, --shuffle and cover fields."""
     from quizgen.errors import QuizgenError
-    from quizgen.recipes import LANGS, load_exam_recipe
+    from quizgen.recipes import load_exam_recipe
+    from quizgen.languages import LANGS
 
     the_recipe = load_exam_recipe(recipe)
     if lang is not None:

@@ -370,7 +370,7 @@ def note_language(text: str, ids: dict[str, set[str]]) -> str | None:
     by_id = [lang for lang, known in ids.items() if found & known]
     if len(by_id) == 1:
         return by_id[0]
-    from quizgen.render.phrases import LANGS
+    from quizgen.languages import LANGS
 
     keys = ("why", "formula_prompt", "wrong_why")
     words = {lang: {md_line(labels(lang)[key]) for key in keys} for lang in LANGS}

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from quizgen.problems.model import Problem
-from quizgen.render.phrases import html_lang
+from quizgen.languages import html_lang
 from quizgen.render.text import render_solution
 
 _HTML_HEAD = """<!doctype html>

@@ -23,7 +23,6 @@ from quizgen.recipes.packaged import (PackagedRecipe, packaged_names_hint, packa
                                       packaged_recipe, packaged_recipes)
 from quizgen.recipes.read import find_recipe, read_recipe
 from quizgen.recipes.roster import RosterWarning, Student, parse_roster, read_roster
-from quizgen.render.phrases import DEFAULT_LANG, LANGS
 
 __all__ = [
     "BankRecipe", "load_bank_recipe", "DEFAULT_RECIPE", "DEFAULT_VARIANTS", "KINDS",
@@ -34,5 +33,4 @@ __all__ = [
     "is_moodle_grade", "lms_options", "misconception_keys", "moodle_grade", "PackagedRecipe",
     "packaged_names_hint", "packaged_path", "packaged_recipe", "packaged_recipes", "find_recipe",
     "read_recipe", "RosterWarning", "Student", "parse_roster", "read_roster",
-    "DEFAULT_LANG", "LANGS",
 ]

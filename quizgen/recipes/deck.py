@@ -20,7 +20,7 @@ from quizgen.gpus import get_gpu
 from quizgen.problems import LEVELS
 from quizgen.recipes.lms import lms_options
 from quizgen.recipes.read import find_recipe, read_recipe
-from quizgen.render.phrases import DEFAULT_LANG, LANGS  # the phrasebook's languages
+from quizgen.languages import DEFAULT_LANG, LANGS  # the phrasebook's languages
 
 #: Card kinds made from single problems (a recipe without ``kinds`` gets these).
 PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")

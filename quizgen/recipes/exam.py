@@ -20,7 +20,7 @@ from quizgen.problems import LEVELS
 from quizgen.recipes.deck import known_cells
 from quizgen.recipes.lms import lms_options
 from quizgen.recipes.read import find_recipe, in_file, read_recipe
-from quizgen.render.phrases import DEFAULT_LANG, LANGS
+from quizgen.languages import DEFAULT_LANG, LANGS
 
 
 @dataclass(frozen=True, slots=True)

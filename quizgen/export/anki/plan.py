@@ -22,7 +22,7 @@ from quizgen.export.anki.typed import note_kind
 from quizgen.export.anki.types import DeckPackage
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots, problem_seed
-from quizgen.render.phrases import DEFAULT_LANG
+from quizgen.languages import DEFAULT_LANG
 
 
 #: Release dates (UTC) of published versions: an installed wheel stamps its notes with these.

@@ -142,7 +142,7 @@ def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
 
 def group_deck_name(recipe: DeckRecipe, lang: str, group: str) -> str:
     """``<recipe deck>::<language>::<group>``, the one naming scheme of every subdeck."""
-    from quizgen.render.phrases import language_name
+    from quizgen.languages import language_name
 
     return "::".join([recipe.deck, language_name(lang), group])
 

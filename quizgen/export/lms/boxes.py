@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from quizgen.errors import QuizgenError
 from quizgen.export.lms.bank import Answer, BankQuestion, Box
-from quizgen.export.lms.grades import moodle_grade, number_text
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import moodle_grade
 from quizgen.export.lms.words import misconception_feedback, lms_words
 from quizgen.problems.model import Problem
 

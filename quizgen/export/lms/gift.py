@@ -28,7 +28,8 @@ from typing import Any, Iterator
 
 from quizgen.xmltext import xml_text
 from quizgen.export.lms.bank import COPY_BYTES, SPOOL_BYTES, Bank, BankQuestion, Box
-from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import grade_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
 from quizgen.export.lms.words import lms_words

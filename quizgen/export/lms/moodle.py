@@ -36,7 +36,8 @@ from typing import Iterator
 from quizgen.xmltext import xml_text
 from quizgen.export.lms.bank import (COPY_BYTES, Bank, BankQuestion, BankStream, Box,
                                      figure_bytes)
-from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import grade_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
 from quizgen.export.lms.words import lms_words
