@@ -39,6 +39,17 @@ INT_FIELDS: dict[str, int] = {
 }
 
 
+#: Fields that hold a text (the others are whole numbers, and `smem_carveout_kb` a list of KB).
+TEXT_FIELDS = ("name", "compute_capability", "description", "base", "peak_source")
+
+
+def field_kinds() -> dict[str, str]:
+    """Every field a GPU has (what the catalogue, a GPU file and ``--set`` may give), by the kind
+    of value it takes: "int" (its least value in `INT_FIELDS`, else 0), "text" or "kb_list"."""
+    return {f.name: ("kb_list" if f.name == "smem_carveout_kb" else
+                     "text" if f.name in TEXT_FIELDS else "int") for f in dataclasses.fields(GPU)}
+
+
 @dataclass(frozen=True, slots=True)
 class GPU:
     """Per-SM facts of one GPU, under the canonical field names."""

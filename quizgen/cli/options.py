@@ -65,8 +65,11 @@ def parse_block(field: str, text: str | None) -> str | None:
 
 
 def parse_overrides(items: list[str] | None) -> dict[str, object]:
-    from quizgen.gpus import INT_FIELDS, MAX_FIELD, carveout_sizes
+    """`--set field=value` for every field of the catalogue (quizgen.gpus.field_kinds); the GPU
+    they build is checked as a whole afterwards, as a GPU file's is."""
+    from quizgen.gpus import INT_FIELDS, MAX_FIELD, carveout_sizes, field_kinds
 
+    kinds = field_kinds()
     out: dict[str, object] = {}
     for item in items or []:
         if "=" not in item:
@@ -74,18 +77,18 @@ def parse_overrides(items: list[str] | None) -> dict[str, object]:
         key, value = item.split("=", 1)
         key = key.strip()
         value = value.strip()
-        if key == "smem_carveout_kb":
+        kind = kinds.get(key)
+        if kind == "kb_list":
             sizes = [parse_whole("set", v, maximum=1 << 21) for v in value.strip("[]").split(",")
                      if v.strip()]
             out[key] = list(carveout_sizes(sizes))
-        elif key in ("compute_capability", "name", "description", "base"):
+        elif kind == "text":
             out[key] = value
-        elif key in INT_FIELDS:
-            out[key] = parse_whole("set", value, minimum=INT_FIELDS[key], maximum=MAX_FIELD)
+        elif kind == "int":
+            out[key] = parse_whole("set", value, minimum=INT_FIELDS.get(key, 0), maximum=MAX_FIELD)
         else:
-            known = ", ".join(sorted([*INT_FIELDS, "smem_carveout_kb", "compute_capability",
-                                      "name", "description"]))
-            raise QuizgenError(f"unknown GPU field {key!r}; fields are: {known}", field="set")
+            raise QuizgenError(f"unknown GPU field {key!r}; fields are: {', '.join(sorted(kinds))}",
+                               field="set")
     return out
 
 
