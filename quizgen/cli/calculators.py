@@ -75,6 +75,8 @@ def warps_command(
     coords: Annotated[Optional[str], typer.Option("--coords", help="One thread's coordinates x,y,z (e.g. 6,0,2): find its linear index, warp and lane.")] = None,
     warp: Annotated[Optional[int], typer.Option("--warp", help="A warp index: list that warp's threads as pieces of rows.")] = None,
     compare: Annotated[Optional[str], typer.Option("--compare", help="A second block shape (e.g. 30,30): compare idle lanes, warps and row alignment with --block.")] = None,
+    grid: Annotated[Optional[str], typer.Option("--grid", help="Blocks in the grid (e.g. 8, or gridDim 4,2,1): count the whole grid's threads and warps.")] = None,
+    elements: Annotated[Optional[int], typer.Option("--elements", "-n", help="Elements, one thread each (n in <<<(n + T - 1)/T, T>>>): the grid is ⌈n/T⌉ blocks; count its threads, its warps and the threads past the end.")] = None,
     lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
@@ -82,8 +84,10 @@ def warps_command(
 
     Example: quizgen warps --block 8,4,3 --thread 70
 
-    With --json the block's numbers are at the top level; thread, warp_members and compare are
-    nested objects.
+    A whole grid: quizgen warps --block 512 --elements 2000 (or --grid 4).
+
+    With --json the block's numbers are at the top level; thread, warp_members, compare and grid
+    are nested objects.
     """
     from quizgen.engine.warps import (block_shape, block_warps, compare_blocks, locate_thread,
                                       warp_members)
@@ -108,12 +112,20 @@ def warps_command(
             location = locate_thread(block, linear=thread, coords=coords, explain=explain)
         segments = warp_members(block, warp) if warp is not None else None
         comparison = compare_blocks(block, compare, explain=explain) if compare is not None else None
+    whole = None
+    if grid is not None or elements is not None:
+        from quizgen.engine.grid import grid_count
+
+        if grid is not None and elements is not None:
+            raise QuizgenError("give --grid or --elements, not both (--elements sets the grid to "
+                               "⌈n/T⌉ blocks)", field="grid")
+        whole = grid_count(block, grid, elements=elements, explain=explain)
     _print_warps(result, location, segments, comparison, thread=thread, warp=warp, lang=lang,
-                 as_json=as_json)
+                 as_json=as_json, whole=whole)
 
 
 def _print_warps(result, location, segments, comparison, *, thread: int | None, warp: int | None,
-                 lang: str, as_json: bool) -> None:
+                 lang: str, as_json: bool, whole=None) -> None:
     """The block's warps (and the thread, the warp's members, the comparison asked for) as one
     JSON object, or as worked solutions: the block's, then the comparison's."""
     if as_json:
@@ -124,6 +136,8 @@ def _print_warps(result, location, segments, comparison, *, thread: int | None, 
             data["warp_members"] = {"warp_id": warp, "segments": [s.to_dict() for s in segments]}
         if comparison is not None:
             data["compare"] = comparison.to_dict()
+        if whole is not None:
+            data["grid"] = whole.to_dict()
         _emit_json(data)
         return
 
@@ -138,12 +152,19 @@ def _print_warps(result, location, segments, comparison, *, thread: int | None, 
         title = calculator_title(lang, "compare", a=shape_text(comparison.first.block),
                                  b=shape_text(comparison.second.block))
         _emit_text(compare_solution(comparison, lang), lang, title)
+    if whole is not None:
+        from quizgen.render.calculators import grid_solution
+
+        typer.echo("")
+        _emit_text(grid_solution(whole, lang), lang,
+                   calculator_title(lang, "grid", G=whole.blocks, shape=shape_text(result.block)))
 
 
 # ------------------------------------------------------------------------------------------------
 
 
 LATENCY_OPTIONS = {"latency": "latency", "work_per_warp": "work", "schedulers": "schedulers",
+                   "stall": "stall",
                    "issue_interval": "issue-interval", "max_warps": "max-warps",
                    "resident_warps": "resident", "throughput": "throughput", "ilp": "ilp"}
 
@@ -158,6 +179,7 @@ def latency_command(
     resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N on one scheduler: also print the efficiency η(N) = min(N, L)/L (at most the SM's cap of resident warps).")] = None,
     throughput: Annotated[Optional[str], typer.Option("--throughput", help="Operations one scheduler must start per cycle (X_s, e.g. 1 or 0.5), for Little's law; instead of --issue-interval.")] = None,
     ilp: Annotated[Optional[str], typer.Option("--ilp", help="Independent operations in flight per warp (ILP, default 1); multiplies the work a warp brings.")] = None,
+    stall: Annotated[Optional[str], typer.Option("--stall", help="What the warps wait for: memory (a load; an unhidden one makes the kernel memory-bound) or arithmetic (a dependent instruction's latency: never memory-bound, ILP closes the gap). Default: not said.")] = None,
     gpu: GpuOpt = "textbook",
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
@@ -168,12 +190,17 @@ def latency_command(
 
     Example: quizgen latency --latency 400 --work 20 --schedulers 4
 
+    An arithmetic latency (GK110: 4 schedulers, 2 instructions per cycle each, 10 cycles):
+    quizgen latency --latency 10 --schedulers 4 --throughput 2 --stall arithmetic
+
     With --json the warps-needed numbers are at the top level; efficiency (--resident) is a
     nested object.
     """
-    from quizgen.engine.latency import efficiency, hide_latency
+    from quizgen.engine.latency import STALLS, efficiency, hide_latency
 
     lang = check_lang(lang)
+    if stall is not None and stall not in STALLS:
+        raise QuizgenError(f"got {stall!r}; expected {' or '.join(STALLS)}", field="stall")
     if work is None and resident is None and throughput is None and ilp is None:
         raise QuizgenError("nothing to compute: give --work (warps needed), --resident (η(N)) or "
                            "--throughput (Little's law)", field="work")
@@ -193,7 +220,7 @@ def latency_command(
                                   throughput=(number("throughput", throughput, positive=True)
                                               if throughput is not None else None),
                                   ilp=number("ilp", ilp, positive=True) if ilp is not None else 1,
-                                  max_warps=cap,
+                                  max_warps=cap, stall=stall,
                                   explain=explain)
         if resident is not None:
             if isinstance(resident, int) and isinstance(cap, int) and resident > cap >= 1:
@@ -335,7 +362,7 @@ def waves_command(
 def bound_command(
     load_bytes: Annotated[int, typer.Option("--load-bytes", help="Bytes one thread loads from global memory (a float4 is 16).")],
     flops: Annotated[str, typer.Option("--flops", help="Floating-point operations one thread does.")],
-    load_latency: Annotated[int, typer.Option("--load-latency", help="Latency of the load in cycles (global memory: about 400).")],
+    load_latency: Annotated[Optional[int], typer.Option("--load-latency", help="Latency of the load in cycles (global memory: about 400), for one thread's critical path; leave it out when only the verdict is asked (the roofline needs no latency).")] = None,
     store_bytes: Annotated[int, typer.Option("--store-bytes", help="Bytes one thread stores (traffic, but not on the critical path).")] = 0,
     flop_latency: Annotated[str, typer.Option("--flop-latency", help="Latency of one FLOP in cycles (the shortest compute time).")] = "4",
     flops_per_cycle: Annotated[str, typer.Option("--flops-per-cycle", help="FLOPs one thread issues per cycle when pipelined.")] = "1",
@@ -348,6 +375,10 @@ def bound_command(
     """Memory-bound or compute-bound: bytes, arithmetic intensity and one thread's critical path.
 
     Example: quizgen bound --load-bytes 16 --store-bytes 4 --flops 10 --load-latency 400
+
+    The verdict is the roofline's (arithmetic intensity against the GPU's machine balance, which
+    --set peak_fp32_gflops=… --set mem_bandwidth_gbs=… changes); --load-latency only adds the
+    critical path that explains the wait.
     """
     from quizgen.engine.bound import classify_kernel
 

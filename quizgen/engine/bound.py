@@ -53,16 +53,16 @@ class KernelBound:
     bytes_loaded: int
     bytes_stored: int
     flops: int | float
-    load_latency: int
+    load_latency: int | None                # None: only the verdict was asked (no critical path)
     flop_latency: int | float
     flops_per_cycle: int | float
     bytes_moved: int
     arithmetic_intensity: float | None      # None when no bytes move
     compute_cycles: int | float
-    critical_path: int | float
-    memory_share: float
+    critical_path: int | float | None
+    memory_share: float | None
     bound: str                              # "memory" or "compute", by the roofline
-    reason: str                             # a why-key: memory_latency_dominates / compute_dominates
+    reason: str | None                      # a why-key: memory_latency_dominates / compute_dominates
     machine_balance: float = 0.0            # FLOP/B where the roofline bends
     peak_gflops: int = 0
     bandwidth_gbs: int = 0
@@ -90,11 +90,12 @@ class KernelBound:
         return out
 
 
-def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_latency: Any,
+def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_latency: Any = None,
                     flop_latency: Any = 4, flops_per_cycle: Any = 1, gpu: Any = None,
                     explain: bool = False) -> KernelBound:
     """Seed 004 Ex 1–2: memory- or compute-bound by the roofline on `gpu` (default: the notes'
-    SM), with one thread's critical path to explain the wait."""
+    SM), with one thread's critical path to explain the wait. The verdict needs no latency: with
+    `load_latency` None there is no critical path (PMPP's "36 FLOPs, seven 4-byte accesses")."""
     if gpu is None:
         from quizgen.gpus import get_gpu
         gpu = get_gpu("textbook")
@@ -107,18 +108,21 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
     b_ld = require_int("bytes_loaded", bytes_loaded, minimum=0)
     b_st = require_int("bytes_stored", bytes_stored, minimum=0)
     f = require_number("flops", flops, positive=False)
-    L = require_int("load_latency", load_latency, minimum=0)
+    L = None if load_latency is None else require_int("load_latency", load_latency, minimum=0)
     l_f = require_number("flop_latency", flop_latency, positive=False)
     rate = require_number("flops_per_cycle", flops_per_cycle)
     moved = b_ld + b_st
     ai = Fraction(f) / moved if moved else None
     compute = max(f / rate, l_f) if f else Fraction(0)
-    path = L + compute
-    share = float(Fraction(L) / path) if path else 0.0
-    waits = b_ld > 0 and L > compute                 # the critical path's reading (the why)
     memory = ai is not None and ai < balance          # the roofline's verdict
     bound = "memory" if memory else "compute"
-    reason = "memory_latency_dominates" if waits else "compute_dominates"
+    if L is None:
+        path = share = reason = None
+    else:
+        path = L + compute
+        share = float(Fraction(L) / path) if path else 0.0
+        waits = b_ld > 0 and L > compute                 # the critical path's reading (the why)
+        reason = "memory_latency_dominates" if waits else "compute_dominates"
     attainable = min(Fraction(F_peak), ai * B_peak) if ai is not None else Fraction(F_peak)
 
     steps: list[Step] = []
@@ -136,6 +140,7 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
                               {"F_peak": F_peak, "I_AI": float(ai), "B_peak": B_peak},
                               float(attainable), "GFLOP/s", "roofline_decides",
                               "below_balance" if memory else "above_balance"))
+    if explain and L is not None:
         steps.append(Step("compute_cycles", "compute_cycles",
                           {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, plain(compute),
                           "cycles", "pipelined_compute",
@@ -148,5 +153,6 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
                               share, "", reason,
                               "moderate_occupancy_enough" if memory else "few_warps_enough"))
     return KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
-                       float(ai) if ai is not None else None, plain(compute), plain(path), share,
+                       float(ai) if ai is not None else None, plain(compute),
+                       None if path is None else plain(path), share,
                        bound, reason, float(balance), F_peak, B_peak, float(attainable), steps)
