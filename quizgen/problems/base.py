@@ -66,6 +66,21 @@ class Family:
     min_options: ClassVar[int] = 4
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
+    #: True for a cell whose question may be a launch the GPU refuses (more threads per block
+    #: than it allows); every other cell only draws launches the GPU accepts.
+    draws_refused_launches: ClassVar[bool] = False
+
+    def asks_within(self, params: dict[str, Any], gpu: GPU) -> bool:
+        """Whether the GPU can be asked this candidate at all: no more registers per thread than
+        it allows (63 on cc 2.0 and 3.0; ptxas emits no such kernel), no carveout before cc 7.0,
+        and no block over its thread limit unless the cell asks about a refused launch."""
+        if not gpu.is_textbook and max(params.get("regs_per_thread", 0),
+                                       params.get("regs_now", 0)) > gpu.max_regs_per_thread:
+            return False
+        if params.get("carveout", -1) != -1 and 0 < gpu.cc_major < 7:
+            return False
+        return self.draws_refused_launches or params.get(
+            "threads_per_block", 0) <= gpu.max_threads_per_block
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
