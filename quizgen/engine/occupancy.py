@@ -302,10 +302,12 @@ def _textbook_steps(gpu: GPU, result: OccupancyResult) -> list[Step]:
 
 
 def _warp_step(gpu: GPU, T: int, w: int, by_warps: int) -> Step:
+    if T > gpu.max_threads_per_block:
+        # a limit per block, not a share of the warp slots: no formula of the slots gives this 0
+        return Step("blocks_by_warps", "", {"T": T, "T_max": gpu.max_threads_per_block}, 0,
+                    "blocks", "thread_limit_lid", "threads_per_block")
     return Step("blocks_by_warps", "blocks_by_warps", {"W_max": gpu.max_warps_per_sm, "w": w},
-                by_warps, "blocks", "warp_lid",
-                "threads_per_block" if T > gpu.max_threads_per_block
-                else _floor_note(gpu.max_warps_per_sm, w))
+                by_warps, "blocks", "warp_lid", _floor_note(gpu.max_warps_per_sm, w))
 
 
 def _warps_and_occupancy_steps(gpu: GPU, result: OccupancyResult) -> tuple[Step, Step]:
