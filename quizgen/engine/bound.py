@@ -125,34 +125,44 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
         reason = "memory_latency_dominates" if waits else "compute_dominates"
     attainable = min(Fraction(F_peak), ai * B_peak) if ai is not None else Fraction(F_peak)
 
-    steps: list[Step] = []
+    result = KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
+                         float(ai) if ai is not None else None, plain(compute),
+                         None if path is None else plain(path), share,
+                         bound, reason, float(balance), F_peak, B_peak, float(attainable))
     if explain:
-        steps.append(Step("bytes_moved", "bytes_moved", {"b_ld": b_ld, "b_st": b_st}, moved, "B",
-                          "count_traffic", "no_traffic" if moved == 0 else None))
-        if ai is not None:
-            steps.append(Step("arithmetic_intensity", "arithmetic_intensity",
-                              {"F_ops": plain(f), "b_mov": moved}, float(ai), "FLOP/B",
-                              "flops_per_byte", None))
-        steps.append(Step("machine_balance", "machine_balance", {"F_peak": F_peak, "B_peak": B_peak},
-                          float(balance), "FLOP/B", "roofline_bends"))
-        if ai is not None:
-            steps.append(Step("attainable_flops", "attainable_flops",
-                              {"F_peak": F_peak, "I_AI": float(ai), "B_peak": B_peak},
-                              float(attainable), "GFLOP/s", "roofline_decides",
-                              "below_balance" if memory else "above_balance"))
-    if explain and L is not None:
-        steps.append(Step("compute_cycles", "compute_cycles",
-                          {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, plain(compute),
-                          "cycles", "pipelined_compute",
-                          "one_flop_latency" if f and f / rate < l_f else None))
-        steps.append(Step("critical_path", "critical_path", {"L_ld": L, "C_cmp": plain(compute)},
-                          plain(path), "cycles", "load_then_compute",
-                          "store_async" if b_st else None))
-        if path:
-            steps.append(Step("memory_share", "memory_share", {"L_ld": L, "P_crit": plain(path)},
-                              share, "", reason,
-                              "moderate_occupancy_enough" if memory else "few_warps_enough"))
-    return KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
-                       float(ai) if ai is not None else None, plain(compute),
-                       None if path is None else plain(path), share,
-                       bound, reason, float(balance), F_peak, B_peak, float(attainable), steps)
+        result.steps = _steps(result, f, rate, l_f, ai, balance, attainable)
+    return result
+
+
+def _steps(r: KernelBound, f: Fraction, rate: Fraction, l_f: Fraction, ai: Fraction | None,
+           balance: Fraction, attainable: Fraction) -> list[Step]:
+    """The derivation: traffic, intensity and the roofline's verdict; with a load latency, also
+    one thread's critical path (which explains the wait, and decides nothing)."""
+    b_ld, b_st, moved, L, memory = r.bytes_loaded, r.bytes_stored, r.bytes_moved, r.load_latency, r.memory_bound
+    F_peak, B_peak, compute, path = r.peak_gflops, r.bandwidth_gbs, r.compute_cycles, r.critical_path
+    steps = [Step("bytes_moved", "bytes_moved", {"b_ld": b_ld, "b_st": b_st}, moved, "B",
+                  "count_traffic", "no_traffic" if moved == 0 else None)]
+    if ai is not None:
+        steps.append(Step("arithmetic_intensity", "arithmetic_intensity",
+                          {"F_ops": plain(f), "b_mov": moved}, float(ai), "FLOP/B",
+                          "flops_per_byte", None))
+    steps.append(Step("machine_balance", "machine_balance", {"F_peak": F_peak, "B_peak": B_peak},
+                      float(balance), "FLOP/B", "roofline_bends"))
+    if ai is not None:
+        steps.append(Step("attainable_flops", "attainable_flops",
+                          {"F_peak": F_peak, "I_AI": float(ai), "B_peak": B_peak},
+                          float(attainable), "GFLOP/s", "roofline_decides",
+                          "below_balance" if memory else "above_balance"))
+    if L is None:
+        return steps
+    steps.append(Step("compute_cycles", "compute_cycles",
+                      {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, compute,
+                      "cycles", "pipelined_compute",
+                      "one_flop_latency" if f and f / rate < l_f else None))
+    steps.append(Step("critical_path", "critical_path", {"L_ld": L, "C_cmp": compute},
+                      path, "cycles", "load_then_compute", "store_async" if b_st else None))
+    if path:
+        steps.append(Step("memory_share", "memory_share", {"L_ld": L, "P_crit": path},
+                          r.memory_share, "", r.reason,
+                          "moderate_occupancy_enough" if memory else "few_warps_enough"))
+    return steps
