@@ -13,6 +13,7 @@ from typing import Any
 
 from quizgen.engine.bound import KernelBound
 from quizgen.engine.divergence import Divergence
+from quizgen.engine.flight import BytesNeeded
 from quizgen.engine.grid import GridCount, Waves
 from quizgen.engine.latency import Efficiency, LatencyHiding
 from quizgen.engine.warps import WARP_SIZE, BlockComparison, BlockWarps, Segment, ThreadLocation
@@ -209,6 +210,20 @@ def latency_solution(lang: str, *, hiding: LatencyHiding | None = None,
         forecast = forecast or _p(lang, "forecast", "eta", N=eta.resident_warps, L=eta.latency)
     return Solution(forecast=forecast, steps=steps, verify=verify, answer=" ".join(answer),
                     trap="")
+
+
+def bytes_solution(result: BytesNeeded, lang: str, *, salt: str = "") -> Solution:
+    """Little's law in bytes: bandwidth × latency in flight, per SM, and the warps that carry it."""
+    r = result
+    ctx = {"B": r.bandwidth, "t": r.latency_ns, "S": r.sms, "b_l": r.lane_bytes, "k": r.ilp,
+           "cap": r.max_warps, "q": r.in_flight, "q_sm": r.per_sm, "b_w": r.per_warp,
+           "n": r.warps_needed, "k_cap": r.ilp_at_cap, "fits": r.fits}
+    verify = [_p(lang, "bytes", "verify_back", **ctx)]
+    if not r.fits:
+        verify.append(_p(lang, "bytes", "verify_cap", **ctx))
+    return Solution(forecast=_p(lang, "forecast", "bytes", **ctx),
+                    steps=solution_steps(r.steps, lang, salt=salt), verify=verify,
+                    answer=_p(lang, "bytes", "answer", **ctx), trap="")
 
 
 # ------------------------------------------------------------------------------------------------
