@@ -92,6 +92,13 @@ class GPU:
         return Fraction(self.peak_fp32_gflops, self.mem_bandwidth_gbs)
 
     @property
+    def dual_issue(self) -> bool:
+        """Whether one warp scheduler can issue two independent instructions of a warp in one
+        cycle: two dispatch units per scheduler on Kepler, Maxwell and Pascal (cc 3.x to 6.x;
+        the architectures' whitepapers), one on Fermi GF100 (cc 2.0) and from Volta on."""
+        return 3 <= self.cc_major <= 6
+
+    @property
     def max_threads_per_sm(self) -> int:
         return self.max_warps_per_sm * self.warp_size
 
