@@ -204,10 +204,13 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
         limit = gpu.smem_per_block_optin if (
             optin and cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.optin > gpu.smem_per_block
         ) else gpu.smem_per_block
+        can_opt_in = not 0 < gpu.cc_major < 7          # no opt-in before Volta
         out = {"optin": optin, "limit": limit, "reserve": gpu.reserved_smem_per_block,
                "alloc": after.smem_alloc, "optin_limit": gpu.smem_per_block_optin,
-               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin}
-        if not optin and after.smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block:
+               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin, "can_opt_in": can_opt_in,
+               "with_optin": None}
+        if not optin and can_opt_in and (after.smem_alloc
+                                          <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block):
             # what the same launch does once it opts in
             from dataclasses import replace
 
