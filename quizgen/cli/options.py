@@ -19,7 +19,13 @@ def either(names) -> str:
 #: The phrasebook's languages as a help line lists them (the default first).
 LANG_CHOICES = either(LANGS)
 
-GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU preset (textbook, v100, t4, a100, a10, rtx4090, h100, h200, b200) or a name from --gpu-file.")]
+def _preset_list() -> str:
+    from quizgen.gpus import preset_names
+
+    return ", ".join(preset_names())
+
+
+GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help=f"GPU preset ({_preset_list()}) or a name from --gpu-file.")]
 GpuFileOpt = Annotated[Optional[Path], typer.Option("--gpu-file", help="TOML file with your own GPUs (same fields as the catalogue; `base = \"a100\"` copies a preset).")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="Override a GPU field, e.g. --set smem_per_sm=65536 (repeatable).")]
 LangOpt = Annotated[str, typer.Option("--lang", "-l", help=f"Language of the worked solution: {LANG_CHOICES}.")]
