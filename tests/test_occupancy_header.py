@@ -289,3 +289,12 @@ def test_pre_volta_carveout_is_refused_and_ignored(driver):
         assert asked == plain, (gpu.name, cfg, c)
         with pytest.raises(QuizgenError, match="carveout"):
             occupancy(gpu, dataclasses.replace(cfg, carveout=c), model="exact")
+
+
+def test_the_header_does_not_cover_fermi(driver):
+    """cuda_occupancy.h answers CUDA_OCC_ERROR_UNKNOWN_DEVICE for cc 2.0: the C2050's exact model
+    is checked against NVIDIA's occupancy spreadsheet instead (test_old_sms.py)."""
+    fermi = get_gpu("c2050")
+    (h,) = run_driver(driver, [input_line(fermi, launch_config(256, 21))])
+    assert h.status != 0
+    assert occupancy(fermi, launch_config(256, 21), model="exact").blocks_per_sm == 5
