@@ -58,6 +58,23 @@ def test_each_old_preset_has_the_tables_limits(name):
     assert gpu.dual_issue == (gpu.cc_major in (3, 5, 6))
 
 
+SM35_LOG = """\
+ptxas info    : Compiling entry function '_Z5scalePfi' for 'sm_35'
+ptxas info    : Function properties for _Z5scalePfi
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 40 registers, 4096 bytes smem, 336 bytes cmem[0]
+"""
+
+
+def test_an_sm_35_log_is_answered_on_the_k40():
+    """A compiler report for sm_35 (as an older nvcc prints it) is answered on the cc 3.5 preset:
+    40 registers → 1,280 per warp, 4 sub-partitions of 16,384 hold 12 warps each, 6 blocks of 8."""
+    proc = run_quizgen("occupancy", "--ptxas", "-", "--threads", "256", "--json", stdin=SM35_LOG)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert (got["gpu"], got["arch"], got["blocks_per_sm"], got["limiter"]) == ("k40", "sm_35", 6, ["registers"])
+
+
 def test_each_capability_maps_to_its_preset_for_compiler_logs():
     for arch, name in (("2.0", "c2050"), ("3.0", "gtx680"), ("3.5", "k40"), ("5.0", "gtx750ti"),
                        ("5.2", "gtx980"), ("6.0", "p100"), ("6.1", "gtx1080")):

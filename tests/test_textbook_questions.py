@@ -159,6 +159,8 @@ def test_littles_law_in_bytes():
         540000, 6750, 256, 27)
     by_clock = ask("latency", "--latency", "900", "--clock", "1.5", "--lane-bytes", "8")["bytes"]
     assert by_clock["latency_ns"] == 600 and by_clock["warps_needed"] == 27
+    two = ask("latency", "--latency-ns", "600", "--lane-bytes", "8", "--ilp", "2")["bytes"]
+    assert (two["bytes_per_warp"], two["warps_needed"]) == (512, 14)       # 6,750 / 512 = 13.2
     over = ask("latency", "--gpu", "h100", "--latency-ns", "700")["bytes"]     # 4-byte loads
     # 3,350 × 700 = 2,345,000 B over 132 SMs = 17,765 B: 139 warps > 64, ILP 3 at the cap
     assert (over["warps_needed"], over["fits"], over["ilp_at_cap"]) == (139, False, 3)

@@ -19,7 +19,7 @@ import typer
 
 from quizgen.cli.root import app
 from quizgen.cli.options import (DEFAULT_LANG, GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt,
-                                 check_lang, load_gpu, parse_size)
+                                 check_lang, load_gpu, parse_size, parse_whole)
 from quizgen.errors import QuizgenError
 
 
@@ -274,7 +274,7 @@ def _bytes_in_flight(gpu, cap, latency, latency_ns, bandwidth, clock, lane_bytes
         return bytes_to_hide(peak, number("latency-ns", latency_ns, positive=True)
                              if latency_ns is not None else latency, gpu.num_sms,
                              lane_bytes=lane_bytes,
-                             ilp=number("ilp", ilp, positive=True) if ilp is not None else 1,
+                             ilp=parse_whole("ilp", ilp, minimum=1) if ilp is not None else 1,
                              max_warps=cap, clock_ghz=number("clock", clock, positive=True)
                              if clock is not None else None, explain=explain)
 
