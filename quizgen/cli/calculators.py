@@ -76,7 +76,7 @@ def warps_command(
     warp: Annotated[Optional[int], typer.Option("--warp", help="A warp index: list that warp's threads as pieces of rows.")] = None,
     compare: Annotated[Optional[str], typer.Option("--compare", help="A second block shape (e.g. 30,30): compare idle lanes, warps and row alignment with --block.")] = None,
     grid: Annotated[Optional[str], typer.Option("--grid", help="Blocks in the grid (e.g. 8, or gridDim 4,2,1): count the whole grid's threads and warps.")] = None,
-    elements: Annotated[Optional[int], typer.Option("--elements", "-n", help="Elements, one thread each (n in <<<(n + T - 1)/T, T>>>): the grid is ⌈n/T⌉ blocks; count its threads, its warps and the threads past the end.")] = None,
+    elements: Annotated[Optional[int], typer.Option("--elements", help="Elements, one thread each (n in <<<(n + T - 1)/T, T>>>): the grid is ⌈n/T⌉ blocks; count its threads, its warps and the threads past the end.")] = None,
     lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
