@@ -64,6 +64,10 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "s_dyn": "dynamic shared memory per block (B)",
         "s_res": "shared memory the driver reserves per block (B)",
         "g_S": "shared-memory allocation unit (B)"}),
+    "smem_per_block_rounded": ("ceiling((s_static + s_dyn)/g_S)*g_S", {
+        "s_static": "static shared memory per block (B)",
+        "s_dyn": "dynamic shared memory per block (B)",
+        "g_S": "shared-memory allocation unit (B)"}),
     "smem_carveout": ("c*S_SM/100", {
         "c": "carveout preference (% of the maximum)", "S_SM": "max shared memory per SM (B)"}),
     "blocks_by_barriers": ("floor(N_bar/b)", {
@@ -560,7 +564,10 @@ def _exact_smem_steps(gpu: GPU, result: OccupancyResult, limit_block: int) -> li
     cfg, reserved = result.config, gpu.reserved_smem_per_block
     smem_alloc, smem_sm = result.smem_per_block_allocated, result.smem_per_sm_available
     by_smem = result.limits["shared_memory"]
-    steps = [Step("smem_per_block_allocated", "smem_per_block_allocated",
+    # before Volta nothing is reserved per block: the step and its formula are the rounding alone
+    old_sm = _before_volta(gpu)
+    steps = [Step("smem_per_block_units" if old_sm else "smem_per_block_allocated",
+                  "smem_per_block_rounded" if old_sm else "smem_per_block_allocated",
                   {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem, "s_res": reserved,
                    "g_S": gpu.smem_alloc_unit}, smem_alloc, "B", "smem_granularity",
                   "reserved" if reserved else None)]
