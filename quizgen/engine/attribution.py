@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizgen.engine.arith import ceiling
-from quizgen.engine.occupancy import LaunchConfig, align_up_carveout, carveout_size
+from quizgen.engine.occupancy import LaunchConfig, align_up_carveout, fails_on_gp10x, carveout_size
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
 
@@ -106,7 +106,8 @@ def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Coun
         regs_warp, regs_block = 32 * r, T * r
     per_sub = None
     if "regs_per_block" in rules and (regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block
-                                      or regs_block > gpu.regs_per_block):
+                                      or regs_block > gpu.regs_per_block
+                                      or fails_on_gp10x(gpu, regs_warp, w)):
         blocks = 0
     elif regs_block:
         if "subpartitions" in rules:
@@ -121,16 +122,17 @@ def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Coun
     smem_alloc = ceiling(static + cfg.dyn_smem, g_s) * g_s
     smem_sm = carveout_size(gpu, cfg.carveout) if "carveout" in rules else gpu.smem_per_sm
     fits = True
+    before_volta = 0 < gpu.cc_major < 7         # no opt-in and no carveout there
     if "block_limit" in rules:
         limit = gpu.smem_per_block
-        if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block:
+        if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block and not before_volta:
             limit = gpu.smem_per_block_optin
         if (cfg.optin is not None and cfg.dyn_smem > cfg.optin) or smem_alloc > limit + reserved:
             fits = False
     if not fits:
         blocks = 0
     elif smem_alloc:
-        if "carveout" in rules and smem_sm < smem_alloc:
+        if "carveout" in rules and smem_sm < smem_alloc and not before_volta:
             try:
                 smem_sm = align_up_carveout(gpu, smem_alloc)
             except QuizgenError:        # more than any carveout (only without the per-block limit)
@@ -189,7 +191,9 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
                 "per_sub": after.per_sub, "alloc": after.regs_warp,
                 "w": ceiling(cfg.threads_per_block, 32)}
     if rule == "regs_per_block":
-        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * ceiling(cfg.threads_per_block, 32)}
+        w = ceiling(cfg.threads_per_block, 32)
+        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * w,
+                "gp10x": fails_on_gp10x(gpu, after.regs_warp, w)}
     if rule == "smem_granularity":
         return {"g": gpu.smem_alloc_unit, "asked": asked, "alloc": after.smem_alloc}
     if rule == "reserve":
@@ -203,10 +207,13 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
         limit = gpu.smem_per_block_optin if (
             optin and cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.optin > gpu.smem_per_block
         ) else gpu.smem_per_block
+        can_opt_in = not 0 < gpu.cc_major < 7          # no opt-in before Volta
         out = {"optin": optin, "limit": limit, "reserve": gpu.reserved_smem_per_block,
                "alloc": after.smem_alloc, "optin_limit": gpu.smem_per_block_optin,
-               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin}
-        if not optin and after.smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block:
+               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin, "can_opt_in": can_opt_in,
+               "with_optin": None}
+        if not optin and can_opt_in and (after.smem_alloc
+                                          <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block):
             # what the same launch does once it opts in
             from dataclasses import replace
 

@@ -18,6 +18,7 @@ FORMULA_MODULES = (
     "quizgen.engine.occupancy",
     "quizgen.engine.warps",
     "quizgen.engine.latency",
+    "quizgen.engine.flight",
     "quizgen.engine.divergence",
     "quizgen.engine.grid",
     "quizgen.engine.bound",

@@ -83,6 +83,7 @@ class MemoryBoundKernel(LatencyFamily):
     hides the load."""
 
     cell = "L-3"
+    states_single_issue = True
     main_answer = "critical_path"
     answer_specs = {
         "bytes_moved": sp.bytes_("bytes_loaded", "bytes_stored"),
@@ -200,6 +201,7 @@ class ComputeBoundKernel(LatencyFamily):
     warps does that take?"""
 
     cell = "L-4"
+    states_single_issue = True
     main_answer = "warps_needed"
     answer_specs = {
         "compute_cycles": sp.cycles("flops", "flop_latency"),

@@ -82,6 +82,7 @@ class EnoughWarps(HidingFamily):
     """W-E: ⌈L/W⌉ warps per scheduler, × N_sched per SM, and the SM can hold them (seed 001 Ex 5)."""
 
     cell = "W-E"
+    states_single_issue = True
     main_answer = "warps_needed"
 
     def space(self, level, gpu):
@@ -156,6 +157,7 @@ class SchedulerDemand(EngineFamily):
     the SM's cap, and ILP closes the gap (seed 001 Ex 10)."""
 
     cell = "W-J"
+    states_single_issue = True
     topic = "latency-hiding"
     main_answer = "warps_needed"
     answer_specs = {
