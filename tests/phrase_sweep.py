@@ -21,6 +21,7 @@ from quizgen.cli import app
 from quizgen.errors import QuizgenError
 from quizgen.export.anki import intro
 from quizgen.kernels import KERNEL_DIR
+from quizgen.languages import LANGS
 from quizgen.generator import CELLS, generate_one
 from quizgen.render import phrases
 from quizgen.render.jinja import TemplateError
@@ -79,7 +80,7 @@ def solution_texts(problem) -> None:
 
 
 def run(args: str) -> None:
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         result = CliRunner().invoke(app, [*args.split(), "--lang", lang])
         if isinstance(result.exception, AssertionError):
             raise result.exception
@@ -100,10 +101,11 @@ def grade_a_class(tmp: Path) -> None:
 
     import test_class_of_40 as c40
 
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.grade.grader import grade_class
 
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         roster = [Student(f"Student {roll}", roll) for roll, *_ in c40.CLASS]
         plan = plan_exam(parse_exam_recipe({**c40.RECIPE, "lang": lang}), roster, None,
                          generate=c40.fixed_problem)
@@ -164,7 +166,7 @@ def grade_remarks(tmp: Path) -> None:
             for key, value in data["answers"].items():
                 kind = data["answer_specs"][key]["kind"]
                 problems.setdefault(kind, (data, key))
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for data, key in problems.values():
             for text in ("(1, 2)", "maybe", "registers", "warps, registers, blocks", "nothing"):
                 check_answer(data, key, text, lang=lang)
@@ -189,7 +191,7 @@ def grade_remarks(tmp: Path) -> None:
     issues += read_answer_sheet(tmp / "sep.csv").issues
     too_long = "x" * (csv.field_size_limit() + 1)      # a field the CSV reader refuses
     _records(io.StringIO(f"name\n{too_long}\n"), ",", 0, issues)
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         graded = grade_class_results(tmp)
         student = graded[0]
         wrong = next(b for s in graded for b in s.boxes if b.check.status == "wrong")
@@ -201,7 +203,7 @@ def grade_remarks(tmp: Path) -> None:
             Override(5, owner.roll, wrong.column, None, wrong.check.answer, "a reason")],
             lang=lang)
     remarks += [issue.message for issue in issues]
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for remark in remarks:
             note_text(remark, lang)
 
@@ -219,7 +221,7 @@ def library_only() -> None:
     """Phrases that only a library call (no command or family) renders, by their call sites."""
     from quizgen import get_gpu, launch_config
     from quizgen.engine import inverse
-    from quizgen.export.lms.words import _misconception_feedback
+    from quizgen.export.lms.words import misconception_feedback
     from quizgen.render.solution import step_context
     from quizgen.render.writers.exact import inverse_whys
 
@@ -232,7 +234,7 @@ def library_only() -> None:
                            inverse.max_smem_for_blocks(gpu, cfg, 4, model=model),
                            inverse.max_smem_for_blocks(gpu, cfg, 4, model=model, dynamic=True)):
                 answers += [(gpu, answer.steps), (gpu, inverse_whys(answer.steps))]
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for gpu, steps in answers:      # their whys, as a worked solution fills them
             for step in steps:
                 if step.why and phrases.has(lang, "why", step.why):
@@ -240,7 +242,7 @@ def library_only() -> None:
                         phrases.phrase(lang, "why", step.why, step_context(step, gpu.to_dict()))
                     except TemplateError:    # a why this step's numbers do not fill: checked above
                         pass
-        _misconception_feedback(lang, "a_trap_without_a_phrase", "")
+        misconception_feedback(lang, "a_trap_without_a_phrase", "")
         for T in (256, 1000):      # OccupancyExactFamily.real_note's sentence
             phrases.phrase(lang, "real-gpu", "exact_largest", {"T": T})
 
@@ -249,7 +251,7 @@ def templated() -> set[tuple[str, str, str, int]]:
     """Every variant that is a Jinja template (the ``[*-label]`` tables' ``{name}`` placeholders
     are for str.format: Jinja prints them as written)."""
     out = set()
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for section, table in phrases.book(lang).items():
             for key, value in table.items():
                 if not isinstance(value, (str, list)):    # a setting, not a phrase
@@ -311,7 +313,7 @@ def _sample_contexts(text: str):
 def main(seeds: int) -> None:
     assert phrases.CHECK, "run with QUIZGEN_CHECK_PHRASES=1"
     todo = cases(seeds)
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for cell, level, seed, gpu in todo:
             try:
                 problem = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
@@ -324,7 +326,7 @@ def main(seeds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         grade_a_class(Path(tmp))
         grade_remarks(Path(tmp))
-        for lang in phrases.LANGS:
+        for lang in LANGS:
             out = Path(tmp) / f"bank-{lang}.xml"
             run_once(["export", "occupancy-basics", "--format", "moodle", "--variants", "1",
                       "--lang", lang, "--out", str(out)])
@@ -335,7 +337,7 @@ def main(seeds: int) -> None:
     # A variant no flow above reached is rendered with the contexts its section's phrases were
     # rendered with (a call site fills all keys of a section alike, e.g. the notes of a failed
     # launch); counted only where it renders text.
-    lazies = {v.where: v for lang in phrases.LANGS for entry in phrases._entries(lang).values()
+    lazies = {v.where: v for lang in LANGS for entry in phrases._entries(lang).values()
               for v in entry[0] if v.__class__ is phrases._Lazy}
     for where in sorted(templated() - phrases.CHECKED):
         for context in phrases.CONTEXTS.get(where[:2], []):

@@ -17,7 +17,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 
 from browser import Browser, chromium_path
 from quizgen.export import anki as A
-from quizgen.export import cards as C
+from quizgen.export.anki import typed as C
 from quizgen.export.anki import typed as T
 from quizgen.recipes import recipe_from_dict
 
@@ -148,7 +148,7 @@ TYPED = recipe_from_dict({"name": "typed", "deck": "quizgen::Typed", "cells": "a
 
 
 def _pct(value: Fraction, places: int | None) -> str:
-    return T._decimal_text(value * 100, None if places is None else max(places - 2, 0))
+    return T.decimal_text(value * 100, None if places is None else max(places - 2, 0))
 
 
 def answer_forms(problem) -> tuple[list[str], list[str]]:
@@ -183,12 +183,12 @@ def answer_forms(problem) -> tuple[list[str], list[str]]:
         if exact * 100 > 1:
             right.append(_pct(exact, typed.places))          # a bare 37.5 can only be a percent
         if typed.places is None and exact.denominator > 10_000:
-            right.append(T._decimal_text(exact, 4))          # within the grader's 0.0005
-        wrong = [T._decimal_text(exact + Fraction(1, 50) if exact < Fraction(1, 2)
+            right.append(T.decimal_text(exact, 4))          # within the grader's 0.0005
+        wrong = [T.decimal_text(exact + Fraction(1, 50) if exact < Fraction(1, 2)
                                  else exact - Fraction(1, 50), None), "8 blocks"]
     else:
         right += [typed.text + "x", typed.text + " ×"] if typed.kind == "ratio" else []
-        wrong = [T._decimal_text(exact + Fraction(1, 10), 3)]
+        wrong = [T.decimal_text(exact + Fraction(1, 10), 3)]
     return right, wrong
 
 

@@ -111,7 +111,7 @@ def test_moodle_bank_reads_back_equal_to_the_records(lang):
 
 
 def test_moodle_html_and_mathjax_survive_and_figures_decode_as_svg():
-    from quizgen.export.cards import question_html, solution_html
+    from quizgen.render.cards import question_html, solution_html
 
     bank = course_bank("en")
     records = _by_id(bank)
@@ -199,7 +199,7 @@ TRICKY = 'T < 32 & "x" ~ {1:NUMERICAL:=1} #3 / \\( \\frac{a}{b} \\) 50% = a:b ]]
 
 
 def test_cloze_escaping_survives_moodles_parser():
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     box = Box("k", "k", "h", "choice", (
         Answer("right " + TRICKY, 1, 100.0, "fb " + TRICKY),
@@ -450,7 +450,7 @@ def test_readme_export_examples_run(tmp_path):
 
 
 def test_an_lms_table_is_part_of_deck_and_exam_recipes():
-    from quizgen.export.sheet import parse_exam_recipe
+    from quizgen.recipes import parse_exam_recipe
     from quizgen.recipes import recipe_from_dict
 
     deck = recipe_from_dict({"name": "d", "cells": ["OCC-1"], "lms": {"partial": {"no_floor": 50}}})

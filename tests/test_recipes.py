@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.recipes import (LANGS, apply_overrides, known_cells, load_deck_recipe,
-                             packaged_path, plan_slots, problem_seed, recipe_from_dict)
+from quizgen.recipes import (apply_overrides, known_cells, load_deck_recipe, packaged_path,
+                             plan_slots, problem_seed, recipe_from_dict)
+from quizgen.languages import LANGS
 
 
 def test_default_recipe_is_the_whole_course():

@@ -18,8 +18,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import (DEFAULT_LANG, GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt,
-                                 check_lang, load_gpu, parse_size, parse_whole)
+from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
+                                 load_gpu, parse_size, parse_whole)
+from quizgen.languages import DEFAULT_LANG
 from quizgen.errors import QuizgenError
 
 
@@ -46,7 +47,8 @@ def number(field: str, text: str | None, *, positive: bool = False) -> Fraction 
     one-line error; 0.5, 1/3 and 1,000 read as they look."""
     if text is None:
         return None
-    from quizgen.grade.parse import MAX_SCALAR, read_number
+    from quizgen.grade.parse import read_number
+    from quizgen.grade.reading import MAX_SCALAR
 
     value = read_number(field, text, minimum=0, maximum=MAX_SCALAR,
                         expected="a number > 0" if positive else "a number ≥ 0")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.errors import QuizgenError
-from quizgen.languages import DEFAULT_LANG, LANGS
+from quizgen.languages import LANGS
 
 
 def either(names) -> str:

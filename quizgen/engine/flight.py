@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizgen.engine.derivation import Step
-from quizgen.engine.latency import _ceil, plain, require_number
+from quizgen.engine.arith import ceiling
+from quizgen.engine.latency import plain, require_number
 from quizgen.errors import require_int
 
 #: Formulas of this module: name → (sympy source, {symbol: meaning}).
@@ -73,8 +74,8 @@ def bytes_to_hide(peak_gbs: Any, latency: Any, sms: Any, *, lane_bytes: Any = 4,
     b_w = b_1 * k
     q = peak * t
     q_sm = q / n_sm
-    n = _ceil(q_sm / b_w)
-    k_cap = _ceil(q_sm / (cap * b_1))
+    n = ceiling(q_sm / b_w)
+    k_cap = ceiling(q_sm / (cap * b_1))
     if explain:
         steps += [
             Step("bytes_in_flight", "bytes_in_flight", {"B_peak": plain(peak), "t_lat": plain(t)},

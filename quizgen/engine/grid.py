@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import require_int
 
@@ -84,7 +85,7 @@ class Waves:
     @property
     def packed_tail_sms(self) -> int:
         """The misconception `packed_tail`: the tail packed B blocks per SM, ⌈t/B⌉ SMs."""
-        return -(-self.tail_blocks // self.blocks_per_sm)
+        return ceiling(self.tail_blocks, self.blocks_per_sm)
 
     @property
     def small_grid(self) -> bool:
@@ -116,7 +117,7 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
     slots = S * B
     used = min(G, S)
     idle = S - used
-    n_waves = -(-G // slots)
+    n_waves = ceiling(G, slots)
     full = G // slots
     tail = G - full * slots
     tail_sms = min(tail, S)        # breadth-first: one block per SM first (0 when no tail)
@@ -200,7 +201,7 @@ def grid_count(block: Any, grid: Any = None, *, elements: Any = None,
     n = past = None
     if elements is not None:
         n = require_int("elements", elements, minimum=1, maximum=1 << 40)
-        G = -(-n // P)
+        G = ceiling(n, P)
         dims = (G, 1, 1)
         steps.append(Step("launch_blocks", "launch_blocks", {"n": n, "T": P}, G, "blocks",
                           "launch_blocks"))

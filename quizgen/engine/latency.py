@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
 
@@ -143,10 +144,6 @@ def plain(value: Fraction | int | float) -> int | float:
     return value
 
 
-def _ceil(value: Fraction) -> int:
-    return -(-value.numerator // value.denominator)
-
-
 @dataclass(slots=True)
 class LatencyHiding:
     """Warps an SM needs to hide an L-cycle stall: per scheduler ⌈L·X_s/(W·ILP)⌉, × N_sched."""
@@ -244,15 +241,15 @@ def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
     littles = throughput is not None
     x_s = require_number("throughput", throughput) if littles else Fraction(1, t_issue)
     per_sched_exact = L * x_s / (W * k)
-    n_s = _ceil(per_sched_exact)
+    n_s = ceiling(per_sched_exact)
     need = n_sched * n_s
     deficit = max(need - cap, 0)
     c_s = cap // n_sched
     if deficit and c_s:
-        extra = -(-n_s // c_s)
+        extra = ceiling(n_s, c_s)
     else:
         extra = 1
-    with_ilp = n_sched * -(-n_s // extra)
+    with_ilp = n_sched * ceiling(n_s, extra)
     in_flight = L * x_s * n_sched
     result = LatencyHiding(L, W, plain(k), n_sched, t_issue, plain(x_s), cap, plain(in_flight), n_s,
                            need, deficit, c_s, extra, with_ilp, stall=stall)
@@ -333,7 +330,7 @@ def min_work_to_hide(latency: Any, *, schedulers: Any, max_warps: Any, issue_int
     cap = require_int("max_warps", max_warps, minimum=1)
     t_issue = require_int("issue_interval", issue_interval, minimum=1)
     c_s = cap // n_sched
-    work = -(-L // (t_issue * c_s)) if c_s else None
+    work = ceiling(L, t_issue * c_s) if c_s else None
     steps = [Step("min_work_per_warp", "min_work_per_warp",
                   {"L": L, "T_issue": t_issue, "W_max": cap, "N_sched": n_sched}, work,
                   "instructions", "min_work_per_warp")] if explain and work else []
@@ -359,8 +356,8 @@ def divided_by_schedulers(result: LatencyHiding) -> int:
     """The misconception `divided_by_schedulers` (seed 004's "Mistake 2"): the warps one
     scheduler needs shared out among all N_sched schedulers, ⌈L·X_s/(W·ILP·N_sched)⌉."""
     x_s = Fraction(str(result.throughput))
-    return _ceil(result.latency * x_s / (result.work_per_warp * Fraction(str(result.ilp))
-                                         * result.schedulers))
+    return ceiling(result.latency * x_s / (result.work_per_warp * Fraction(str(result.ilp))
+                                           * result.schedulers))
 
 
 @dataclass(slots=True)
@@ -462,7 +459,7 @@ def least_ilp(latency: Any, resident_warps: Any, work_per_warp: Any = 1, *, sche
     n_sched = require_int("schedulers", schedulers, minimum=1)
     x_s = require_number("throughput", throughput)
     each = n_w // n_sched
-    k = _ceil(L * x_s / (W * each)) if each else None
+    k = ceiling(L * x_s / (W * each)) if each else None
     steps: list[Step] = []
     if explain:
         steps.append(Step("warps_each_scheduler", "warps_each_scheduler",
@@ -496,7 +493,7 @@ def warps_for_rate(goal: Any, per_warp_rate: Any, *, explain: bool = False) -> t
     climbs, so reaching X_goal takes ⌈X_goal/x_w⌉ warps."""
     g = require_number("goal", goal)
     x = require_number("per_warp_rate", per_warp_rate)
-    n = _ceil(g / x)
+    n = ceiling(g / x)
     step = (Step("warps_for_rate", "warps_for_rate", {"X_goal": plain(g), "x_w": plain(x)}, n,
                  "warps", "lat_warps_for_rate") if explain else None)
     return n, step
@@ -533,8 +530,8 @@ def bytes_in_flight(peak_gbs: Any, one_warp_gbs: Any, sms: Any, ilp: Any = 1, *,
     t = n_sm * b_1 / one
     q = peak * t
     q_sm = q / n_sm
-    n = _ceil(q_sm / b_w)
-    k_cap = _ceil(q_sm / (cap * b_1))
+    n = ceiling(q_sm / b_w)
+    k_cap = ceiling(q_sm / (cap * b_1))
     steps: list[Step] = []
     if explain:
         steps += [

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU
@@ -80,9 +81,6 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
 
 #: Formulas whose result is a share from 0 to 1 (a worked solution writes it with its percentage).
 SHARES = frozenset({"occupancy"})
-
-_UNLIMITED = 1 << 62
-
 
 @dataclass(frozen=True, slots=True)
 class LaunchConfig:
@@ -233,7 +231,7 @@ def _limiter(limits: dict[str, int | None], blocks: int) -> list[str]:
 def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     T, r = cfg.threads_per_block, cfg.regs_per_thread
     s = cfg.smem_per_block + cfg.dyn_smem
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     failure = None
 
     regs_block = T * r
@@ -346,10 +344,11 @@ def carveout_size(gpu: GPU, carveout: int) -> int:
         wanted = gpu.smem_per_sm
     else:
         wanted = carveout * gpu.smem_per_sm // 100
-    return _align_up_carveout(gpu, wanted)
+    return align_up_carveout(gpu, wanted)
 
 
-def _align_up_carveout(gpu: GPU, size: int) -> int:
+def align_up_carveout(gpu: GPU, size: int) -> int:
+    """`size` bytes of shared memory rounded up to the smallest carveout the GPU offers."""
     sizes = gpu.smem_carveout_kb
     if not sizes:
         return size
@@ -363,7 +362,7 @@ def _align_up_carveout(gpu: GPU, size: int) -> int:
 
 def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     T = cfg.threads_per_block
-    w = -(-T // 32)
+    w = ceiling(T, 32)
 
     # Warp slots (cuda_occupancy.h: cudaOccMaxBlocksPerSMWarpsLimit).
     too_many = T > gpu.max_threads_per_block
@@ -372,14 +371,14 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
 
     # Registers: allocated per warp in units of g_R, per sub-partition.
     g_r = gpu.reg_alloc_unit
-    regs_warp = -(-(cfg.regs_per_thread * 32) // g_r) * g_r
+    regs_warp = ceiling(cfg.regs_per_thread * 32, g_r) * g_r
     by_regs = _blocks_by_registers(gpu, cfg.regs_per_thread, regs_warp, w)
     if by_regs == 0 and failure is None:
         failure = _register_failure(gpu, cfg.regs_per_thread, regs_warp, w)
 
     # Shared memory: static + dynamic + reserved, rounded up to g_S; per-block and carveout limits.
     g_s = gpu.smem_alloc_unit
-    smem_alloc = -(-(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem) // g_s) * g_s
+    smem_alloc = ceiling(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem, g_s) * g_s
     smem_sm = carveout_size(gpu, cfg.carveout)
     smem_failure = _smem_failure(gpu, cfg, smem_alloc)
     if smem_failure is not None:
@@ -387,7 +386,7 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
         failure = failure or smem_failure
     else:
         if smem_sm < smem_alloc and not _before_volta(gpu):
-            smem_sm = _align_up_carveout(gpu, smem_alloc)
+            smem_sm = align_up_carveout(gpu, smem_alloc)
         by_smem = smem_sm // smem_alloc if smem_alloc else None
         if by_smem == 0:        # before Volta the SM's shared memory is fixed (a GPU file's)
             failure = failure or "shared_memory"
@@ -429,24 +428,24 @@ def _blocks_by_registers(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None
     if r > gpu.max_regs_per_thread or regs_warp * w > gpu.regs_per_block:
         return 0
     P = gpu.schedulers_per_sm
-    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
+    if regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
         return 0
     if regs_warp == 0:
         return None
     blocks = ((gpu.regs_per_sm // P) // regs_warp * P) // w
-    if blocks and _fails_on_gp10x(gpu, regs_warp, w):
+    if blocks and fails_on_gp10x(gpu, regs_warp, w):
         return 0
     return blocks
 
 
-def _fails_on_gp10x(gpu: GPU, regs_warp: int, w: int) -> bool:
+def fails_on_gp10x(gpu: GPU, regs_warp: int, w: int) -> bool:
     """cc 6.0 only: would the block fail the register rules of the other Pascal chips (GP10x,
     4 sub-partitions)? cuda_occupancy.h then refuses it on GP100 too (2 sub-partitions), so that
     a kernel that runs on one Pascal chip runs on all of them."""
     if gpu.compute_capability != "6.0" or regs_warp == 0:
         return False
     P = GP10X_SUBPARTITIONS
-    return (regs_warp * (-(-w // P) * P) > gpu.regs_per_block
+    return (regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block
             or ((gpu.regs_per_sm // P) // regs_warp * P) // w == 0)
 
 
@@ -459,9 +458,9 @@ def _register_failure(gpu: GPU, r: int, regs_warp: int, w: int) -> str | None:
     P = gpu.schedulers_per_sm
     if r > gpu.max_regs_per_thread:
         return "regs_per_thread"
-    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
+    if regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
         return "regs_per_block"
-    if regs_warp and ((gpu.regs_per_sm // P) // regs_warp * P) // w and _fails_on_gp10x(
+    if regs_warp and ((gpu.regs_per_sm // P) // regs_warp * P) // w and fails_on_gp10x(
             gpu, regs_warp, w):
         return "regs_gp10x"
     return None

@@ -13,6 +13,7 @@ import dataclasses
 from functools import cache
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.attribution import attribute
 from quizgen.engine.compare import warps_ratio
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
@@ -421,7 +422,7 @@ def _regs_for_warps(gpu: GPU, warps: int, model: str) -> int:
     if model == "textbook":
         return min(top, gpu.regs_per_sm // (32 * warps))
     P, g = gpu.schedulers_per_sm, gpu.reg_alloc_unit
-    per_warp = (gpu.regs_per_sm // P) // -(-warps // P)
+    per_warp = (gpu.regs_per_sm // P) // ceiling(warps, P)
     return min(top, per_warp // g * g // 32)
 
 
@@ -520,7 +521,7 @@ class InverseRegisters(ExactFamily):
         inv, book, model = solved.data["inverse"], solved.data["book"], solved.data["model"]
         cfg = self.config(params)
         B = inv.target_blocks
-        target_warps = -(-params["target_occupancy"] * gpu.max_warps_per_sm // 1)
+        target_warps = ceiling(params["target_occupancy"] * gpu.max_warps_per_sm)
         out = []
         if book.answer is not None:
             out.append(Misconception(textbook_model_key(gpu), {"regs_per_thread": book.answer}))

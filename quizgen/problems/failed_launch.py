@@ -10,12 +10,13 @@ which the block as written would fit.
 from __future__ import annotations
 
 from quizgen.engine import whatif
+from quizgen.engine.arith import ceiling
 from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.gpus import GPU
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception
-from quizgen.problems.occupancy_families import (OCC_SPECS, OccupancyFamily, _book_occupancy,
+from quizgen.problems.occupancy_families import (OCC_SPECS, OccupancyFamily, book_occupancy,
                                                  shapes_for, with_shape)
 from quizgen.problems.registry import register
 
@@ -85,7 +86,7 @@ class CannotFit(OccupancyFamily):
         "regs_to_fit": sp.count("registers", "threads_per_block", compute=lambda v, gpu: whatif.fit_regs(
             gpu.regs_per_sm, v["threads_per_block"])),
         "occupancy_after": sp.fraction("threads_per_block", "regs_to_fit",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, regs=v["regs_to_fit"])),
     }
     misconception_when = {**OccupancyFamily.misconception_when,
@@ -164,9 +165,9 @@ class CannotFit(OccupancyFamily):
             Misconception("no_warp_rounding", {"largest_block": raw}),
             Misconception("threads_not_registers", {"largest_block": gpu.max_threads_per_block}),
             Misconception("warp_round_up", {"largest_block": min(gpu.max_threads_per_block,
-                                                                 -(-raw // 32) * 32)}),
+                                                                 ceiling(raw, 32) * 32)}),
             Misconception("power_of_two_block", {"largest_block": 1 << (min(raw, gpu.max_threads_per_block).bit_length() - 1)}),
-            Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (-(-T // 32)) / gpu.max_warps_per_sm)}),
+            Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (ceiling(T, 32)) / gpu.max_warps_per_sm)}),
             # a block over the per-block thread limit: the SM's thread capacity read as the
             # block's limit, the registers alone, or the launch taken to run as asked
             Misconception("sm_limit_as_block_limit",

@@ -11,6 +11,7 @@ from typing import Any
 
 from quizgen.engine import bound as bound_engine
 from quizgen.engine import latency as lat_engine
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
@@ -300,7 +301,7 @@ class ComputeBoundKernel(LatencyFamily):
                                                     "occupancy_needed": 1.0}),
             Misconception("latency_as_warps", {"warps_needed": L}),
             Misconception("no_ceiling", {"warps_needed": N * (L // W)}),
-            Misconception("compute_as_stall", {"warps_needed": N * -(-(L + C) // W)}),
+            Misconception("compute_as_stall", {"warps_needed": N * ceiling(L + C, W)}),
             Misconception("forgot_schedulers", {"warps_needed": res.warps_per_scheduler}),
             Misconception("divided_by_schedulers",
                           {"warps_needed": lat_engine.divided_by_schedulers(res)}),

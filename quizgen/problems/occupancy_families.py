@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from quizgen.engine import whatif
+from quizgen.engine.arith import ceiling
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU
 from quizgen.problems import applicability as when
@@ -32,7 +33,7 @@ OCC_SPECS = {
 }
 
 
-def _book_occupancy(v, gpu, **changed) -> float:
+def book_occupancy(v, gpu, **changed) -> float:
     """Occupancy (textbook) of the problem's launch with some of its values replaced."""
     cfg = launch_config(changed.get("threads", v.get("threads_per_block")),
                         changed.get("regs", v.get("regs_per_thread", 0)),
@@ -83,7 +84,7 @@ def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconceptio
     """The textbook lids with one rule bent at a time: the wrong methods students use."""
     cfg = res.config
     T, r, s = cfg.threads_per_block, cfg.regs_per_thread, cfg.smem_per_block + cfg.dyn_smem
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     regs_sm, smem_sm, w_max, b_max = (gpu.regs_per_sm, gpu.smem_per_sm, gpu.max_warps_per_sm,
                                       gpu.max_blocks_per_sm)
     by_regs = regs_sm // (T * r) if r else None
@@ -297,7 +298,7 @@ class RegisterFloor(OccupancyFamily):
                                     compute=lambda v, gpu: whatif.next_block_regs(
                                         gpu.regs_per_sm, v["blocks_per_sm"], v["threads_per_block"])),
         "occupancy_after": sp.fraction("threads_per_block", "regs_next_block", "smem_per_block",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, regs=v["regs_next_block"])),
     }
 
@@ -356,7 +357,7 @@ class SharedMemoryBound(OccupancyFamily):
         "smem_next_block": sp.bytes_("blocks_per_sm", compute=lambda v, gpu: whatif.next_block_smem(
             gpu.smem_per_sm, v["blocks_per_sm"])),
         "occupancy_after": sp.fraction("threads_per_block", "regs_per_thread", "smem_next_block",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, smem=v["smem_next_block"])),
     }
 
@@ -397,7 +398,7 @@ class WarpCeiling(OccupancyFamily):
         "block_for_ceiling": sp.count("threads", compute=lambda v, gpu: whatif.ceiling_block(
             gpu.max_warps_per_sm, gpu.max_blocks_per_sm)),
         "occupancy_after": sp.fraction("block_for_ceiling", "regs_per_thread", "smem_per_block",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, threads=v["block_for_ceiling"])),
     }
     # The trap (the warp or block cap binds with registers to spare) is in every OCC-4 problem;

@@ -8,6 +8,7 @@ the words are the families' writers' (``render/writers/warps.py``).
 from __future__ import annotations
 
 from quizgen.engine import latency as lat_engine
+from quizgen.engine.arith import ceiling
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
@@ -142,7 +143,7 @@ class NothingToOverlap(HidingFamily):
         return self.scheduler_traps(solved) + [
             Misconception("cap_is_enough", {"warps_needed": gpu.max_warps_per_sm, "hidable": True}),
             Misconception("one_warp_per_load", {"warps_needed": N}),
-            Misconception("divide_by_warp_size", {"warps_needed": N * -(-L // WARP)}),
+            Misconception("divide_by_warp_size", {"warps_needed": N * ceiling(L, WARP)}),
         ]
 
     def figure(self, params, gpu, solved):

@@ -53,7 +53,7 @@ from quizgen.render.canvas import (BINDING, BRANCH_PALETTE, FONT, GOOD, INK, INK
 from quizgen.render.grid_figures import (WarpRun, last_wave_spread, warp_colour, warp_grid, warp_runs,
                                          waves_figure)
 from quizgen.render.occupancy_figures import SWEEPS, occupancy_lids, occupancy_sweep, sweep_points
-from quizgen.render.phrases import DEFAULT_LANG, LANGS
+from quizgen.languages import DEFAULT_LANG, LANGS
 from quizgen.render.timeline_figures import divergence_timeline, efficiency_curve
 
 __all__ = ["BINDING", "BRANCH_PALETTE", "DEFAULT_LANG", "FONT", "GOOD", "INK", "INK_ON_FILL", "KINDS",
