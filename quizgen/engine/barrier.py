@@ -139,12 +139,15 @@ def wait_steps(r: BarrierWait) -> list[Step]:
     """The release, the waits added up (N·T_last − Σ t), and their share of the threads' time."""
     N, T = r.threads, plain(r.release)
     grouped = any(w > 1 for w in r.weights)
+    times = " + ".join(f"{plain(t):,}" if w == 1 else f"{w} × {plain(t):,}"
+                       for t, w in zip(r.arrivals, r.weights))
     return [
-        Step("bar_release", "", {"T_last": T, "j": r.last, "n_arr": len(r.arrivals)}, T, "",
+        Step("bar_release", "", {"T_last": T, "j": r.last, "n_arr": len(r.arrivals),
+                                 "grouped": grouped}, T, "cycles",
              "bar_release", "bar_grouped" if grouped else None),
         Step("bar_wait_total", "barrier_wait_total",
-             {"N": N, "T_last": T, "S_t": plain(r.arrival_sum)}, plain(r.total_wait), "",
-             "bar_wait_total"),
+             {"N": N, "T_last": T, "S_t": plain(r.arrival_sum), "times": times,
+              "grouped": grouped}, plain(r.total_wait), "cycles", "bar_wait_total"),
         Step("bar_wait_share", "barrier_wait_share",
              {"W": plain(r.total_wait), "N": N, "T_last": T}, float(r.share), "",
              "bar_wait_share"),
@@ -161,6 +164,6 @@ def balanced(r: BarrierWait, explain: bool = False) -> tuple[BarrierWait, Step |
     moved = tuple(nxt if t == r.release else t for t in r.arrivals)
     after = barrier_wait(list(moved), list(r.weights), explain=False)
     step = Step("bar_release_gain", "barrier_release_gain",
-                {"T_last": plain(r.release), "T_next": plain(nxt)}, plain(r.release - nxt), "",
+                {"T_last": plain(r.release), "T_next": plain(nxt)}, plain(r.release - nxt), "cycles",
                 "bar_release_gain") if explain else None
     return after, step

@@ -18,7 +18,6 @@ The step-by-step derivations of these results are in `quizgen.engine.code_steps`
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -437,6 +436,7 @@ class Partners:
     cross_warp: int
     cross_by_warp: tuple[int, ...]
     kinds: tuple[str, ...]           # per thread: "o" own slot, "w" its warp, "x" another warp
+    who: tuple[int, ...] = ()        # per thread: the thread whose slot it reads
     steps: list[Step] = field(default_factory=list)
 
     @property
@@ -474,7 +474,8 @@ def partners(c: Code, partner: str | th.Expr) -> Partners:
     kinds = np.where(own, "o", np.where(same, "w", "x"))
     per_warp = th.by_warp(cross, la, 1, False).sum(axis=2)[0]
     return Partners(c, expr, int(own.sum()), int(same.sum()), int(cross.sum()),
-                    tuple(int(v) for v in per_warp), tuple(str(k) for k in kinds))
+                    tuple(int(v) for v in per_warp), tuple(str(k) for k in kinds),
+                    tuple(int(v) for v in who))
 
 
 def pattern_groups(patterns: Sequence[str]) -> list[tuple[str, list[int]]]:
@@ -485,5 +486,3 @@ def pattern_groups(patterns: Sequence[str]) -> list[tuple[str, list[int]]]:
     return list(seen.items())
 
 
-def count_by(values: Sequence[Any]) -> Counter:
-    return Counter(values)

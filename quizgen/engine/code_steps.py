@@ -56,6 +56,9 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
                                                       "s": "the stride"}),
     "sequential_active": ("Min(s, T)", {"s": "the stride", "T": "threads in the block"}),
     "sequential_warps": ("ceiling(Min(s, T)/32)", {"s": "the stride", "T": "threads in the block"}),
+    "reduction_saving": ("G*(I_i - I_s)", {
+        "G": "blocks in the grid", "I_i": "warp-instructions of the interleaved loop in one block",
+        "I_s": "warp-instructions of the sequential loop in one block"}),
     "cross_warp_reads": ("P - n_o - n_w", {
         "P": "threads in the block", "n_o": "threads that read their own slot",
         "n_w": "threads that read a slot of their own warp"}),
@@ -96,22 +99,38 @@ def _block_steps(la) -> list[Step]:
 # A branch
 
 
+def groups(keys: np.ndarray, la) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Rows of `keys` (one per warp of the launch, block-major) grouped when equal, in order of
+    first appearance: (the row, the flat indices of its warps)."""
+    uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return [(tuple(int(v) for v in uniq[at]), np.flatnonzero(inverse == at))
+            for at in np.argsort(first)]
+
+
+def members(flat: np.ndarray, la) -> dict[str, Any]:
+    """Which warps a group holds, as a step's values: warp and block lists when the group is
+    whole warps of whole blocks (``cross``), else (block, warp) pairs."""
+    W = la.warps_per_block
+    blocks = sorted({int(f) // W for f in flat})
+    warps = sorted({int(f) % W for f in flat})
+    pairs = [(int(f) // W, int(f) % W) for f in flat]
+    cross = len(blocks) * len(warps) == len(flat)
+    shown = ", ".join(f"({b}, {w})" for b, w in pairs[:4]) + (", …" if len(pairs) > 4 else "")
+    return {"n_w": len(flat), "n_k": len(warps), "n_b": len(blocks), "warps": list_text(warps),
+            "blocks": list_text(blocks), "all_blocks": len(blocks) == la.blocks, "cross": cross,
+            "pairs": shown, "G": la.blocks, "k": pairs[0][1], "example": pairs[0]}
+
+
 def split_groups(b: br.Branching) -> list[dict[str, Any]]:
     """The warps of the launch grouped by how they split: (present, reach, take) alike, with
     the warps and blocks of each group and an example warp's lanes."""
     la = b.launch
     present = np.broadcast_to(b.present, b.reach.shape)
     keys = np.stack([present, b.reach, b.take], axis=-1).reshape(-1, 3)
-    uniq, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
     out = []
-    for at in np.argsort(first):
-        p, r, t = (int(v) for v in uniq[at])
-        flat = np.flatnonzero((keys == uniq[at]).all(axis=1))
-        blocks = sorted({int(f) // la.warps_per_block for f in flat})
-        warps = sorted({int(f) % la.warps_per_block for f in flat})
-        out.append({"n_p": p, "n_r": r, "n_t": t, "count": int(counts[at]),
-                    "example": (int(flat[0]) // la.warps_per_block, int(flat[0]) % la.warps_per_block),
-                    "blocks": blocks, "warps": warps})
+    for (p, r, t), flat in groups(keys, la):
+        out.append({"n_p": p, "n_r": r, "n_t": t, "count": len(flat), **members(flat, la)})
     return out
 
 
@@ -140,20 +159,19 @@ def branch_steps(b: br.Branching, paths_of: Any, *, limit: int = 8) -> list[Step
     and divergent warps."""
     la = b.launch
     steps = _block_steps(la)
-    groups = split_groups(b)
-    for g in groups[:limit]:
+    found = split_groups(b)
+    for g in found[:limit]:
         blk, w = g["example"]
         paths = paths_of(blk)[w]
-        values = {"n_r": g["n_r"], "n_t": g["n_t"], "n_p": g["n_p"], "n_x": g["n_p"] - g["n_r"],
-                  "n_w": g["count"], "n_k": len(g["warps"]), "n_b": len(g["blocks"]), "warps": list_text(g["warps"]), "k": w,
-                  "flat": la.block[1] * la.block[2] > 1, "cond": b.cond.text,
-                  "blocks": list_text(g["blocks"]), "all_blocks": len(g["blocks"]) == la.blocks,
-                  "G": la.blocks, "take": taking_text(paths, w), "other": taking_text(paths, w, "E"),
-                  "first": WARP * w, "last": WARP * w + g["n_p"] - 1}
+        values = {key: g[key] for key in ("n_r", "n_t", "n_p", "n_w", "n_k", "n_b", "warps", "k",
+                                          "blocks", "all_blocks", "cross", "pairs", "G")}
+        values.update(n_x=g["n_p"] - g["n_r"], flat=la.block[1] * la.block[2] > 1,
+                      cond=b.cond.text, take=taking_text(paths, w), other=taking_text(paths, w, "E"),
+                      first=WARP * w, last=WARP * w + g["n_p"] - 1)
         steps.append(Step("code_split", "else_lanes", values, g["n_r"] - g["n_t"], "lanes",
                           _split_why(g), _split_note(g)))
-    if len(groups) > limit:
-        rest = sum(g["count"] for g in groups[limit:])
+    if len(found) > limit:
+        rest = sum(g["count"] for g in found[limit:])
         steps[-1].note = "d_note_more"
         steps[-1].values["more"] = rest
     W_all, W_split = b.all_take_warps, b.divergent_warps
@@ -199,19 +217,26 @@ def grid_time_step(b: br.Branching, then_cost: int, else_cost: int) -> Step:
 # A loop
 
 
+def runs_text(values: Sequence[int], limit: int = 6) -> str:
+    """Sorted whole numbers with consecutive runs joined: 0–15, 64–79."""
+    ordered = sorted(set(int(v) for v in values))
+    runs: list[tuple[int, int]] = []
+    for v in ordered:
+        if runs and v == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
+    parts = [span_text(a, b) if b > a + 1 else (f"{a}, {b}" if b > a else str(a)) for a, b in runs]
+    if len(parts) > limit:
+        return ", ".join(parts[:limit - 1]) + ", …, " + parts[-1]
+    return ", ".join(parts)
+
+
 def loop_groups(lw: br.LoopWarps) -> list[dict[str, Any]]:
     la = lw.launch
     keys = np.stack([lw.t_min, lw.t_max, lw.t_sum], axis=-1).reshape(-1, 3)
-    uniq, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
-    out = []
-    for at in np.argsort(first):
-        flat = np.flatnonzero((keys == uniq[at]).all(axis=1))
-        out.append({"t_min": int(uniq[at][0]), "t_max": int(uniq[at][1]), "S": int(uniq[at][2]),
-                    "count": int(counts[at]),
-                    "example": (int(flat[0]) // la.warps_per_block, int(flat[0]) % la.warps_per_block),
-                    "warps": sorted({int(f) % la.warps_per_block for f in flat}),
-                    "blocks": sorted({int(f) // la.warps_per_block for f in flat})})
-    return out
+    return [{"t_min": t_min, "t_max": t_max, "S": S, "count": len(flat), **members(flat, la)}
+            for (t_min, t_max, S), flat in groups(keys, la)]
 
 
 def loop_steps(lw: br.LoopWarps, trips_of: Any, *, limit: int = 6) -> list[Step]:
@@ -219,28 +244,25 @@ def loop_steps(lw: br.LoopWarps, trips_of: Any, *, limit: int = 6) -> list[Step]
     issued over the launch and the share of them that does useful work."""
     la = lw.launch
     steps = _block_steps(la)
-    groups = loop_groups(lw)
-    for g in groups[:limit]:
+    found = loop_groups(lw)
+    for g in found[:limit]:
         blk, w = g["example"]
-        trips = sorted(set(trips_of(blk)[w]))
-        values = {"t_min": g["t_min"], "t_max": g["t_max"], "S": g["S"], "n_w": g["count"],
-                  "warps": list_text(g["warps"]), "k": w, "blocks": list_text(g["blocks"]),
-                  "all_blocks": len(g["blocks"]) == la.blocks, "G": la.blocks,
-                  "trips": ", ".join(map(str, trips)) if len(trips) <= 8
-                  else f"{trips[0]}, {trips[1]}, …, {trips[-1]}"}
+        values = {key: g[key] for key in ("t_min", "t_max", "S", "n_w", "n_k", "n_b", "warps", "k",
+                                          "blocks", "all_blocks", "cross", "pairs", "G")}
+        values["trips"] = runs_text(trips_of(blk)[w])
         steps.append(Step("code_loop_warp", "loop_divergent_iterations", values,
                           g["t_max"] - g["t_min"], "iterations",
                           "d_loop_uniform" if g["t_min"] == g["t_max"] else "d_loop_diverges"))
-    if len(groups) > limit:
+    if len(found) > limit:
         steps[-1].note = "d_note_more"
-        steps[-1].values["more"] = sum(g["count"] for g in groups[limit:])
-    if len(groups) == 1:
+        steps[-1].values["more"] = sum(g["count"] for g in found[limit:])
+    if len(found) == 1:
         steps.append(Step("code_loop_issued", "loop_issued_uniform",
-                          {"w": la.grid_warps, "t_max": groups[0]["t_max"]}, lw.issued,
+                          {"w": la.grid_warps, "t_max": found[0]["t_max"]}, lw.issued,
                           "iterations", "d_loop_issued"))
     else:
         parts = " + ".join(f"{g['count']} × {g['t_max']}" if g["count"] > 1 else str(g["t_max"])
-                           for g in groups[:limit]) + (" + …" if len(groups) > limit else "")
+                           for g in found[:limit]) + (" + …" if len(found) > limit else "")
         steps.append(Step("code_loop_issued", "", {"sum": parts, "w": la.grid_warps}, lw.issued,
                           "iterations", "d_loop_issued_sum"))
     steps.append(Step("code_loop_efficiency", "work_efficiency", {"U": lw.useful, "I": lw.issued},
@@ -292,9 +314,11 @@ def reduction_total_steps(r: br.Reduction) -> list[Step]:
     """The add's warp-instructions over every iteration and the share of their lanes that work."""
     counts = [s.active_warps for s in r.strides]
     parts = " + ".join(map(str, counts))
-    return [Step("code_red_issued", "", {"sum": parts, "n_it": len(counts), "T": r.threads},
+    return [Step("code_red_issued", "", {"sum": parts, "n_it": len(counts), "T": r.threads,
+                                         "kind": r.kind},
                  r.issued, "instructions", "d_red_issued_" + r.kind),
-            Step("code_red_efficiency", "work_efficiency", {"U": r.useful, "I": r.issued},
+            Step("code_red_efficiency", "work_efficiency", {"U": r.useful, "I": r.issued,
+                                                            "kind": r.kind},
                  r.efficiency, "", "d_red_efficiency")]
 
 
@@ -309,10 +333,25 @@ def partner_steps(p: br.Partners) -> list[Step]:
     for kind, key in (("o", "code_partner_own"), ("w", "code_partner_warp"), ("x", "code_partner_cross")):
         members = [i for i, k in enumerate(kinds) if k == kind]
         if members:
-            steps.append(Step(key, "", {"n": len(members), "first": members[0],
+            first = members[0]
+            steps.append(Step(key, "", {"n": len(members), "first": first, "reads": p.who[first],
+                                        "w_first": first // WARP, "w_reads": p.who[first] // WARP,
                                         "threads": list_text(members)}, len(members), "threads",
                               f"d_{key[5:]}"))
     steps.append(Step("code_cross_reads", "cross_warp_reads",
                       {"P": la.threads_per_block, "n_o": p.own, "n_w": p.same_warp},
                       p.cross_warp, "threads", "d_cross_reads"))
     return steps
+
+
+#: The least barrier between a shared-memory write and the read of another thread's slot.
+BARRIER_CALLS = {"none": "—", "syncwarp": "__syncwarp()", "syncthreads": "__syncthreads()"}
+
+
+def barrier_step(p: br.Partners) -> Step:
+    """The least barrier: none when every thread reads its own slot, __syncwarp() when the
+    writer is always a lane of the reader's warp, __syncthreads() when it is another warp."""
+    la = p.code.launch
+    return Step("code_barrier", "", {"n_x": p.cross_warp, "n_w": p.same_warp, "n_o": p.own,
+                                     "P": la.threads_per_block, "W": la.warps_per_block},
+                BARRIER_CALLS[p.barrier], "", f"d_barrier_{p.barrier}")

@@ -268,11 +268,11 @@ class BranchFromCode(CodeFamily):
     @staticmethod
     def _warp_misconceptions(params, b, wb, a) -> list[Misconception]:
         T = b.launch.threads_per_block
-        out = [Misconception("simd_per_block", {"simd_efficiency": round(b.threads_taking / (T * b.launch.blocks), 6)}),
+        out = [Misconception("simd_per_block", {"simd_efficiency": b.threads_taking / (T * b.launch.blocks)}),
                Misconception("else_share", {"simd_efficiency": wb.simd_else}),
-               Misconception("active_warp_share", {"simd_efficiency": round(b.then_warps / b.launch.grid_warps, 6)})]
+               Misconception("active_warp_share", {"simd_efficiency": b.then_warps / b.launch.grid_warps})]
         if wb.reach and wb.reach < WARP:
-            out.append(Misconception("present_lanes", {"simd_efficiency": round(wb.take / wb.reach, 6)}))
+            out.append(Misconception("present_lanes", {"simd_efficiency": wb.take / wb.reach}))
         costs = params.get("costs")
         if costs:
             c_t, c_e = costs
@@ -280,8 +280,8 @@ class BranchFromCode(CodeFamily):
             if wb.reach < wb.present:
                 out.append(Misconception("exited_pay_else", {"warp_time": c_t * (wb.take > 0) + c_e}))
             if wb.reach:
-                out.append(Misconception("present_lanes", {"region_efficiency": round(
-                    (wb.take * c_t + wb.other * c_e) / (wb.reach * max(a["warp_time"], 1)), 6)}))
+                out.append(Misconception("present_lanes", {"region_efficiency":
+                    (wb.take * c_t + wb.other * c_e) / (wb.reach * max(a["warp_time"], 1))}))
         return out
 
     def figure(self, params, gpu, solved):

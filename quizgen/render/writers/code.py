@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizgen.problems.model import Solution
+from hashlib import blake2b
+
+from quizgen.problems.model import Choice, Solution
 from quizgen.render.code_listing import listing
 from quizgen.render.phrases import has, phrase, phrase_list
 from quizgen.render.writers import writes
@@ -55,6 +57,12 @@ class CodeWriter(FamilyWriter):
             answer=phrase(lang, sec, f"answer_{v}", ctx, salt=salt), trap=trap)
         return phrase(lang, sec, "title", ctx, salt=salt), question, solution
 
+    def choices(self, params, gpu, solved, lang, salt):
+        """A cell whose answer is a named option (D-5's barrier) writes its options here."""
+        if self.fam.main_answer:
+            return None
+        return barrier_choices(self.fam, params, gpu, solved, lang, salt)
+
     def mcq_stem(self, params, gpu, solved, lang, salt):
         key = f"mcq_stem_{self.fam.variant(params)}"
         if not has(lang, self.cell, key):
@@ -63,6 +71,29 @@ class CodeWriter(FamilyWriter):
         stem = phrase(lang, self.cell, key, ctx, salt=salt)
         code = listing(self.cell, params)
         return stem + fenced(code) if code else stem
+
+
+#: The options of a question whose answer is a barrier (D-5), in a fixed order before shuffling.
+BARRIER_OPTIONS = ("none", "syncwarp", "syncthreads", "threadfence")
+
+
+def barrier_choices(fam, params, gpu, solved, lang: str, salt: str) -> list[Choice]:
+    """The four barriers as options: the least one that keeps the read safe is right; each of
+    the others says the slip that picks it (`fam`'s applicable misconceptions)."""
+    right = solved.answers["barrier"]
+    slips = {m.answers["barrier"]: m.key
+             for m in reversed(fam.applicable_misconceptions(params, gpu, solved))}
+    out = []
+    for value in BARRIER_OPTIONS:
+        text = phrase(lang, fam.cell, f"option_{value}", salt=salt)
+        if value == right:
+            out.append(Choice(text, value, True, phrase(lang, fam.cell, "correct", salt=salt)))
+        elif value in slips:
+            out.append(Choice(text, value, False, phrase(lang, "misconception", slips[value],
+                                                         salt=salt), slips[value]))
+    keyed = sorted((blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest(), i)
+                   for i, c in enumerate(out))
+    return [out[i] for _, i in keyed]
 
 
 def describe(values: dict[str, Any]) -> dict[str, Any]:
