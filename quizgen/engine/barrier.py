@@ -38,12 +38,16 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
 SHARES = frozenset({"barrier_wait_share"})
 
 
-def plain(value: Fraction) -> int | float:
-    """A Fraction as the number a person reads: whole as int, else a float."""
+def plain(value: Any) -> int | float:
+    """A time as the number a person reads: whole as int, else a float."""
+    if value.__class__ is int:
+        return value
     return value.numerator if value.denominator == 1 else float(value)
 
 
-def _time(value: Any, where: str) -> Fraction:
+def _time(value: Any, where: str) -> Any:
+    if value.__class__ is int and 0 <= value <= 10**12:
+        return value
     if isinstance(value, bool):
         raise QuizgenError(f"got {value!r}; expected a time ≥ 0", field=where)
     if isinstance(value, Fraction):
@@ -61,50 +65,36 @@ def _time(value: Any, where: str) -> Fraction:
         raise QuizgenError(f"got {value!r}; expected a time like 2.3", field=where)
     if out < 0 or out > 10**12:
         raise QuizgenError(f"got {value!r}; expected a time from 0 to 10¹²", field=where)
-    return out
+    return out.numerator if out.denominator == 1 else out
 
 
 @dataclass(slots=True)
 class BarrierWait:
-    """Arrivals at one barrier (each with its thread count), the release and the waits."""
+    """Arrivals at one barrier (each with its thread count), the release and the waits (worked
+    out once, when made: whole times stay ints, others are Fractions)."""
 
-    arrivals: tuple[Fraction, ...]
+    arrivals: tuple[Any, ...]
     weights: tuple[int, ...]
     steps: list[Step] = field(default_factory=list)
+    threads: int = 0
+    release: Any = 0
+    last: int = 0                 # index of the (first) arrival that releases the barrier
+    waits: tuple[Any, ...] = ()
+    arrival_sum: Any = 0
+    total_wait: Any = 0
+    share: Fraction = Fraction(0)
+    longest_wait: Any = 0
 
-    @property
-    def threads(self) -> int:
-        return sum(self.weights)
-
-    @property
-    def release(self) -> Fraction:
-        return max(self.arrivals)
-
-    @property
-    def last(self) -> int:
-        """Index of the (first) arrival that releases the barrier."""
-        return self.arrivals.index(self.release)
-
-    @property
-    def waits(self) -> tuple[Fraction, ...]:
-        return tuple(self.release - t for t in self.arrivals)
-
-    @property
-    def arrival_sum(self) -> Fraction:
-        return sum((t * w for t, w in zip(self.arrivals, self.weights)), Fraction(0))
-
-    @property
-    def total_wait(self) -> Fraction:
-        return self.threads * self.release - self.arrival_sum
-
-    @property
-    def share(self) -> Fraction:
+    def __post_init__(self) -> None:
+        self.threads = sum(self.weights)
+        self.release = max(self.arrivals)
+        self.last = self.arrivals.index(self.release)
+        self.waits = tuple(self.release - t for t in self.arrivals)
+        self.arrival_sum = sum(t * w for t, w in zip(self.arrivals, self.weights))
+        self.total_wait = self.threads * self.release - self.arrival_sum
         whole = self.threads * self.release
-        return self.total_wait / whole if whole else Fraction(0)
-
-    @property
-    def longest_wait(self) -> Fraction:
-        return max(self.waits)
+        self.share = Fraction(self.total_wait) / whole if whole else Fraction(0)
+        self.longest_wait = max(self.waits)
 
     def to_dict(self) -> dict[str, Any]:
         return {"arrivals": [plain(t) for t in self.arrivals], "weights": list(self.weights),
@@ -114,8 +104,9 @@ class BarrierWait:
 
 
 def barrier_wait(arrivals: Sequence[Any], weights: Sequence[int] | None = None, *,
-                 explain: bool = False) -> BarrierWait:
-    """The waits at a barrier for these arrival times (and threads per arrival, default 1)."""
+                 explain: bool = False, unit: str = "cycles") -> BarrierWait:
+    """The waits at a barrier for these arrival times (and threads per arrival, default 1), in
+    `unit` (cycles, or a time unit such as µs)."""
     if isinstance(arrivals, (str, bytes)) or not hasattr(arrivals, "__len__"):
         raise QuizgenError("expected a list of arrival times", field="arrivals")
     if not 2 <= len(arrivals) <= MAX_ARRIVALS:
@@ -131,11 +122,11 @@ def barrier_wait(arrivals: Sequence[Any], weights: Sequence[int] | None = None, 
         raise QuizgenError("every thread arrives at time 0; there is no time to share out",
                            field="arrivals")
     if explain:
-        result.steps = wait_steps(result)
+        result.steps = wait_steps(result, unit)
     return result
 
 
-def wait_steps(r: BarrierWait) -> list[Step]:
+def wait_steps(r: BarrierWait, unit: str = "cycles") -> list[Step]:
     """The release, the waits added up (N·T_last − Σ t), and their share of the threads' time."""
     N, T = r.threads, plain(r.release)
     grouped = any(w > 1 for w in r.weights)
@@ -143,13 +134,13 @@ def wait_steps(r: BarrierWait) -> list[Step]:
                        for t, w in zip(r.arrivals, r.weights))
     return [
         Step("bar_release", "", {"T_last": T, "j": r.last, "n_arr": len(r.arrivals),
-                                 "grouped": grouped}, T, "cycles",
+                                 "grouped": grouped, "unit": unit}, T, unit,
              "bar_release", "bar_grouped" if grouped else None),
         Step("bar_wait_total", "barrier_wait_total",
              {"N": N, "T_last": T, "S_t": plain(r.arrival_sum), "times": times,
-              "grouped": grouped}, plain(r.total_wait), "cycles", "bar_wait_total"),
+              "grouped": grouped, "unit": unit}, plain(r.total_wait), unit, "bar_wait_total"),
         Step("bar_wait_share", "barrier_wait_share",
-             {"W": plain(r.total_wait), "N": N, "T_last": T}, float(r.share), "",
+             {"W": plain(r.total_wait), "N": N, "T_last": T, "unit": unit}, float(r.share), "",
              "bar_wait_share"),
     ]
 

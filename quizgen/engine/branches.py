@@ -45,6 +45,8 @@ class Branching:
     reach: np.ndarray
     take: np.ndarray
     steps: list[Step] = field(default_factory=list)
+    codes: np.ndarray | None = None       # per evaluated thread, its path's byte (lane_paths)
+    codes_per_block: bool = False
 
     @property
     def launch(self) -> Launch:
@@ -157,6 +159,14 @@ def _flags(c: Code, expr: th.Expr, chunk: th.Chunk, live: Any, field_name: str) 
     return th.per_thread(value, size) != 0
 
 
+def _path_codes(live: np.ndarray, take: np.ndarray) -> np.ndarray:
+    """Per thread, the byte of its path: T (if), E (else), X (left at the earlier exit)."""
+    codes = np.full(live.shape, ord("E"), dtype=np.uint8)
+    codes[take] = ord("T")
+    codes[~live] = ord("X")
+    return codes
+
+
 def branching(c: Code, cond: str | th.Expr, exit: str | th.Expr | None = None) -> Branching:
     """Evaluate `cond` (and the earlier `exit`, whose lanes leave before the branch) for every
     thread of the launch and count, per warp, the lanes that reach the branch and take it."""
@@ -164,33 +174,40 @@ def branching(c: Code, cond: str | th.Expr, exit: str | th.Expr | None = None) -
     exit_e = exit if isinstance(exit, th.Expr) or exit is None else c.parse(exit, "exit")
     la = c.launch
     per_block = c.reads_block_index(cond_e) or (exit_e is not None and c.reads_block_index(exit_e))
-    reach_rows, take_rows = [], []
+    reach_rows, take_rows, codes = [], [], []
     for chunk in th.chunks(c, per_block=per_block):
         size = chunk.count * la.threads_per_block
         live = ~_flags(c, exit_e, chunk, None, "exit") if exit_e is not None else np.ones(size, bool)
         take = _flags(c, cond_e, chunk, live, "if") & live
         reach_rows.append(th.by_warp(live, la, chunk.count, False).sum(axis=2))
         take_rows.append(th.by_warp(take, la, chunk.count, False).sum(axis=2))
+        codes.append(_path_codes(live, take))
     reach, take = np.concatenate(reach_rows), np.concatenate(take_rows)
     if not per_block:
         reach, take = th.broadcast_blocks(reach, la), th.broadcast_blocks(take, la)
-    return Branching(c, cond_e, exit_e, reach, take)
-
-
-def lane_paths(c: Code, cond: th.Expr, exit: th.Expr | None, block: int) -> list[str]:
-    """Each lane of every warp of `block` by path: "T" takes the if-path, "E" the else, "X" left
-    at the earlier exit, "." absent (past the end of a partial warp): a string of 32 per warp."""
-    la = c.launch
-    chunk = next(th.chunks(c, per_block=True, only=block))
-    T = la.threads_per_block
-    live = ~_flags(c, exit, chunk, None, "exit") if exit is not None else np.ones(T, bool)
-    take = _flags(c, cond, chunk, live, "if") & live
-    codes = np.where(live, np.where(take, "T", "E"), "X")
-    out = []
-    for w in range(la.warps_per_block):
-        lanes = codes[w * WARP:(w + 1) * WARP]
-        out.append("".join(lanes) + "." * (WARP - len(lanes)))
+    out = Branching(c, cond_e, exit_e, reach, take)
+    if len(codes) == 1:                 # every block evaluated at once: keep their lanes' paths
+        out.codes, out.codes_per_block = codes[0], per_block
     return out
+
+
+def lane_paths(c: Code, cond: th.Expr, exit: th.Expr | None, block: int,
+               b: Branching | None = None) -> list[str]:
+    """Each lane of every warp of `block` by path: "T" takes the if-path, "E" the else, "X" left
+    at the earlier exit, "." absent (past the end of a partial warp): a string of 32 per warp.
+    With `b` (the launch's `branching`), its kept paths are read instead of evaluating again."""
+    la = c.launch
+    T = la.threads_per_block
+    if b is not None and b.codes is not None:
+        at = block if b.codes_per_block else 0
+        codes = b.codes[at * T:(at + 1) * T]
+    else:
+        chunk = next(th.chunks(c, per_block=True, only=block))
+        live = ~_flags(c, exit, chunk, None, "exit") if exit is not None else np.ones(T, bool)
+        codes = _path_codes(live, _flags(c, cond, chunk, live, "if") & live)
+    W = la.warps_per_block
+    text = codes.tobytes().decode("ascii") + "." * (W * WARP - T)
+    return [text[w * WARP:(w + 1) * WARP] for w in range(W)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,6 +226,8 @@ class LoopWarps:
     t_sum: np.ndarray
     sorted_trips: np.ndarray
     steps: list[Step] = field(default_factory=list)
+    trips: np.ndarray | None = None       # per evaluated thread, its trip count (lane_trips)
+    trips_per_block: bool = False
 
     @property
     def launch(self) -> Launch:
@@ -284,16 +303,24 @@ def loop_warps(c: Code, trip: str | th.Expr) -> LoopWarps:
     if not per_block:
         t_min, t_max, t_sum = (th.broadcast_blocks(a, la) for a in (t_min, t_max, t_sum))
         trips_all = np.repeat(trips_all, la.blocks) if la.blocks > 1 else trips_all
-    return LoopWarps(c, trip_e, t_min, t_max, t_sum, trips_all)
+    out = LoopWarps(c, trip_e, t_min, t_max, t_sum, trips_all)
+    if len(every) == 1:                 # every block evaluated at once: keep each lane's trips
+        out.trips, out.trips_per_block = every[0], per_block
+    return out
 
 
-def lane_trips(c: Code, trip: th.Expr, block: int) -> list[list[int]]:
-    """Each lane's trip count in every warp of `block` (absent lanes left out)."""
-    chunk = next(th.chunks(c, per_block=True, only=block))
+def lane_trips(c: Code, trip: th.Expr, block: int, lw: LoopWarps | None = None) -> list[list[int]]:
+    """Each lane's trip count in every warp of `block` (absent lanes left out); with `lw` (the
+    launch's `loop_warps`), its kept trips are read instead of evaluating again."""
     T = c.launch.threads_per_block
-    trips = np.maximum(th.per_thread(th.run(trip, chunk.env, c, block, None, "loop"), T), 0)
-    return [[int(v) for v in trips[w * WARP:(w + 1) * WARP]]
-            for w in range(c.launch.warps_per_block)]
+    if lw is not None and lw.trips is not None:
+        at = block if lw.trips_per_block else 0
+        trips = lw.trips[at * T:(at + 1) * T]
+    else:
+        chunk = next(th.chunks(c, per_block=True, only=block))
+        trips = np.maximum(th.per_thread(th.run(trip, chunk.env, c, block, None, "loop"), T), 0)
+    values = trips.tolist()
+    return [values[w * WARP:(w + 1) * WARP] for w in range(c.launch.warps_per_block)]
 
 
 # ---------------------------------------------------------------------------------------------

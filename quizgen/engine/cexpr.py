@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -230,8 +231,16 @@ class _Parser:
 def parse_expression(text: str, types: Mapping[str, str] | None = None, *,
                      field: str = "expression") -> Expr:
     """Parse `text` over the built-in names and `types` (name → "int" | "unsigned")."""
+    if not isinstance(text, str):
+        tokenize(text, field)             # the one-line error for a value that is not text
+    return _parse(text, tuple(sorted((types or {}).items())), field)
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str, types: tuple[tuple[str, str], ...], field: str) -> Expr:
+    """Parsed once per text and names (an Expr is immutable; problems repeat their code)."""
     known = dict(BUILTINS)
-    known.update(types or {})
+    known.update(types)
     parser = _Parser(tokenize(text, field), known, field, text)
     tree = parser.parse()
     return Expr(text.strip(), tree, tree[-1], frozenset(parser.names))

@@ -16,7 +16,7 @@ import numpy as np
 
 from quizgen.engine import branches as br
 from quizgen.engine.derivation import Step
-from quizgen.engine.threads import WARP, lane_runs
+from quizgen.engine.threads import WARP
 
 #: Formulas of this module: name → (sympy source, {symbol: meaning}).
 FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
@@ -73,7 +73,12 @@ def span_text(first: int, last: int) -> str:
 
 def list_text(values: Sequence[int], limit: int = 6) -> str:
     """0–7, or 1, 3, 5, … 31: consecutive runs joined, a long irregular list cut short."""
-    runs = lane_runs([i in set(values) for i in range(max(values) + 1)]) if values else []
+    runs: list[tuple[int, int]] = []
+    for v in sorted(set(values)):
+        if runs and v == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
     parts = [span_text(a, b) for a, b in runs]
     if len(parts) > limit:
         return ", ".join(parts[:limit - 1]) + ", …, " + parts[-1]

@@ -126,7 +126,7 @@ def quiet_lanes(b: br.Branching) -> int:
 
 
 def has_idle_lanes(facts, m) -> bool:
-    return quiet_lanes(facts.solved.data["branch"]) > 0
+    return facts.solved.data["ctx"]["quiet"] > 0
 
 
 def is_stride(facts, m) -> bool:
@@ -137,7 +137,7 @@ def d1_trap(facts, m) -> bool:
     """D-1's trap is in these numbers: a partial or emptied warp, lanes alternating in every
     warp, or a condition that splits the block but never a warp."""
     b = facts.solved.data["branch"]
-    return (quiet_lanes(b) > 0 or facts.params.get("kind") == "stride"
+    return (facts.solved.data["ctx"]["quiet"] > 0 or facts.params.get("kind") == "stride"
             or (b.divergent_warps == 0 and b.then_warps and b.else_warps))
 
 
@@ -200,7 +200,7 @@ class BranchFromCode(CodeFamily):
     def situation(self, params, solved) -> str:
         """Which of the cell's traps these numbers hold (see `d1_trap`)."""
         b = solved.data["branch"]
-        if quiet_lanes(b):
+        if solved.data["ctx"]["quiet"]:
             return "exit" if "n" in params else "tail"
         if params.get("kind") == "stride":
             return "stride"
@@ -254,7 +254,7 @@ class BranchFromCode(CodeFamily):
             Misconception("active_as_divergent", {"divergent_warps": b.then_warps}),
             Misconception("parity_no_divergence", {"divergent_warps": 0}),
             Misconception("tail_as_divergent" if "n" not in params else "exited_as_divergent",
-                          {"divergent_warps": b.divergent_warps + quiet_lanes(b)}),
+                          {"divergent_warps": b.divergent_warps + solved.data["ctx"]["quiet"]}),
             Misconception("full_warps_only", {"then_warps": b.all_take_warps}),
             Misconception("threads_for_warps", {"divergent_warps": b.threads_taking}),
         ]
@@ -325,6 +325,6 @@ def _paths_cache(c, b):
 
     def paths(block: int) -> list[str]:
         if block not in seen:
-            seen[block] = br.lane_paths(c, b.cond, b.exit, block)
+            seen[block] = br.lane_paths(c, b.cond, b.exit, block, b)
         return seen[block]
     return paths

@@ -16,6 +16,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from quizgen.engine import branches as br
 from quizgen.engine import code_steps as cs
 from quizgen.engine.derivation import Step
@@ -67,16 +69,19 @@ def _lane_trips(c, lw):
 
     def trips(block: int) -> list[list[int]]:
         if block not in seen:
-            seen[block] = br.lane_trips(c, lw.trip, block)
+            seen[block] = br.lane_trips(c, lw.trip, block, lw)
         return seen[block]
     return trips
 
 
 def loop_rows(trips: list[int], top: int) -> list[str]:
     """A warp's lanes by iteration: "R" runs iteration k, "D" has finished, "." is absent."""
-    lanes = list(trips) + [None] * (WARP - len(trips))
-    return ["".join("." if t is None else "R" if t >= k else "D" for t in lanes)
-            for k in range(1, top + 1)]
+    lanes = np.full(WARP, -1, dtype=np.int64)
+    lanes[:len(trips)] = trips
+    k = np.arange(1, top + 1)[:, None]
+    codes = np.where(lanes < 0, ord("."), np.where(lanes >= k, ord("R"), ord("D"))).astype(np.uint8)
+    text = codes.tobytes().decode("ascii")
+    return [text[i * WARP:(i + 1) * WARP] for i in range(top)]
 
 
 @register
@@ -203,7 +208,7 @@ class LoopFromCode(CodeFamily):
         if trips is None:
             c, lw = _loop(tuple(params["block"]), params.get("grid", 1), tuple(params["lets"]),
                           params["trip"])
-            trips = br.lane_trips(c, lw.trip, b)[w]
+            trips = br.lane_trips(c, lw.trip, b, lw)[w]
         top = max(trips) if trips else 0
         rows = loop_rows(trips, min(max(top, 1), 40))
         return {"kind": "lane_grid", "legend": "loop", "rows": rows, "title": "lanes.title_loop",
@@ -225,7 +230,7 @@ def _warp_efficiency_step(lw: br.LoopWarps, w: int) -> Step:
 
 def loop_context(params: dict[str, Any], lw: br.LoopWarps, w: int) -> dict[str, Any]:
     la = lw.launch
-    trips = br.lane_trips(lw.code, lw.trip, 0)[w]
+    trips = br.lane_trips(lw.code, lw.trip, 0, lw)[w]
     t_max = max(trips)
     ctx = {"T": la.threads_per_block, "W": la.warps_per_block, "G": la.blocks,
            "W_grid": la.grid_warps, "k": w, "t_min": min(trips), "t_max": t_max,
