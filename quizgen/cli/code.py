@@ -41,12 +41,15 @@ IterationOpt = Annotated[Optional[int], typer.Option(
 
 
 def _emit(data: dict[str, Any] | None, solution, lang: str, title: str, as_json: bool) -> None:
-    from quizgen.cli.calculators import _emit_json, _emit_text
-
+    """One JSON object, or the worked solution as text (as every calculator prints)."""
     if as_json:
-        _emit_json(data or {})
-    else:
-        _emit_text(solution, lang, title)
+        import json
+
+        typer.echo(json.dumps(data or {}, ensure_ascii=False))
+        return
+    from quizgen.render.text import render_solution
+
+    typer.echo(render_solution(solution, lang, "txt", title=title).rstrip())
 
 
 def _pair(field: str, text: str | None, *, count: int = 2) -> list[int] | None:
@@ -205,15 +208,16 @@ def barrier_command(
 
 
 def _waits(arrivals: str, weights: str | None, unit: str, lang: str, as_json: bool) -> None:
-    from quizgen.cli.calculators import number
     from quizgen.engine.barrier import MAX_ARRIVALS, barrier_wait
+    from quizgen.grade.parse import MAX_SCALAR, read_number
     from quizgen.render.code_calculators import code_title, wait_solution
 
     if len(arrivals) > 20 * MAX_ARRIVALS:
         raise QuizgenError(f"at most {MAX_ARRIVALS:,} arrivals", field="arrivals")
     if len(unit) > 12 or not unit.strip() or any(ch in unit for ch in "{}<>"):
         raise QuizgenError(f"got {unit!r}; expected a short unit such as cycles, ns or µs", field="unit")
-    times = [number(f"arrivals {i + 1}", t.strip()) for i, t in enumerate(arrivals.split(","))]
+    times = [read_number(f"arrivals {i + 1}", t.strip(), minimum=0, maximum=MAX_SCALAR,
+                         expected="a time ≥ 0") for i, t in enumerate(arrivals.split(","))]
     counts = None
     if weights is not None:
         counts = _pair("weights", weights, count=len(weights.split(",")))
