@@ -127,7 +127,7 @@ def test_d3_reductions_by_a_loop_over_threads(level):
         s, adding, warps = issued(p.params["kind"])[p.params["iteration"] - 1]
         assert s == p.params["stride"]
         div = sum(1 for w in warps if sum(1 for t in adding if t // WARP == w) < WARP)
-        assert (p.answers["active_threads"], p.answers["adding_warps"], p.answers["divergent_warps"],
+        assert (p.answers["active_threads"], p.answers["adding_warps"], p.answers["block_divergent"],
                 p.answers["grid_divergent"]) == (len(adding), len(warps), div, G * div)
 
 

@@ -239,9 +239,10 @@ def runs_text(values: Sequence[int], limit: int = 6) -> str:
 
 def loop_groups(lw: br.LoopWarps) -> list[dict[str, Any]]:
     la = lw.launch
-    keys = np.stack([lw.t_min, lw.t_max, lw.t_sum], axis=-1).reshape(-1, 3)
-    return [{"t_min": t_min, "t_max": t_max, "S": S, "count": len(flat), **members(flat, la)}
-            for (t_min, t_max, S), flat in groups(keys, la)]
+    keys = np.stack([lw.t_min, lw.t_max], axis=-1).reshape(-1, 2)
+    sums = lw.t_sum.reshape(-1)
+    return [{"t_min": t_min, "t_max": t_max, "S": int(sums[flat[0]]), "count": len(flat),
+             **members(flat, la)} for (t_min, t_max), flat in groups(keys, la)]
 
 
 def loop_steps(lw: br.LoopWarps, trips_of: Any, *, limit: int = 6) -> list[Step]:

@@ -88,6 +88,12 @@ def _cond_level2(dx: int, dy: int) -> list[tuple[str, list[str], str]]:
         out.append(("cols", [], f"threadIdx.x < {k}"))
         out.append(("cols", [], f"threadIdx.x >= {k}"))
     out += [("rows", [], "threadIdx.y % 2 == 0"), ("stride", [], "(threadIdx.x + threadIdx.y) % 2 == 0")]
+    for k in range(8, dx * dy, 24):
+        if k % 32:
+            out.append(("linear", [], f"threadIdx.y * blockDim.x + threadIdx.x < {k}"))
+    for k in sorted({dx // 3, dx // 2 + 4, dx - 4} - {0}):
+        if k % 32:
+            out.append(("cols", [], f"threadIdx.x < {k} && threadIdx.y % 2 == 0"))
     for k in (8, 16, 24):
         out.append(("transposed", [f"int idx = threadIdx.y + {dy} * threadIdx.x"], f"idx % 32 < {k}"))
     return out
@@ -189,8 +195,8 @@ class BranchFromCode(CodeFamily):
             return False                 # every thread on one side: no branch to speak of
         if "n" in params and params["n"] % WARP == 0:
             return False                 # level 3 is about the boundary warp's gone lanes
-        if "warp" in params and not solved.data["wb"].take:
-            return False                 # the named warp works on the if-path
+        if "warp" in params and not 0 < solved.data["wb"].take < WARP:
+            return False                 # the named warp works on the if-path, and not all of it
         return super().in_cell(params, gpu, solved)
 
     def variant(self, params) -> str:
@@ -273,6 +279,10 @@ class BranchFromCode(CodeFamily):
                Misconception("active_warp_share", {"simd_efficiency": b.then_warps / b.launch.grid_warps})]
         if wb.reach and wb.reach < WARP:
             out.append(Misconception("present_lanes", {"simd_efficiency": wb.take / wb.reach}))
+        dx = b.launch.block[0]
+        if dx != WARP and wb.take <= dx and "warp" in params:
+            out.append(Misconception("row_as_warp", {"simd_efficiency": wb.take / dx}))
+        out.append(Misconception("lanes_over_block", {"simd_efficiency": wb.take / T}))
         costs = params.get("costs")
         if costs:
             c_t, c_e = costs

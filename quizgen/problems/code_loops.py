@@ -260,9 +260,9 @@ class ReductionFromCode(CodeFamily):
     answer_specs = {
         "active_threads": sp.count("threads", "block", "stride"),
         "adding_warps": sp.count("warps", "active_threads"),
-        "divergent_warps": sp.count("warps", "block", "stride"),
-        "grid_divergent": sp.count("warps", "divergent_warps", "grid",
-                                   compute=lambda v, gpu: v["divergent_warps"] * v["grid"]),
+        "block_divergent": sp.count("warps", "block", "stride"),
+        "grid_divergent": sp.count("warps", "block_divergent", "grid",
+                                   compute=lambda v, gpu: v["block_divergent"] * v["grid"]),
         "first_divergent": sp.count("", "block"),
         "issued_interleaved": sp.count("instructions", "block"),
         "issued_sequential": sp.count("instructions", "block"),
@@ -306,7 +306,7 @@ class ReductionFromCode(CodeFamily):
             k = params["iteration"]
             s = r.at(k)
             answers = {"active_threads": s.active_threads, "adding_warps": s.active_warps,
-                       "divergent_warps": s.divergent_warps,
+                       "block_divergent": s.divergent_warps,
                        "grid_divergent": s.divergent_warps * G}
             if params["kind"] == "sequential":
                 answers["first_divergent"] = r.first_divergent
@@ -352,11 +352,11 @@ class ReductionFromCode(CodeFamily):
         stride = solved.data["reductions"][0].at(params["iteration"])
         several = sum(1 for n, p in zip(stride.active, stride.present) if 1 < n < p)
         return [
-            Misconception("divergence_per_block", {"grid_divergent": G if a["divergent_warps"] else 0}),
+            Misconception("divergence_per_block", {"grid_divergent": G if a["block_divergent"] else 0}),
             Misconception("one_lane_no_divergence", {"grid_divergent": G * several}),
             Misconception("threads_for_warps", {"grid_divergent": G * s_threads}),
             Misconception("warps_halve_too", {"grid_divergent": G * -(-s_threads // WARP)}),
-            Misconception("grid_one_block", {"grid_divergent": a["divergent_warps"]}),
+            Misconception("grid_one_block", {"grid_divergent": a["block_divergent"]}),
             Misconception("active_as_divergent", {"grid_divergent": G * s_active}),
             *self._sequential_slips(params, ctx, G),
         ]

@@ -145,18 +145,20 @@ def barrier_timeline(arrivals: Sequence[Any], weights: Sequence[int], unit: str,
     title = figure_label(lang, "barrier.title", share=percent(float(share)))
     c = Canvas(title)
     top = heading(c, title) + 14
-    scale = (RIGHT - LEFT - 6) / float(release)
+    labels = [figure_label(lang, "barrier.warp" if grouped else "barrier.thread", j=j, n=w)
+              for j, w in enumerate(weights)]
+    left = max(LEFT, max(text_width(label, 10) for label in labels) + 8)
+    scale = (RIGHT - left - 6) / float(release)
     h = 13.0 if len(times) <= 12 else 9.0
     y = top
-    for j, (t, w) in enumerate(zip(times, weights)):
-        label = figure_label(lang, "barrier.warp" if grouped else "barrier.thread", j=j, n=w)
-        c.text(LEFT - 4, y + h - 3, label, text_anchor="end", font_size="10")
-        c.rect(LEFT, y + 1, float(t) * scale, h - 2, fill=WATER, cls="qz-work")
+    for label, t in zip(labels, times):
+        c.text(left - 4, y + h - 3, label, text_anchor="end", font_size="10")
+        c.rect(left, y + 1, float(t) * scale, h - 2, fill=WATER, cls="qz-work")
         if t < release:
-            c.rect(LEFT + float(t) * scale, y + 1, float(release - t) * scale, h - 2,
+            c.rect(left + float(t) * scale, y + 1, float(release - t) * scale, h - 2,
                    fill=BINDING, fill_opacity="0.45", cls="qz-wait")
         y += h
-    x = LEFT + float(release) * scale
+    x = left + float(release) * scale
     c.line(x, top - 4, x, y + 2, stroke=BINDING, stroke_width="1.6", stroke_dasharray="3 2")
     text = figure_label(lang, "barrier.release", t=label_number(float(release)), unit=unit)
     c.text(min(x, RIGHT - text_width(text, 10)), y + 14, text, font_size="10", fill=BINDING)
