@@ -104,16 +104,16 @@ def _block_steps(la) -> list[Step]:
 # A branch
 
 
-def groups(keys: np.ndarray, la) -> list[tuple[tuple[int, ...], np.ndarray]]:
+def groups(keys: np.ndarray, la) -> list[tuple[tuple[int, ...], list[int]]]:
     """Rows of `keys` (one per warp of the launch, block-major) grouped when equal, in order of
     first appearance: (the row, the flat indices of its warps)."""
-    uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return [(tuple(int(v) for v in uniq[at]), np.flatnonzero(inverse == at))
-            for at in np.argsort(first)]
+    found: dict[tuple[int, ...], list[int]] = {}
+    for at, row in enumerate(map(tuple, keys.tolist())):
+        found.setdefault(row, []).append(at)
+    return list(found.items())
 
 
-def members(flat: np.ndarray, la) -> dict[str, Any]:
+def members(flat: list[int], la) -> dict[str, Any]:
     """Which warps a group holds, as a step's values: warp and block lists when the group is
     whole warps of whole blocks (``cross``), else (block, warp) pairs."""
     W = la.warps_per_block

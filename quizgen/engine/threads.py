@@ -175,22 +175,36 @@ class Chunk:
     env: dict[str, Any]
 
 
+class ThreadEnv(dict):
+    """The names of a chunk's threads: the index variables are made when an expression first
+    reads one (most read only threadIdx.x), the sizes are plain ints."""
+
+    def __init__(self, launch_: Launch, first: int, count: int) -> None:
+        super().__init__(warpSize=WARP)
+        for axis, b, g in zip("xyz", launch_.block, launch_.grid):
+            self[f"blockDim.{axis}"] = b
+            self[f"gridDim.{axis}"] = g
+        self._launch, self._first, self._count = launch_, first, count
+
+    def __missing__(self, name: str) -> Any:
+        la, T = self._launch, self._launch.threads_per_block
+        dx, dy, _ = la.block
+        gx, gy, _ = la.grid
+        flat = np.arange(self._count * T, dtype=np.int64)
+        if name.startswith("threadIdx."):
+            linear = flat % T if self._count > 1 else flat
+            value = {"x": linear % dx, "y": linear // dx % dy, "z": linear // (dx * dy)}[name[-1]]
+        elif name.startswith("blockIdx."):
+            block = flat // T + self._first
+            value = {"x": block % gx, "y": block // gx % gy, "z": block // (gx * gy)}[name[-1]]
+        else:
+            raise KeyError(name)
+        self[name] = value
+        return value
+
+
 def _chunk_env(c: Code, first: int, count: int) -> dict[str, Any]:
-    la = c.launch
-    T = la.threads_per_block
-    flat = np.arange(count * T, dtype=np.int64)
-    linear, block = flat % T, flat // T + first
-    dx, dy, _ = la.block
-    gx, gy, _ = la.grid
-    env: dict[str, Any] = {
-        "threadIdx.x": linear % dx, "threadIdx.y": linear // dx % dy,
-        "threadIdx.z": linear // (dx * dy),
-        "blockIdx.x": block % gx, "blockIdx.y": block // gx % gy, "blockIdx.z": block // (gx * gy),
-        "warpSize": WARP}
-    for axis, b, g in zip("xyz", la.block, la.grid):
-        env[f"blockDim.{axis}"] = b
-        env[f"gridDim.{axis}"] = g
-    return env
+    return ThreadEnv(c.launch, first, count)
 
 
 def chunks(c: Code, *, per_block: bool, only: int | None = None) -> Iterator[Chunk]:

@@ -19,9 +19,9 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from quizgen.render.canvas import (BINDING, GOOD, MASKED, WATER, WIDTH, Canvas, check_lang,
-                                   figure_label, heading, label_number, percent, text_width)
+                                   figure_label, heading, label_number, num, percent, text_width)
 from quizgen.errors import QuizgenError
-from quizgen.render.phrases import DEFAULT_LANG
+from quizgen.render.phrases import DEFAULT_LANG, labels
 
 #: Categories of a lane and their fills (None: an outline only) by legend.
 LEGENDS: dict[str, tuple[tuple[str, str | None], ...]] = {
@@ -69,27 +69,43 @@ def lane_grid(rows: Sequence[str], legend: str, lang: str = DEFAULT_LANG, *,
     h = 11.0 if len(rows) <= 16 else 8.5
     for lane in (0, 8, 16, 24, 31):
         c.text(LEFT + (lane + 0.5) * cell, top, str(lane), text_anchor="middle", font_size="10")
-    y = top + 5
+    y0 = y = top + 5
     present: set[str] = set()
+    row_text = labels(lang, "figure-label")[row_label]
     for r, row in enumerate(rows):
-        label = figure_label(lang, row_label, w=first_row + r, k=first_row + r)
-        c.text(LEFT - 4, y + h - 2, label, text_anchor="end", font_size="10",
-               font_weight="bold" if r == highlight else None)
-        for lane, code in enumerate(row):
+        c.text(LEFT - 4, y + h - 2, row_text.format(w=first_row + r, k=first_row + r),
+               text_anchor="end", font_size="10", font_weight="bold" if r == highlight else None)
+        for code, start, end in _runs(row):        # a run of equal lanes is one rectangle
             present.add(code)
             fill = fills.get(code)
-            x = LEFT + lane * cell
+            x, w = LEFT + start * cell, (end - start) * cell
             if fill is None:
-                c.rect(x + 0.8, y + 0.8, cell - 1.6, h - 1.6, fill="none", stroke="currentColor",
-                       stroke_opacity="0.35", stroke_width="0.6", cls="qz-lane-absent")
+                c.rect(x + 0.8, y + 0.8, w - 1.6, h - 1.6, fill="none", stroke="currentColor",
+                       stroke_opacity="0.35", stroke_width="0.6", stroke_dasharray="2 2",
+                       cls="qz-lane-absent")
             else:
-                c.rect(x + 0.5, y + 0.5, cell - 1, h - 1, fill=fill,
-                       fill_opacity="0.55" if code in "XD" else None, cls=f"qz-lane-{code}")
-        if r == highlight:
-            c.rect(LEFT - 1, y - 1, RIGHT - LEFT + 2, h + 2, fill="none", stroke="currentColor",
-                   stroke_width="1.8", cls="qz-highlight")
+                c.rect(x, y, w, h, fill=fill, fill_opacity="0.55" if code in "XD" else None,
+                       cls=f"qz-lane-{code}")
         y += h
+    # thin lines between the lanes and the rows, drawn once over every run
+    d = [f"M{num(LEFT + lane * cell)} {num(y0)}v{num(y - y0)}" for lane in range(1, 32)]
+    d += [f"M{num(LEFT)} {num(y0 + r * h)}h{num(RIGHT - LEFT)}" for r in range(1, len(rows))]
+    c.path("".join(d), stroke="#fff", stroke_opacity="0.8", stroke_width="1", fill="none")
+    if highlight is not None and 0 <= highlight < len(rows):
+        c.rect(LEFT - 1, y0 + highlight * h - 1, RIGHT - LEFT + 2, h + 2, fill="none",
+               stroke="currentColor", stroke_width="1.8", cls="qz-highlight")
     return c.render(_legend(c, lang, legend, present, y + 18) - 4)
+
+
+def _runs(row: str) -> list[tuple[str, int, int]]:
+    """(code, first lane, one past the last lane) for each run of equal codes in `row`."""
+    out: list[tuple[str, int, int]] = []
+    start = 0
+    for lane in range(1, len(row) + 1):
+        if lane == len(row) or row[lane] != row[start]:
+            out.append((row[start], start, lane))
+            start = lane
+    return out
 
 
 def reduction_grid(strides: Sequence[int], active: Sequence[Sequence[int]],
@@ -106,17 +122,21 @@ def reduction_grid(strides: Sequence[int], active: Sequence[Sequence[int]],
     h = 14.0
     c.text(LEFT, top, figure_label(lang, "reduction.warps", w=warps), font_size="10")
     y = top + 6
+    y0 = y
     for k, (s, row) in enumerate(zip(strides, active)):
         c.text(LEFT - 4, y + h - 3, f"s = {s}", text_anchor="end", font_size="10",
                font_weight="bold" if k + 1 == highlight else None)
-        for w, (a, p) in enumerate(zip(row, present)):
-            x = LEFT + w * cell
-            c.rect(x + 0.5, y + 0.5, cell - 1, h - 1, fill="none", stroke="currentColor",
-                   stroke_opacity="0.3", stroke_width="0.6")
-            if a:
-                colour = GOOD if a == p else BINDING
-                c.rect(x + 0.5, y + 0.5 + (h - 1) * (1 - a / 32), cell - 1, (h - 1) * a / 32,
-                       fill=colour, cls="qz-active" if a == p else "qz-divergent")
+        w = 0
+        while w < warps:                       # warps alike side by side make one bar
+            a, p = row[w], present[w]
+            end = w + 1
+            while end < warps and row[end] == a and present[end] == p:
+                end += 1
+            if a:                               # height: its adding lanes of 32, never too thin to see
+                bar = max(3.0, (h - 1) * a / 32)
+                c.rect(LEFT + w * cell, y + h - 1 - bar, (end - w) * cell, bar,
+                       fill=GOOD if a == p else BINDING, cls="qz-active" if a == p else "qz-divergent")
+            w = end
         div = sum(1 for a, p in zip(row, present) if 0 < a < p)
         act = sum(1 for a in row if a)
         c.text(RIGHT, y + h - 3, f"{act} / {div}", text_anchor="end", font_size="10",
@@ -125,13 +145,18 @@ def reduction_grid(strides: Sequence[int], active: Sequence[Sequence[int]],
             c.rect(LEFT - 1, y - 1, RIGHT - LEFT + 2, h + 2, fill="none", stroke="currentColor",
                    stroke_width="1.6", cls="qz-highlight")
         y += h
+    d = [f"M{num(LEFT + w * cell)} {num(y0)}v{num(y - y0)}" for w in range(warps + 1)]
+    d += [f"M{num(LEFT)} {num(y0 + r * h)}h{num(warps * cell)}" for r in range(len(strides) + 1)]
+    c.path("".join(d), stroke="currentColor", stroke_opacity="0.3", stroke_width="0.6", fill="none")
     y += 16
     for code, fill in (("full", GOOD), ("divergent", BINDING)):
         c.rect(LEFT, y - 9, 10, 10, fill=fill)
         c.text(LEFT + 16, y, figure_label(lang, f"reduction.{code}"), font_size="11")
         y += 16
-    c.text(LEFT, y, figure_label(lang, "reduction.columns"), font_size="11")
-    return c.render(y + 8)
+    for key in ("reduction.height", "reduction.columns"):
+        c.text(LEFT, y, figure_label(lang, key), font_size="11")
+        y += 16
+    return c.render(y - 8)
 
 
 def barrier_timeline(arrivals: Sequence[Any], weights: Sequence[int], unit: str,
