@@ -120,11 +120,17 @@ def members(flat: list[int], la) -> dict[str, Any]:
     blocks = sorted({int(f) // W for f in flat})
     warps = sorted({int(f) % W for f in flat})
     pairs = [(int(f) // W, int(f) % W) for f in flat]
-    cross = len(blocks) * len(warps) == len(flat)
-    shown = ", ".join(f"({b}, {w})" for b, w in pairs[:4]) + (", …" if len(pairs) > 4 else "")
+    by_block: dict[int, list[int]] = {}
+    for b, w in pairs:
+        by_block.setdefault(b, []).append(w)
+    same: dict[tuple[int, ...], list[int]] = {}      # blocks that hold the same warps of it
+    for b, ws in by_block.items():
+        same.setdefault(tuple(ws), []).append(b)
+    parts = [[list_text(ws), list_text(bs), len(ws), len(bs)] for ws, bs in same.items()]
     return {"n_w": len(flat), "n_k": len(warps), "n_b": len(blocks), "warps": list_text(warps),
-            "blocks": list_text(blocks), "all_blocks": len(blocks) == la.blocks, "cross": cross,
-            "pairs": shown, "G": la.blocks, "k": pairs[0][1], "example": pairs[0]}
+            "blocks": list_text(blocks), "all_blocks": len(blocks) == la.blocks,
+            "parts": parts[:3], "more_parts": len(parts) > 3, "G": la.blocks, "k": pairs[0][1],
+            "example": pairs[0]}
 
 
 def split_groups(b: br.Branching) -> list[dict[str, Any]]:
@@ -169,7 +175,7 @@ def branch_steps(b: br.Branching, paths_of: Any, *, limit: int = 8) -> list[Step
         blk, w = g["example"]
         paths = paths_of(blk)[w]
         values = {key: g[key] for key in ("n_r", "n_t", "n_p", "n_w", "n_k", "n_b", "warps", "k",
-                                          "blocks", "all_blocks", "cross", "pairs", "G")}
+                                          "blocks", "all_blocks", "parts", "more_parts", "G")}
         values.update(n_x=g["n_p"] - g["n_r"], flat=la.block[1] * la.block[2] > 1,
                       cond=b.cond.text, take=taking_text(paths, w), other=taking_text(paths, w, "E"),
                       first=WARP * w, last=WARP * w + g["n_p"] - 1)
@@ -254,7 +260,7 @@ def loop_steps(lw: br.LoopWarps, trips_of: Any, *, limit: int = 6) -> list[Step]
     for g in found[:limit]:
         blk, w = g["example"]
         values = {key: g[key] for key in ("t_min", "t_max", "S", "n_w", "n_k", "n_b", "warps", "k",
-                                          "blocks", "all_blocks", "cross", "pairs", "G")}
+                                          "blocks", "all_blocks", "parts", "more_parts", "G")}
         values["trips"] = runs_text(trips_of(blk)[w])
         steps.append(Step("code_loop_warp", "loop_divergent_iterations", values,
                           g["t_max"] - g["t_min"], "iterations",
