@@ -68,6 +68,7 @@ CALCULATORS = [
     "divergence --if threadIdx.x<16 --block 100 --warp 3",
     "divergence --loop 5-(i%3) --let i=threadIdx.x --block 256 --iteration 4 --warp 2",
     "divergence --loop threadIdx.x --block 64",
+    "divergence --loop 2+threadIdx.x/32 --block 128",
     "divergence --reduction interleaved --block 256 --grid 4 --iteration 3",
     "divergence --reduction sequential --block 96",
     "barrier --arrivals 2.0,2.3,3.0,2.8,2.4,1.9,2.6,2.9 --unit µs",
