@@ -179,7 +179,7 @@ def test_d5_barriers_by_each_threads_writer(level):
 
 @pytest.mark.parametrize("cell", ["D-1", "D-2", "D-3", "D-5"])
 def test_the_code_is_a_fenced_block_on_cards_and_its_expression_is_in_it(cell):
-    from quizgen.export.cards import question_html
+    from quizgen.render.cards import question_html
 
     for level in (1, 2, 3):
         p = generate_one(cell, level=level, seed=0, lang="hinglish")

@@ -13,9 +13,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from quizgen.cli.options import DEFAULT_LANG, JsonOpt, LangOpt, check_lang
+from quizgen.cli.options import JsonOpt, LangOpt, check_lang
 from quizgen.cli.root import app
 from quizgen.errors import QuizgenError
+from quizgen.languages import DEFAULT_LANG
 
 IfOpt = Annotated[Optional[str], typer.Option(
     "--if", help="A condition over thread indices, as CUDA writes it: 'threadIdx.x < 40 || threadIdx.x >= 104', "
@@ -209,7 +210,8 @@ def barrier_command(
 
 def _waits(arrivals: str, weights: str | None, unit: str, lang: str, as_json: bool) -> None:
     from quizgen.engine.barrier import MAX_ARRIVALS, barrier_wait
-    from quizgen.grade.parse import MAX_SCALAR, read_number
+    from quizgen.grade.parse import read_number
+    from quizgen.grade.reading import MAX_SCALAR
     from quizgen.render.code_calculators import code_title, wait_solution
 
     if len(arrivals) > 20 * MAX_ARRIVALS:

@@ -60,7 +60,6 @@ _TOKEN = re.compile(r"""
 _LEVELS: tuple[tuple[str, ...], ...] = (
     ("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="),
     ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
-_LEVEL_OF = {op: i for i, ops in enumerate(_LEVELS) for op in ops}
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import numpy as np
 from quizgen.engine import branches as br
 from quizgen.engine.derivation import Step
 from quizgen.engine.threads import WARP
+from quizgen.engine.arith import ceiling
 
 #: Formulas of this module: name → (sympy source, {symbol: meaning}).
 FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
@@ -303,8 +304,8 @@ def stride_steps(r: br.Reduction, k: int) -> list[Step]:
     T = r.threads
     inter = r.kind == "interleaved"
     values = {"T": T, "s": s.stride, "k": k, "two_s": 2 * s.stride}
-    active = (-(-T // (2 * s.stride))) if inter else min(s.stride, T)
-    warps = -(-T // max(2 * s.stride, WARP)) if inter else -(-min(s.stride, T) // WARP)
+    active = ceiling(T, 2 * s.stride) if inter else min(s.stride, T)
+    warps = ceiling(T, max(2 * s.stride, WARP)) if inter else ceiling(min(s.stride, T), WARP)
     steps = [
         Step("code_red_threads",
              ("interleaved_active" if inter else "sequential_active")

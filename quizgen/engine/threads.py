@@ -21,10 +21,12 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from quizgen.engine import cexpr
+from quizgen.engine.arith import ceiling
 from quizgen.engine.cexpr import Definition, EvalError, Expr
+from quizgen.engine.warps import WARP_SIZE
 from quizgen.errors import QuizgenError, require_int
 
-WARP = 32
+WARP = WARP_SIZE
 #: CUDA's limits on a block (threads, and each side) and on the grid's sides.
 MAX_BLOCK_THREADS = 1024
 MAX_BLOCK_DIMS = (1024, 1024, 64)
@@ -70,7 +72,7 @@ class Launch:
 
     @property
     def warps_per_block(self) -> int:
-        return -(-self.threads_per_block // WARP)
+        return ceiling(self.threads_per_block, WARP)
 
     @property
     def blocks(self) -> int:

@@ -25,8 +25,9 @@ from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.code_families import CodeFamily
 from quizgen.problems.registry import register
+from quizgen.engine.arith import ceiling
+from quizgen.engine.threads import WARP
 
-WARP = 32
 
 #: Offsets of the threads' (or warps') arrivals, in steps: the last one arrives latest.
 ARRIVAL_SHAPES = ((0, 3, 10, 8, 4, -1, 6, 9), (5, 0, 2, 12, 7, 3, 1, 6), (2, 2, 9, 4, 0, 7, 3, 5),
@@ -63,7 +64,7 @@ class BarrierWaiting(CodeFamily):
                             yield {"arrivals": arrivals_of(shape, n, base, step)}
             return
         for T in (100, 136, 200, 232, 168, 240):
-            W = -(-T // WARP)
+            W = ceiling(T, WARP)
             for shape in ARRIVAL_SHAPES:
                 for base in (400, 500, 600):
                     for step in (20, 40, 60):
@@ -195,7 +196,7 @@ class BarrierNeeded(CodeFamily):
     main_answer = ""            # the barrier is one of named options, written by the writer
     answer_specs = {
         "barrier": sp.choice("block", "partner"),
-        "warps": sp.count("warps", "block", compute=lambda v, gpu: -(-_threads(v["block"]) // WARP)),
+        "warps": sp.count("warps", "block", compute=lambda v, gpu: ceiling(_threads(v["block"]), WARP)),
         "cross_warp_reads": sp.count("threads", "block", "partner"),
     }
 

@@ -29,8 +29,9 @@ from quizgen.problems.base import Misconception, Solved, distinct_wrong
 from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.problems.registry import register
 from quizgen.problems.warp_families import EngineFamily
+from quizgen.engine.arith import ceiling
+from quizgen.engine.threads import WARP
 
-WARP = 32
 GLOBAL_INDEX = "int i = blockIdx.x * blockDim.x + threadIdx.x"
 
 
@@ -155,7 +156,7 @@ class BranchFromCode(CodeFamily):
     cell = "D-1"
     main_answer = "divergent_warps"
     answer_specs = {
-        "warps": sp.count("warps", "block", compute=lambda v, gpu: -(-_threads(v["block"]) // WARP)),
+        "warps": sp.count("warps", "block", compute=lambda v, gpu: ceiling(_threads(v["block"]), WARP)),
         "grid_warps": sp.count("warps", "grid", "warps",
                                compute=lambda v, gpu: v["grid"] * v["warps"]),
         "then_warps": sp.count("warps", "block", "cond"),
@@ -185,7 +186,7 @@ class BranchFromCode(CodeFamily):
                 for n in range(T + 36, 12 * T, T // 2 + 7):
                     for cond in _cond_level3():
                         for costs in ((20, 12), (30, 30), (16, 40)):
-                            yield {"block": [T, 1, 1], "grid": -(-n // T), "lets": [GLOBAL_INDEX],
+                            yield {"block": [T, 1, 1], "grid": ceiling(n, T), "lets": [GLOBAL_INDEX],
                                    "n": n, "exit": "i >= n", "cond": cond, "costs": list(costs),
                                    "kind": "grid"}
 
@@ -268,7 +269,7 @@ class BranchFromCode(CodeFamily):
         if wb is not None:
             out += self._warp_misconceptions(params, b, wb, a)
         if "grid_warps" in a:
-            out.append(Misconception("warps_of_the_data", {"grid_warps": -(-params["n"] // WARP)}))
+            out.append(Misconception("warps_of_the_data", {"grid_warps": ceiling(params["n"], WARP)}))
         return out
 
     @staticmethod

@@ -25,8 +25,9 @@ from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
 from quizgen.problems.code_families import GLOBAL_INDEX, CodeFamily, launch_code
 from quizgen.problems.registry import register
+from quizgen.engine.arith import ceiling
+from quizgen.engine.threads import WARP
 
-WARP = 32
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,7 +295,7 @@ class ReductionFromCode(CodeFamily):
             inter, seq = _reduction("interleaved", T), _reduction("sequential", T)
             answers = {"issued_interleaved": inter.issued, "issued_sequential": seq.issued,
                        "grid_saved": (inter.issued - seq.issued) * G}
-            data["ctx"] = {"T": T, "G": G, "W": -(-T // WARP), "I_int": inter.issued,
+            data["ctx"] = {"T": T, "G": G, "W": ceiling(T, WARP), "I_int": inter.issued,
                            "I_seq": seq.issued, "n_it": len(inter.strides),
                            "U": inter.useful, "eff_int": inter.efficiency, "eff_seq": seq.efficiency}
             data["reductions"] = (inter, seq)
@@ -310,7 +311,7 @@ class ReductionFromCode(CodeFamily):
                        "grid_divergent": s.divergent_warps * G}
             if params["kind"] == "sequential":
                 answers["first_divergent"] = r.first_divergent
-            data["ctx"] = {"T": T, "G": G, "W": -(-T // WARP), "it": k, "s": s.stride,
+            data["ctx"] = {"T": T, "G": G, "W": ceiling(T, WARP), "it": k, "s": s.stride,
                            "two_s": 2 * s.stride, "n_it": len(r.strides),
                            "first": r.first_divergent, "full": s.full_warps,
                            "prev": r.at(k - 1).active_warps if k > 1 else None}
@@ -355,7 +356,7 @@ class ReductionFromCode(CodeFamily):
             Misconception("divergence_per_block", {"grid_divergent": G if a["block_divergent"] else 0}),
             Misconception("one_lane_no_divergence", {"grid_divergent": G * several}),
             Misconception("threads_for_warps", {"grid_divergent": G * s_threads}),
-            Misconception("warps_halve_too", {"grid_divergent": G * -(-s_threads // WARP)}),
+            Misconception("warps_halve_too", {"grid_divergent": G * ceiling(s_threads, WARP)}),
             Misconception("grid_one_block", {"grid_divergent": a["block_divergent"]}),
             Misconception("active_as_divergent", {"grid_divergent": G * s_active}),
             *self._sequential_slips(params, ctx, G),

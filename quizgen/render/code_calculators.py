@@ -15,8 +15,8 @@ from quizgen.engine import code_steps as cs
 from quizgen.problems.model import Solution
 from quizgen.render.phrases import phrase
 from quizgen.render.solution import solution_steps
+from quizgen.engine.threads import WARP
 
-WARP = 32
 
 
 def _p(lang: str, key: str, **ctx: Any) -> str:
