@@ -21,7 +21,8 @@ from typing import Any, Sequence
 from quizgen.render.canvas import (BINDING, GOOD, MASKED, WATER, WIDTH, Canvas, check_lang,
                                    figure_label, heading, label_number, num, percent, text_width)
 from quizgen.errors import QuizgenError
-from quizgen.render.phrases import DEFAULT_LANG, labels
+from quizgen.languages import DEFAULT_LANG
+from quizgen.render.phrases import labels
 
 #: Categories of a lane and their fills (None: an outline only) by legend.
 LEGENDS: dict[str, tuple[tuple[str, str | None], ...]] = {
