@@ -16,10 +16,11 @@ from quizgen.problems import LEVELS, check_level, draw, families, family, resolv
 from quizgen.problems.base import problem_id
 from quizgen.problems.model import Problem
 from quizgen.render.choices import build_choices
-from quizgen.render.phrases import DEFAULT_LANG, LANGS, book
+from quizgen.render.phrases import book
+from quizgen.languages import DEFAULT_LANG, LANGS
 from quizgen.render.writers import writer_for
 
-__all__ = ["CELLS", "LANGS", "LEVELS", "families", "family", "generate", "generate_one",
+__all__ = ["CELLS", "LEVELS", "families", "family", "generate", "generate_one",
            "resolve_named_gpu"]
 
 

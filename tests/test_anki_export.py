@@ -312,7 +312,7 @@ def test_the_private_genanki_method_the_notes_override_is_still_there_and_called
 
     import genanki
 
-    from quizgen.export.anki.shared import _note_class
+    from quizgen.export.anki.shared import note_class
 
     assert callable(getattr(genanki.Note, "_check_invalid_html_tags_in_fields", None))
     assert "self._check_invalid_html_tags_in_fields()" in inspect.getsource(genanki.Note.write_to_db)
@@ -321,7 +321,7 @@ def test_the_private_genanki_method_the_notes_override_is_still_there_and_called
         genanki.Note(model=A.note_model("concept"), fields=fields)._check_invalid_html_tags_in_fields()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _note_class()(model=A.note_model("concept"), fields=fields)._check_invalid_html_tags_in_fields()
+        note_class()(model=A.note_model("concept"), fields=fields)._check_invalid_html_tags_in_fields()
 
 
 def test_note_type_ids_are_fixed_and_distinct():
@@ -525,7 +525,7 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
                         problem = generate_one(cell, level=level, seed=seed, lang="en", gpu=gpu)
                     except QuizgenError:
                         continue
-                    assert cheap(slot, seed) == P._same_problem_key(problem), (cell, level, seed, gpu)
+                    assert cheap(slot, seed) == P.same_problem_key(problem), (cell, level, seed, gpu)
 
 
 def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts():
@@ -547,7 +547,7 @@ def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts()
             with_choices += bool(full.choices)
             assert dataclasses.replace(full, choices=[], mcq_stem="") == worked, (cell, level)
             slot = Slot(cell, level, 0, "hinglish", None, 3)
-            assert P._cheap_key(generate_worked)(slot, 3) == P._same_problem_key(worked)
+            assert P._cheap_key(generate_worked)(slot, 3) == P.same_problem_key(worked)
     assert with_choices > len(CELLS)      # the full problems did have options to leave out
 
 

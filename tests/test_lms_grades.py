@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from conftest import make_class
 from quizgen.cli import app
-from quizgen.export.sheet import Student
+from quizgen.recipes import Student
 
 runner = CliRunner()
 

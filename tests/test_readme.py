@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from quizgen.problems import CELLS
+
 from conftest import REPO
 
 README = REPO / "README.md"
@@ -344,7 +346,7 @@ def test_setup_lines_on_the_system_python(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert (clone / "quizgen-course.apkg").stat().st_size > 100_000
     # the deck's summary is its last line (pip's lines come before it), progress on stderr
-    assert re.match(r"\d+ notes, \d+ cards, 32 cells", done.stdout.splitlines()[-1]), done.stdout
+    assert re.match(rf"\d+ notes, \d+ cards, {len(CELLS)} cells", done.stdout.splitlines()[-1]), done.stdout
     assert re.search(r"^deck: [\d,]+/[\d,]+ problems", done.stderr, re.M) or \
         "notes" not in done.stderr
     venv = clone / ".venv" / "bin"

@@ -15,7 +15,7 @@ import pytest
 
 from quizgen.errors import QuizgenError
 from quizgen.export import anki as A
-from quizgen.export import skills as S
+from quizgen.export.anki import skills as S
 from quizgen.grade.compare import compare
 from quizgen.recipes import load_deck_recipe, recipe_from_dict
 

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import LANG_CHOICES, LANGS
+from quizgen.cli.options import LANG_CHOICES
+from quizgen.languages import LANGS
 
 _SUFFIXES = {"moodle": ".xml", "gift": ".txt", "qti": ".zip"}
 

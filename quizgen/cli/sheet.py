@@ -68,7 +68,7 @@ def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[i
     """The paper's name for the builder (``letter`` → ``us-letter``), after checking --paper,
     --versions and --roster (one error line each)."""
     from quizgen.errors import QuizgenError
-    from quizgen.recipes import MAX_STUDENTS
+    from quizgen.manifest import MAX_STUDENTS
 
     paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
     if paper_name is None:
@@ -84,7 +84,8 @@ def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[i
 def _exam_recipe(recipe: Optional[str], lang: Optional[str], shuffle: Optional[bool], **cover):
     """The exam recipe read, with the command line's --lang, --shuffle and cover fields."""
     from quizgen.errors import QuizgenError
-    from quizgen.recipes import LANGS, load_exam_recipe
+    from quizgen.recipes import load_exam_recipe
+    from quizgen.languages import LANGS
 
     the_recipe = load_exam_recipe(recipe)
     if lang is not None:

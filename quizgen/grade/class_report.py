@@ -9,7 +9,7 @@ language; nothing is computed again.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, ItemStats, grade_band
@@ -206,14 +206,3 @@ def analysis_markdown(analysis: ClassAnalysis, students: Sequence[StudentResult]
 
     return template("grade/analysis.md.j2").render(words=_words(lang),
                                                    v=view(analysis, students, lang))
-
-
-def bands_of(manifest: Mapping[str, Any]) -> list[tuple[str, float]]:
-    """The recipe's grade bands from the manifest (``[grades] A = 85 …``), highest first."""
-    recipe = manifest.get("recipe")
-    raw = recipe.get("grades") if isinstance(recipe, Mapping) else None
-    if not isinstance(raw, Mapping):
-        return []
-    return sorted(((str(k), float(v)) for k, v in raw.items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)),
-                  key=lambda b: -b[1])

@@ -9,14 +9,11 @@ whose value the student's numbers do not match is pointed at.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from quizgen.grade.judge import Box, compared, same, same_number
+from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import as_fraction, humanize
 from quizgen.problems.specs import NUMERIC_KINDS
-
-if TYPE_CHECKING:
-    from quizgen.grade.prepared import Prepared
 
 # Worked-solution step formulas that compute an answer key under another name.
 _STEP_KEYS = {"warps_per_block": "warps", "regs_per_block_allocated": "regs_per_block",

@@ -18,7 +18,9 @@ from quizgen.errors import QuizgenError
 from quizgen.grade.notes import note_text
 from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
                                    fraction_text, humanize, shorten)
+from quizgen.grade.graded import GradedClass
 from quizgen.grade.sheet import AnswerSheet, SheetRow
+from quizgen.manifest import Manifest
 
 __all__ = ["write_all", "results_csv", "feedback_page", "class_report", "points_text",
            "feedback_names"]
@@ -73,23 +75,6 @@ def _template(name: str):
 # results.csv
 
 
-def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[str]:
-    """Every answer box of the exam, Q<number>.<key>, in question-number order (a shuffled
-    exam's papers print their questions in orders of their own)."""
-    by_number: dict[int, dict[str, None]] = {}
-    for student in manifest.get("students", []):
-        for j, question in enumerate(student.get("questions", []), start=1):
-            number = question.get("number", j)
-            for key in question.get("asked") or list(question.get("answers", {})):
-                by_number.setdefault(int(number), {})[f"Q{number}.{key}"] = None
-    columns = [c for number in sorted(by_number) for c in by_number[number]]
-    for student in students:
-        for box in student.boxes:
-            if box.column not in columns:
-                columns.append(box.column)
-    return columns
-
-
 #: Statuses a teacher should look at: the answer could not be read, or its column is missing.
 REVIEW = ("invalid", "missing")
 
@@ -138,12 +123,9 @@ def feedback_names(students: Sequence[StudentResult]) -> list[str]:
 class _Solutions:
     """Worked solutions of the manifest's problems, rendered once each, in the page language."""
 
-    def __init__(self, manifest: Mapping[str, Any], lang: str, fmt: str) -> None:
+    def __init__(self, manifest: Manifest, lang: str, fmt: str) -> None:
         self.lang, self.fmt = lang, fmt
-        self.problems: dict[str, Mapping[str, Any]] = {}
-        for student in manifest.get("students", []):
-            for question in student.get("questions", []):
-                self.problems.setdefault(str(question.get("id", "")), question)
+        self.problems: dict[str, Mapping[str, Any]] = manifest.problems()
         self.cache: dict[str, str] = {}
         self.words: dict[str, tuple[str, list[str]] | None] = {}
 
@@ -355,48 +337,43 @@ def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, An
 # Everything, into one folder
 
 
-def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
-              students: Sequence[StudentResult], issues: Sequence[FileIssue],
-              unmatched: Sequence[SheetRow], *, invalid: str, lang: str,
-              fmt: str = "md", progress: Callable[[int, int], None] | None = None) -> list[str]:
-    """Write results.csv, feedback/, report.md (and unmatched.csv) into `out`; their names.
+def write_all(out: Path, graded: GradedClass, *, fmt: str = "md",
+              progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """Write results.csv, feedback/, report.md (and unmatched.csv), analysis.csv,
+    misconceptions.csv and class-report.html of `graded` into `out`; their names.
     `progress(pages done, pages)` is told after each feedback page."""
-    recipe = manifest.get("recipe")
-    title = str(recipe.get("title", "")) if isinstance(recipe, Mapping) else ""
-    columns = answer_columns(students, manifest)
     from quizgen.grade import class_report as CR
-    from quizgen.grade.analysis import analyse_class
 
-    bands = CR.bands_of(manifest)
-    analysis = analyse_class(students, columns, manifest, bands)
+    students, lang, title = graded.students, graded.lang, graded.title
     written = []
-    (out / "results.csv").write_text(results_csv(students, columns, bands), encoding="utf-8",
-                                     newline="")
+    (out / "results.csv").write_text(results_csv(students, graded.columns, graded.bands),
+                                     encoding="utf-8", newline="")
     written.append("results.csv")
     folder = out / "feedback"
     folder.mkdir()
-    solutions = _Solutions(manifest, lang, fmt)
+    solutions = _Solutions(graded.manifest, lang, fmt)
     for done, (stem, student) in enumerate(zip(feedback_names(students), students), start=1):
-        page = feedback_page(student, solutions, lang=lang, invalid=invalid, fmt=fmt, title=title)
+        page = feedback_page(student, solutions, lang=lang, invalid=graded.invalid, fmt=fmt,
+                             title=title)
         (folder / f"{stem}.{fmt}").write_text(page, encoding="utf-8")
         if progress is not None:
             progress(done, len(students))
     written.append("feedback")
-    if unmatched:
-        (out / "unmatched.csv").write_text(unmatched_csv(sheet, unmatched), encoding="utf-8",
-                                           newline="")
+    if graded.unmatched:
+        (out / "unmatched.csv").write_text(unmatched_csv(graded.sheet, graded.unmatched),
+                                           encoding="utf-8", newline="")
         written.append("unmatched.csv")
     (out / "report.md").write_text(
-        class_report(students, issues, len(unmatched), columns, lang=lang, invalid=invalid,
-                     title=title) + "\n" + CR.analysis_markdown(analysis, students, lang=lang),
-        encoding="utf-8")
+        class_report(students, graded.issues, len(graded.unmatched), graded.columns, lang=lang,
+                     invalid=graded.invalid, title=title)
+        + "\n" + CR.analysis_markdown(graded.analysis, students, lang=lang), encoding="utf-8")
     written.append("report.md")
-    (out / "analysis.csv").write_text(CR.analysis_csv(analysis, lang), encoding="utf-8",
+    (out / "analysis.csv").write_text(CR.analysis_csv(graded.analysis, lang), encoding="utf-8",
                                       newline="")
-    (out / "misconceptions.csv").write_text(CR.misconceptions_csv(analysis), encoding="utf-8",
-                                            newline="")
+    (out / "misconceptions.csv").write_text(CR.misconceptions_csv(graded.analysis),
+                                            encoding="utf-8", newline="")
     (out / "class-report.html").write_text(
-        CR.class_page(analysis, students, lang=lang, title=title), encoding="utf-8")
+        CR.class_page(graded.analysis, students, lang=lang, title=title), encoding="utf-8")
     written += ["analysis.csv", "misconceptions.csv", "class-report.html"]
     return written
 

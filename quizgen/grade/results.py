@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Literal
 
 from quizgen.grade.memo import SHARED
@@ -136,28 +135,6 @@ class FileIssue:
         from quizgen.files import visible      # a quoted cell never prints an invisible character
 
         return visible(f"line {self.line}: {self.message}")
-
-
-@dataclass(slots=True)
-class GradeSummary:
-    """What `grade_class` graded and wrote."""
-
-    out_dir: Path
-    students: list[StudentResult]
-    issues: list[FileIssue]
-    invalid: str
-    results_csv: Path
-    report: Path
-    feedback: list[Path]
-    unmatched: Path | None = None
-
-    @property
-    def answers(self) -> int:
-        return sum(len(s.boxes) for s in self.students)
-
-    @property
-    def flagged(self) -> list[tuple[StudentResult, BoxResult]]:
-        return [(s, b) for s in self.students for b in s.boxes if not b.counted]
 
 
 def as_fraction(value: Any) -> Fraction | None:

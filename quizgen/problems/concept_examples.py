@@ -17,6 +17,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU, get_gpu
@@ -263,7 +264,7 @@ KINDS: dict[str, Kind] = {
                                               {"T": 72, "r": 32}, {"T": 48, "r": 40}),
                                 _plain(("warps_per_block", "blocks_per_sm", "active_warps",
                                         "occupancy")),
-                                lambda f: f["T"] % 32 and f["warps"] == f["blocks"] * -(-f["T"] // 32)),
+                                lambda f: f["T"] % 32 and f["warps"] == f["blocks"] * ceiling(f["T"], 32)),
     "block_cap": Kind("occupancy", ({"T": 32, "r": 32}, {"T": 64, "r": 16}, {"T": 32, "r": 16},
                                     {"T": 64, "r": 32}),
                       _plain(("blocks_by_regs", "blocks_by_warps", "blocks_cap", "blocks_per_sm",

@@ -79,11 +79,6 @@ def _passes_through(step: SolutionStep, into: SolutionStep, sym: str) -> bool:
     return sym in step.values and _same(step.values[sym], into.values[sym])
 
 
-def _computes(step: SolutionStep) -> bool:
-    """Whether a step works something out (B_max = 16 only reads a number off the chip)."""
-    return _arithmetic(step.formula)
-
-
 @cache
 def _arithmetic(formula: str) -> bool:
     from quizgen.engine.formulas import sources
@@ -195,12 +190,12 @@ def _step_text(st: SolutionStep) -> str:
 
 
 @cache
-def _quotes_chain(lang: str, section: str) -> bool:
-    """Whether the right option's phrase of `section` quotes the worked arithmetic (a phrase
-    that works the answer out with its own numbers needs no chain)."""
+def _quotes_chain(lang: str, section: str, key: str) -> bool:
+    """Whether the right option's phrase `key` of `section` quotes the worked arithmetic (a
+    phrase that works the answer out with its own numbers needs no chain)."""
     from quizgen.render.phrases import book
 
-    variants = book(lang)[section]["correct"]
+    variants = book(lang)[section][key]
     return any("chain" in str(v) for v in ([variants] if isinstance(variants, str) else variants))
 
 
@@ -220,12 +215,15 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     # only for the cells that are the notes' occupancy calculation).
     from quizgen.render.solution import unit_text
 
-    section = fam.cell if has(lang, fam.cell, "correct") else "misconception"
+    own = solved.data.get("correct_phrase", "correct")     # a cell's case may have its own
+    section = fam.cell if has(lang, fam.cell, own) else "misconception"
+    if section == "misconception":
+        own = "correct"
     ctx = solved.data.get("rendered_ctx", {})
-    if _quotes_chain(lang, section):
+    if _quotes_chain(lang, section, own):
         written = "" if unit in ("", "fraction", "ratio") else unit_text(unit, correct, lang)
         ctx = {**ctx, "chain": right_chain(steps or [], correct, written)}
-    why = phrase(lang, section, "correct", ctx, salt=salt)
+    why = phrase(lang, section, own, ctx, salt=salt)
     choices = [Choice(text, correct, True, why)]
     shown = {text}
     for m in wrong:

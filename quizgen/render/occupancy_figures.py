@@ -13,7 +13,8 @@ from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU, resolve_gpu
 from quizgen.render.canvas import (BINDING, INK_ON_FILL, NEUTRAL, WATER, WIDTH, Canvas, check_lang,
                                    figure_label, heading, num, percent, text_width)
-from quizgen.render.phrases import DEFAULT_LANG, labels
+from quizgen.render.phrases import labels
+from quizgen.languages import DEFAULT_LANG
 
 # ---------------------------------------------------------------------------------------------
 # 1. The bucket with lids

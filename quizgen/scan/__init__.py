@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
+from quizgen.manifest import Manifest, StudentPaper
 from quizgen.scan.reasons import reason, scan_note
 
 __all__ = ["ScanResult", "scan_class", "apply_fixes", "reason", "ANSWERS", "REVIEW", "REPORT"]
@@ -66,34 +67,6 @@ class ScanResult:
     lang: str = ""
 
 
-def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
-    layout = manifest.get("scan")
-    if not isinstance(layout, dict) or not all("sheet" in s for s in manifest["students"]):
-        raise QuizgenError(f"{path} has no answer grids; print the exam with quizgen sheet "
-                           "--bubbles to scan it", field="manifest")
-    # the fields the scanner sizes and places things by, checked by type and range
-    def number(value: Any, low: float, high: float) -> bool:
-        return (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and low <= value <= high)
-
-    def pair(value: Any, low: float, high: float) -> bool:
-        return isinstance(value, list) and len(value) == 2 and all(number(v, low, high) for v in value)
-
-    checks = {"page_size": pair(layout.get("page_size"), 50, 1000),
-              "marks": isinstance(layout.get("marks"), list) and len(layout["marks"]) == 4
-                       and all(pair(m, 0, 1000) for m in layout["marks"]),
-              "qr": pair(layout.get("qr"), 0, 1000),
-              "qr_size": number(layout.get("qr_size"), 5, 100),
-              "mark_size": number(layout.get("mark_size"), 1, 50),
-              "radius": number(layout.get("radius"), 0.5, 10),
-              "exam": isinstance(layout.get("exam"), str)}
-    bad = [name for name, ok in checks.items() if not ok]
-    if bad:
-        raise QuizgenError(f"{path}: scan.{bad[0]} is not what quizgen sheet --bubbles writes "
-                           "(a damaged manifest?)", field="manifest")
-    return layout
-
-
 def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.PathLike[str],
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
                force: bool = False, lang: str | None = None,
@@ -113,9 +86,10 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     `debug`, each recognised page is written there as a PNG with its bubbles drawn as read."""
     from quizgen.scan.pages import RENDER_DPI, Limits, load_scans
 
-    manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
-    students = {s["version"]: s for s in manifest["students"]}
-    paper_pages = sum(int(s["sheet"]["pages"]) for s in manifest["students"])
+    manifest, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
+    layout = manifest.scan
+    students = {paper.version: paper for paper in manifest.students}
+    paper_pages = sum(int(paper.sheet["pages"]) for paper in manifest.students)
     pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
     if debug is not None:
         Path(debug).mkdir(parents=True, exist_ok=True)
@@ -158,20 +132,17 @@ class _Tally:
 
 def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
                 out_dir: str | os.PathLike[str], lang: str | None, force: bool
-                ) -> tuple[dict[str, Any], dict[str, Any], str, list[str], Path]:
-    """The manifest, its scan layout, the report's language, the answer columns and the output
-    folder, each checked before a page is read."""
-    from quizgen.export.sheet import answer_columns
+                ) -> tuple[Manifest, str, list[str], Path]:
+    """The manifest (its answer grids' layout validated by the one loader), the report's
+    language, the answer columns and the output folder, each checked before a page is read."""
     from quizgen.files import check_folder, read_ledger
-    from quizgen.grade.match import sheet_lang
     from quizgen.manifest import load_manifest
 
     manifest = load_manifest(manifest_path, scan=True)
-    layout = _scan_layout(manifest, str(manifest_path))
-    lang = sheet_lang(manifest, lang)
+    lang = manifest.language(lang)
     if not scans:
         raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
-    columns = answer_columns(manifest)
+    columns = manifest.answer_columns()
     out = Path(out_dir)
     others = sorted(set(read_ledger(out)) - {ANSWERS, REVIEW, REPORT}) if out.is_dir() else []
     if others:      # another command's folder (the sheet's: its answers.csv is the blank sheet)
@@ -179,10 +150,10 @@ def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
                            f"); scan into a folder of its own, such as {out / 'scanned'}",
                            field="out")
     check_folder(out, force=force)
-    return manifest, layout, lang, columns, out
+    return manifest, lang, columns, out
 
 
-def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str, Any],
+def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str, StudentPaper],
                 result: ScanResult, *, report: bool,
                 progress: Callable[[int, int], None] | None,
                 debug: str | os.PathLike[str] | None) -> _Sightings:
@@ -204,7 +175,7 @@ def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str,
             continue
         result.recognised += 1
         student = students[found.version]
-        boxes = [b for b in student["sheet"]["boxes"] if b["page"] == found.page]
+        boxes = [b for b in student.sheet["boxes"] if b["page"] == found.page]
         readings = read_page(found, layout, boxes)
         key = (found.version, found.page)
         if key in seen.readings:
@@ -223,7 +194,7 @@ def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str,
     return seen
 
 
-def _unrecognised(scan: Any, found: Any, students: dict[str, Any], result: ScanResult,
+def _unrecognised(scan: Any, found: Any, students: dict[str, StudentPaper], result: ScanResult,
                   seen: _Sightings, report: bool) -> None:
     """A page that is not one of this class's papers, or whose page could not be read: a warning,
     and, when its code named a student's page, that page's boxes go to review with the reason."""
@@ -244,7 +215,7 @@ def _unrecognised(scan: Any, found: Any, students: dict[str, Any], result: ScanR
                                      "thumb": crop(found.image, None, width=700)})
 
 
-def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
+def _reconcile(students: dict[str, StudentPaper], columns: list[str], seen: _Sightings,
                result: ScanResult, lang: str) -> _Tally:
     """Every student's row: the boxes read, and needs_review (with why) for every box of a page
     that was not read."""
@@ -255,7 +226,7 @@ def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
         unread = {p for (v, p) in seen.known_unread if v == version}
         if not pages_found and not unread:
             tally.absent.append(_who(student))
-        for page in range(1, student["sheet"]["pages"] + 1):
+        for page in range(1, student.sheet["pages"] + 1):
             if page not in pages_found:
                 _page_not_read(student, page, row, bool(pages_found or unread), seen, tally,
                                result, lang)
@@ -266,14 +237,14 @@ def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
     return tally
 
 
-def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_page: bool,
+def _page_not_read(student: StudentPaper, page: int, row: dict[str, str], any_page: bool,
                    seen: _Sightings, tally: _Tally, result: ScanResult, lang: str) -> None:
     """Every box of a page not read goes to review: scanned but not recognised, not found among
     the pages (`any_page`: others of the paper were), or the whole paper not found."""
     from quizgen.export.bubbles import NEEDS_REVIEW
 
-    version = student["version"]
-    boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
+    version = student.version
+    boxes = [b for b in student.sheet["boxes"] if b["page"] == page]
     anyone = seen.anyone
     if (version, page) in seen.known_unread:
         source, cause = seen.known_unread[(version, page)]
@@ -292,11 +263,11 @@ def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_
         row[box["column"]] = NEEDS_REVIEW
         result.boxes += 1
         result.review += 1
-        tally.review_rows.append([version, student["name"], student["roll"], box["column"],
+        tally.review_rows.append([version, student.name, student.roll, box["column"],
                                   str(page), why.text(lang), ""])
 
 
-def _page_read(student: dict[str, Any], page: int, readings: list[Any], row: dict[str, str],
+def _page_read(student: StudentPaper, page: int, readings: list[Any], row: dict[str, str],
                tally: _Tally, result: ScanResult, lang: str) -> None:
     """A read page's boxes into the student's row; a doubtful one also into review.csv."""
     from quizgen.grade.notes import note_text
@@ -306,14 +277,14 @@ def _page_read(student: dict[str, Any], page: int, readings: list[Any], row: dic
         result.boxes += 1
         if reading.status == "review":
             result.review += 1
-            tally.review_rows.append([student["version"], student["name"], student["roll"],
+            tally.review_rows.append([student.version, student.name, student.roll,
                                       reading.column, str(page),
                                       note_text(reading.reason, lang) or "", ""])
         else:
             result.read += 1
 
 
-def _write_outputs(out: Path, manifest: dict[str, Any], columns: list[str], result: ScanResult,
+def _write_outputs(out: Path, manifest: Manifest, columns: list[str], result: ScanResult,
                    seen: _Sightings, tally: _Tally, *, report: bool, lang: str) -> None:
     """answers.csv, review.csv and the report, staged and published together."""
     from quizgen.files import publish_folder, staged_folder, write_csv
@@ -355,20 +326,19 @@ def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings:
     cv2.imwrite(str(folder / name), image)
 
 
-def _who(student: dict[str, Any]) -> Note:
+def _who(student: StudentPaper) -> Note:
     """A student as the warnings and the report name them: name · roll · version."""
-    return scan_note("who", name=str(student.get("name") or ""),
-                      roll=str(student.get("roll") or ""), version=str(student["version"]))
+    return scan_note("who", name=student.name, roll=student.roll, version=student.version)
 
 
-def _write_answers(path: Path, manifest: dict[str, Any], columns: list[str],
+def _write_answers(path: Path, manifest: Manifest, columns: list[str],
                    answers: dict[str, dict[str, str]]) -> None:
     from quizgen.files import write_csv
 
     rows: list[list[str]] = [["name", "roll", "version", *columns]]
-    for student in manifest["students"]:
-        row = answers.get(student["version"], {})
-        rows.append([student["name"], student["roll"], student["version"],
+    for student in manifest.students:
+        row = answers.get(student.version, {})
+        rows.append([student.name, student.roll, student.version,
                      *(row.get(column, "") for column in columns)])
     write_csv(path, rows)
 

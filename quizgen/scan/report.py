@@ -15,6 +15,7 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from quizgen.grade.notes import Note, note_text
+from quizgen.manifest import Manifest, StudentPaper
 from quizgen.render.phrases import phrase
 from quizgen.scan.pages import PX_PER_MM, Page
 
@@ -45,11 +46,11 @@ def crop(image: np.ndarray, region: list[float] | None, pad_mm: float = 1.5,
     return "data:image/jpeg;base64," + base64.b64encode(data.tobytes()).decode("ascii")
 
 
-def page_entry(page: Page, student: dict[str, Any], boxes: list[dict[str, Any]],
+def page_entry(page: Page, student: StudentPaper, boxes: list[dict[str, Any]],
                readings) -> dict[str, Any]:
     """One page of the report: who, which page, and each box's crop and reading."""
     return {"source": page.source, "version": page.version, "page": page.page,
-            "name": student.get("name", ""), "roll": student.get("roll", ""),
+            "name": student.name, "roll": student.roll,
             "marks": page.marks,
             "boxes": [{"column": r.column, "text": r.text, "status": r.status, "reason": r.reason,
                        "crop": crop(page.image, box["region"], rings=_doubtful(r))}
@@ -72,7 +73,7 @@ def _template():
     return template("scan/report.html.j2")
 
 
-def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[str, Any]],
+def write_report(path: Path, manifest: Manifest, result, pages: list[dict[str, Any]],
                  unreadable: list[dict[str, Any]], lang: str, *, missing: Sequence[Note] = (),
                  absent: Sequence[Note] = (), unplaced: int = 0,
                  unread: Sequence[Note] = ()) -> None:
@@ -114,7 +115,7 @@ def write_report(path: Path, manifest: dict[str, Any], result, pages: list[dict[
                    else _html(lang, "absent", students="; ".join(n.text(lang) for n in absent),
                               review="review.csv", blank=_code("blank"))) if absent else ""}
     atomic_write(path, _template().render(
-        title=manifest.get("recipe", {}).get("title", ""), html_lang=html_lang(lang),
+        title=manifest.title, html_lang=html_lang(lang),
         labels=labels(lang, "scan-label"), summary=summary, pages=pages, doubtful=doubtful,
         unreadable=unreadable))
 

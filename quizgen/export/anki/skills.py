@@ -31,17 +31,18 @@ import html
 from functools import cache
 from typing import Any, Callable
 
-from quizgen.export.anki.layout import (FigureMedia, _label_html, back_parts_html,
-                                        concept_answer_html, esc, figure_html, labels,
-                                        question_html, solution_parts, source_html, step_html)
+from quizgen.export.anki.layout import (back_parts_html, concept_answer_html, solution_parts,
+                                        source_html)
 from quizgen.export.anki.meaning import checked_kinds
-from quizgen.export.anki.plan import _fresh_problem
-from quizgen.export.anki.shared import (StoredNotes, _exists, _note_class, _template, card_css,
+from quizgen.export.anki.plan import fresh_problem
+from quizgen.export.anki.shared import (StoredNotes, cell_exists, note_class, card_file, card_css,
                                         card_template, deck_id, group_deck_name,
                                         new_card_position, tag_part)
 from quizgen.export.anki.typed import answer_format, answer_value
 from quizgen.problems.model import Problem
 from quizgen.recipes import SEED_WINDOW, DeckRecipe, Slot, problem_seed
+from quizgen.render.cards import (FigureMedia, esc, figure_html, label_html, label_span, labels,
+                                  question_html, step_html)
 
 
 #: Fixed note type ID and name of skill notes (never change; new fields mean a new name and ID).
@@ -75,7 +76,7 @@ def variant_slots(recipe: DeckRecipe, cell: str, level: int, lang: str) -> list[
         gpu = recipe.gpus[j % len(recipe.gpus)] if recipe.gpus else None
         seed = problem_seed(recipe.seed, cell, level, SEED_WINDOW + j)
         slots.append(Slot(cell, level, SEED_WINDOW + j, lang, gpu, seed))
-    return [slot for slot in slots if _exists(cell, level, slot.gpu)]
+    return [slot for slot in slots if cell_exists(cell, level, slot.gpu)]
 
 
 def skill_count(recipe: DeckRecipe) -> int:
@@ -125,10 +126,6 @@ def question_block(problem: Problem, number: int) -> str:
     return f"<div {attrs}>{question_html(problem)}{fmt}</div>"
 
 
-def _label(text: str) -> str:
-    return f'<span class="qz-label">{esc(text)}</span> '
-
-
 def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
     """Variant `number` as the back shows it: answer, trap, figure, then the steps folded."""
     words = labels(problem.lang)
@@ -141,20 +138,20 @@ def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
         figure_div = f'<div class="qz-figure">{figure}</div>' if figure else ""
         return f'<div class="qz-v" data-v="{number}">{shown}{figure_div}{source}</div>'
     answer = sol.answer or concept_answer_html(problem)
-    out = [f'<div class="qz-answer">{_label(words["answer"])}{esc(answer)}</div>']
+    out = [f'<div class="qz-answer">{label_span(words["answer"])}{esc(answer)}</div>']
     if sol.trap:
-        out.append(f'<div class="qz-trap">{_label(words["trap"])}{esc(sol.trap)}</div>')
+        out.append(f'<div class="qz-trap">{label_span(words["trap"])}{esc(sol.trap)}</div>')
     if figure:
         out.append(f'<div class="qz-figure">{figure}</div>')
     inner = []
     if sol.forecast:
-        inner.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
+        inner.append(f'<div class="qz-forecast">{label_span(words["forecast"])}{esc(sol.forecast)}</div>')
     if sol.steps:
-        steps_html = "".join(step_html(step, _label_html(problem.lang)) for step in sol.steps)
+        steps_html = "".join(step_html(step, label_html(problem.lang)) for step in sol.steps)
         inner.append(f'<ol class="qz-steps">{steps_html}</ol>')
     if sol.verify:
         items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)
-        inner.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
+        inner.append(f'<div class="qz-verify">{label_span(words["verify"])}<ul>{items}</ul></div>')
     if inner:
         summary = esc(_word(problem.lang, "steps"))
         out.append(f'<details class="qz-fold"><summary>{summary}</summary>{"".join(inner)}</details>')
@@ -192,12 +189,12 @@ def skill_model():
     import genanki
 
     script = "<script>\n" + skill_script() + "</script>"
-    front = _template("skill.front.html").replace("<!-- skill.js -->", script)
-    back = _template("skill.back.html").replace("<!-- skill.js -->", script)
+    front = card_file("skill.front.html").replace("<!-- skill.js -->", script)
+    back = card_file("skill.back.html").replace("<!-- skill.js -->", script)
     return genanki.Model(
         SKILL_MODEL_ID, SKILL_MODEL_NAME, fields=[{"name": f} for f in SKILL_FIELDS],
         templates=[{"name": "quizgen skill", "qfmt": front, "afmt": back}],
-        css=card_css() + "\n" + _template("skill.css"), sort_field_index=0)
+        css=card_css() + "\n" + card_file("skill.css"), sort_field_index=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,7 +211,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
 
     source = problems_for or generate_worked     # a variant is never asked as a multiple choice
     figures = figures if figures is not None else FigureMedia()
-    Note = _note_class()
+    Note = note_class()
     model = skill_model()
     done = 0
     for lang in recipe.langs:
@@ -228,7 +225,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
                 if not slots:
                     continue        # no problem of this cell on the deck's GPU
                 for number, slot in enumerate(slots, 1):
-                    problem = _fresh_problem(source, slot, seen)
+                    problem = fresh_problem(source, slot, seen)
                     first = first or problem
                     name = figures.add(problem)
                     figure = figure_html(name) if name is not None else ""

@@ -34,11 +34,13 @@ from pathlib import Path
 from typing import Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
-from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.bank import (COPY_BYTES, Bank, BankQuestion, BankStream, Box,
+                                     figure_bytes)
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import grade_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.words import lms_words
 
 __all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
 
@@ -68,14 +70,14 @@ def cloze_escape(html_text: str) -> str:
 
 
 def _feedback_html(text: str) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     return esc(text)
 
 
 def cloze_markup(box: Box) -> str:
     """One box as an embedded answer: ``{weight:TYPE:alternative~alternative…}``."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     parts = []
     for answer in box.answers:
@@ -124,7 +126,7 @@ def _category_xml(parts: tuple[str, ...], count: int, lang: str) -> str:
 
 
 def _answers_xml(question: BankQuestion) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     box = question.boxes[0]
     out = []
@@ -136,7 +138,7 @@ def _answers_xml(question: BankQuestion) -> str:
                        f'</feedback><tolerance>{number_text(a.tolerance)}</tolerance></answer>\n')
         rest = question.problem.lang
         out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
-                   f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
+                   f'<feedback format="html"><text>{cdata(esc(lms_words(rest)["not_this"]))}</text>'
                    f'</feedback><tolerance>0</tolerance></answer>\n')
         out.append(_units_xml(box))
         return "".join(out)
@@ -226,13 +228,14 @@ def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:
                 count, lang = count + 1, q.problem.lang
             yield _category_xml(category, count, lang)
             spool.seek(0)
-            while chunk := spool.read(_CHUNK):
+            while chunk := spool.read(COPY_BYTES):
                 yield chunk
     yield "</quiz>\n"
 
 
+#: A category's questions wait in memory up to this size before its head is written (Moodle's
+#: categories hold every variant of a cell, so more than the other banks' `SPOOL_BYTES`).
 _SPOOL = 4 * 1024 * 1024
-_CHUNK = 1024 * 1024
 
 
 def bank_idnumbers(path: str | Path) -> frozenset[str]:

@@ -6,7 +6,6 @@ chunk by chunk into a staged folder and publishes it whole.
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -15,10 +14,11 @@ from typing import Any, Iterable
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.export.sheet.fonts import FontWarning
-from quizgen.export.sheet.layout import PAPERS, _answers_csv, _Layout, _manifest, _overview_row
-from quizgen.export.sheet.plan import Generate, _columns, _Versions
-from quizgen.export.sheet.write import SHEET_FILES, Progress, _built_earlier, write_sheets
+from quizgen.export.sheet.layout import PAPERS, answer_sheet_csv, ExamLayout, overview_row
+from quizgen.export.sheet.plan import Generate, sheet_columns, Versions
+from quizgen.export.sheet.write import SHEET_FILES, Progress, built_earlier, write_sheets
 from quizgen.files import check_folder, publish_folder, staged_folder
+from quizgen.manifest import Manifest, drawn_paper, manifest_json
 from quizgen.recipes.exam import ExamRecipe
 from quizgen.recipes.roster import Student
 
@@ -32,7 +32,7 @@ class SheetPlan:
     """Everything an exam build writes, before any PDF is compiled, in memory (small classes;
     `build_exam` streams the same pieces chunk by chunk)."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     exam_source: str
     exam_data: str
     key_source: str
@@ -42,7 +42,8 @@ class SheetPlan:
     warnings: list[str] = field(default_factory=list)
 
     def manifest_text(self) -> str:
-        return json.dumps(self.manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        """``manifest.json`` as `build_exam` writes it."""
+        return manifest_json(self.manifest)
 
 
 @dataclass(slots=True)
@@ -60,7 +61,7 @@ class SheetResult:
     key_pages: int = 0
 
 
-class _Exam(_Versions):
+class _Exam(Versions):
     """One exam build's fixed inputs: who sits it, their version codes, the shared layout."""
 
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
@@ -70,7 +71,7 @@ class _Exam(_Versions):
             raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
         super().__init__(recipe, roster, versions, generate=generate)
         self.paper, self.practice, self.bubbles = paper, practice, bubbles
-        self.layout = _Layout(recipe, self.students, paper=paper, practice=practice,
+        self.layout = ExamLayout(recipe, self.students, paper=paper, practice=practice,
                               font_paths=font_paths, bubbles=bubbles)
         self.labels, self.fonts, self.common = self.layout.labels, self.layout.fonts, self.layout.common
         self.font_dirs, self.warnings = self.layout.font_dirs, self.layout.warnings
@@ -92,14 +93,15 @@ def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | 
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
                  font_paths=font_paths)
     entries = exam.entries(range(len(exam)))
-    columns = _columns(recipe, entries)
+    columns = sheet_columns(recipe, entries)
     return SheetPlan(
-        manifest=_manifest(recipe, entries, paper, practice),
+        manifest=Manifest(recipe.to_dict(), [drawn_paper(*entry) for entry in entries], paper,
+                          practice),
         exam_source=exam.exam_source,
         exam_data=exam.exam_data(entries),
         key_source=exam.key_source,
-        key_data=exam.key_data(entries, [_overview_row(*e) for e in entries]),
-        answers_csv=_answers_csv(entries, columns),
+        key_data=exam.key_data(entries, [overview_row(*e) for e in entries]),
+        answers_csv=answer_sheet_csv(entries, columns),
         font_paths=exam.font_dirs,
         warnings=list(exam.warnings),
     )
@@ -132,7 +134,7 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     one in the way is kept as NAME.kept (a warning says so).
     """
     out = Path(out_dir)
-    check_folder(out, force=force, own=_built_earlier)
+    check_folder(out, force=force, own=built_earlier)
     chunk = require_int("chunk", chunk, minimum=1)
     if bubbles and practice:
         raise QuizgenError("a practice sheet is not scanned; leave out --bubbles or --practice",
@@ -143,11 +145,11 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         warnings.warn(message, FontWarning, stacklevel=2)
     # Every answer column of the sheet, known before any problem is drawn: the first version
     # fixes them (`_asked` checks the recipe against each problem as it is drawn).
-    columns = _columns(recipe, exam.entries([0]))
+    columns = sheet_columns(recipe, exam.entries([0]))
     with staged_folder(out) as tmp:
         exam_pages, key_pages = write_sheets(exam, tmp, columns, chunk=chunk, jobs=jobs,
                                              progress=progress)
-        kept = publish_folder(tmp, out, SHEET_FILES, own=_built_earlier)
+        kept = publish_folder(tmp, out, SHEET_FILES, own=built_earlier)
     for message in kept:
         warnings.warn(message, stacklevel=2)
     return SheetResult(out_dir=out, exam_pdf=out / "exam.pdf", key_pdf=out / "key.pdf",
