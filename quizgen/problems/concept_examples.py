@@ -37,6 +37,7 @@ class Kind:
     build: Build
     shows: Callable[[Facts], bool]              # the card's claim, on the computed numbers
     needs: Callable[[GPU], bool] = lambda gpu: True   # a rule the card's GPU must have
+    more: tuple[dict[str, Any], ...] = ()       # tried last: numbers for an SM the others miss
 
 
 def _occupancy(gpu: GPU, v: dict[str, Any], keys: tuple[str, ...], model: str = "textbook"
@@ -211,6 +212,16 @@ def _grid(keys: tuple[str, ...]) -> Build:
     return build
 
 
+def _cap_can_bind(gpu: GPU) -> bool:
+    """Whether the block cap can bind below a full SM: fewer block slots than warp slots."""
+    return gpu.max_blocks_per_sm < gpu.max_warps_per_sm
+
+
+def _block_can_outgrow(gpu: GPU) -> bool:
+    """Whether one block can ask for more registers than the SM has."""
+    return gpu.max_threads_per_block * gpu.max_regs_per_thread > gpu.regs_per_sm
+
+
 def _has_rules(gpu: GPU) -> bool:
     return gpu.reg_alloc_unit > 1
 
@@ -252,56 +263,67 @@ KINDS: dict[str, Kind] = {
     # occupancy: the lids, the floor, the ratio of warps
     "occupancy": Kind("occupancy", _REGS,
                       _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "active_warps", "occupancy")),
-                      lambda f: 0 < f["occ"] < 1 and "registers" in f["limiter"]),
+                      lambda f: 0 < f["occ"] < 1 and "registers" in f["limiter"],
+                      more=({"T": 256, "r": 48}, {"T": 128, "r": 60})),
     "all_lids": Kind("occupancy", ({"T": 256, "r": 40, "s": 16384}, {"T": 128, "r": 64, "s": 24576},
                                    {"T": 512, "r": 32, "s": 32768}, {"T": 256, "r": 48, "s": 20480}),
-                     _plain(_LIDS), lambda f: len(set(f["lids"])) >= 3),
+                     _plain(_LIDS), lambda f: len(set(f["lids"])) >= 3,
+                     more=({"T": 256, "r": 48, "s": 16384}, {"T": 128, "r": 56, "s": 12288})),
     "floor": Kind("occupancy", ({"T": 256, "r": 130}, {"T": 256, "r": 90}, {"T": 128, "r": 200},
                                 {"T": 512, "r": 40}, {"T": 256, "r": 70}),
                   _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "active_warps", "occupancy")),
-                  lambda f: f["blocks"] >= 1 and (f["regs_sm"] / (f["T"] * f["r"])) % 1 >= 0.5),
+                  lambda f: f["blocks"] >= 1 and (f["regs_sm"] / (f["T"] * f["r"])) % 1 >= 0.5,
+                  more=({"T": 256, "r": 40}, {"T": 256, "r": 48}, {"T": 128, "r": 48})),
     "partial_warp_counts": Kind("occupancy", ({"T": 100, "r": 32}, {"T": 200, "r": 32},
                                               {"T": 72, "r": 32}, {"T": 48, "r": 40}),
                                 _plain(("warps_per_block", "blocks_per_sm", "active_warps",
                                         "occupancy")),
                                 lambda f: f["T"] % 32 and f["warps"] == f["blocks"] * ceiling(f["T"], 32)),
-    "block_cap": Kind("occupancy", ({"T": 32, "r": 32}, {"T": 64, "r": 16}, {"T": 32, "r": 16},
+    "block_cap": Kind("block_cap", ({"T": 32, "r": 32}, {"T": 64, "r": 16}, {"T": 32, "r": 16},
                                     {"T": 64, "r": 32}),
                       _plain(("blocks_by_regs", "blocks_by_warps", "blocks_cap", "blocks_per_sm",
                               "active_warps", "occupancy")),
-                      lambda f: f["limiter"] == ["blocks"] and f["occ"] < 1),
+                      lambda f: f["limiter"] == ["blocks"] and f["occ"] < 1, _cap_can_bind),
     "a100": Kind("occupancy", ({"T": 256, "r": 64}, {"T": 128, "r": 64}),
                  _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "active_warps", "occupancy")),
                  lambda f: f["warps"] == 32 and f["occ"] == 0.5, lambda gpu: gpu.name == "a100"),
     "cliff": Kind("cliff", ({"T": 256, "r": 128, "d": 2}, {"T": 512, "r": 64, "d": 2},
                             {"T": 256, "r": 64, "d": 2}, {"T": 128, "r": 128, "d": 2}),
-                  _cliff, lambda f: 0 < f["after_occ"] <= f["occ"] / 2),
-    "cannot_fit": Kind("occupancy", ({"T": 512, "r": 255}, {"T": 1024, "r": 128},
+                  _cliff, lambda f: 0 < f["after_occ"] <= f["occ"] / 2,
+                  more=({"T": 512, "r": 32, "d": 2}, {"T": 1024, "r": 32, "d": 2},
+                        {"T": 512, "r": 48, "d": 2})),
+    "cannot_fit": Kind("cannot_fit", ({"T": 512, "r": 255}, {"T": 1024, "r": 128},
                                      {"T": 1024, "r": 96}),
                        _plain(("regs_per_block", "blocks_by_regs", "blocks_per_sm", "occupancy")),
-                       lambda f: f["blocks"] == 0),
+                       lambda f: f["blocks"] == 0, _block_can_outgrow,
+                       more=({"T": 1024, "r": 63}, {"T": 1024, "r": 48})),
     "fewer_regs": Kind("fewer_regs", ({"T": 256, "r": 72, "d": 8}, {"T": 256, "r": 80, "d": 16},
                                       {"T": 128, "r": 96, "d": 16}, {"T": 256, "r": 48, "d": 8}),
                        _before_after(("regs_per_block", "blocks_by_regs", "blocks_per_sm",
                                       "active_warps", "occupancy"), _fewer_regs),
-                       lambda f: f["blocks"] > f["before_blocks"]),
+                       lambda f: f["blocks"] > f["before_blocks"],
+                       more=({"T": 256, "r": 48, "d": 8}, {"T": 256, "r": 40, "d": 8},
+                             {"T": 128, "r": 60, "d": 12})),
     "smaller_tile": Kind("smaller_tile", ({"T": 256, "r": 32, "s": 49152},
                                           {"T": 128, "r": 32, "s": 32768},
                                           {"T": 256, "r": 16, "s": 40960}),
                          _before_after(("blocks_by_smem", "blocks_per_sm", "active_warps",
                                         "occupancy"), _smaller_tile),
-                         lambda f: f["blocks"] > f["before_blocks"]),
+                         lambda f: f["blocks"] > f["before_blocks"],
+                       more=({"T": 256, "r": 48, "d": 8}, {"T": 256, "r": 40, "d": 8},
+                             {"T": 128, "r": 60, "d": 12})),
     "bigger_block": Kind("bigger_block", ({"T": 32, "r": 32}, {"T": 64, "r": 32},
                                           {"T": 32, "r": 16}),
                          _before_after(("blocks_by_warps", "blocks_cap", "blocks_per_sm",
                                         "active_warps", "occupancy"), _doubled),
-                         lambda f: f["occ"] > f["before_occ"]),
+                         lambda f: f["occ"] > f["before_occ"], _cap_can_bind),
     # NVIDIA's allocation rules (on the A100 where the card's GPU has none)
     "granularity": Kind("exact", ({"T": 64, "r": 65}, {"T": 64, "r": 75}, {"T": 64, "r": 90},
                                   {"T": 256, "r": 57}),
                         _exact(("regs_per_warp_allocated", "warps_per_subpartition",
                                 "blocks_by_regs", "active_warps", "occupancy")),
-                        lambda f: f["warps"] < f["book_warps"], _has_rules),
+                        lambda f: f["warps"] < f["book_warps"], _has_rules,
+                        more=({"T": 256, "r": 25}, {"T": 192, "r": 21}, {"T": 128, "r": 51})),
     "reserve": Kind("exact", ({"T": 256, "r": 32, "s": 16384}, {"T": 128, "r": 32, "s": 24576},
                               {"T": 256, "r": 32, "s": 40960}),
                     _exact(("smem_per_block_allocated", "blocks_by_smem", "blocks_per_sm",
@@ -415,8 +437,11 @@ def worked_example(kind: str, card_id: str, gpu: GPU
         raise QuizgenError(f"card {card_id!r}: unknown example {kind!r}", field="card")
     on = example_gpu(kind, gpu)
     start = _start(card_id, len(spec.candidates))
-    for i in range(len(spec.candidates)):
-        values = spec.candidates[(start + i) % len(spec.candidates)]
+    ordered = [spec.candidates[(start + i) % len(spec.candidates)]
+               for i in range(len(spec.candidates))] + list(spec.more)
+    for values in ordered:
+        if values.get("r", 0) > on.max_regs_per_thread:
+            continue                            # a chip that refuses the launch shows nothing
         steps, numbered_from, facts = spec.build(on, values)
         facts = {"regs_sm": on.regs_per_sm, **facts}
         if spec.shows(facts):

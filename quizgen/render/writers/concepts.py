@@ -37,10 +37,15 @@ GRID_WHYS = {"sms_with_blocks": "occ7_sms_used", "idle_sms": "occ7_idle",
 def example_context(facts: dict, on, card_gpu, lang: str) -> dict:
     """What a worked number's note names: its numbers, the GPU it is worked on and that GPU's
     limits, whether it uses the notes' formulas on a real chip (``book``) and whether it moved
-    to another GPU than the card's (``moved``: the notes' SM has none of the rule it shows)."""
+    to another GPU than the card's (``moved``: the card's GPU cannot show the claim) and the card's
+    GPU's limits that say why (``card_*``)."""
     return {**facts, "gpu": gpu_label(on, lang), "regs_sm": on.regs_per_sm,
             "w_max": on.max_warps_per_sm, "b_max": on.max_blocks_per_sm,
             "n_sched": on.schedulers_per_sm, "moved": on.name != card_gpu.name,
+            "card_gpu": gpu_label(card_gpu, lang), "card_b_max": card_gpu.max_blocks_per_sm,
+            "card_w_max": card_gpu.max_warps_per_sm, "card_regs_sm": card_gpu.regs_per_sm,
+            "card_T_max": card_gpu.max_threads_per_block, "card_r_max": card_gpu.max_regs_per_thread,
+            "card_book": card_gpu.is_textbook,
             "book": facts.get("model") == "textbook" and not on.is_textbook}
 
 
@@ -59,7 +64,8 @@ class ConceptWriter(Writer):
         worked = solution_steps(steps, lang, salt=salt, gpu=get_gpu(on).to_dict())
         if worked:                      # say what the worked number is about, on its first step
             worked[0].note = phrase(lang, "L-6-example", KINDS[get_card(card.id).example].note,
-                                    example_context(facts, get_gpu(on), gpu, lang), salt=salt)
+                                    {**example_context(facts, get_gpu(on), gpu, lang),
+                                     "kind": get_card(card.id).example}, salt=salt)
         verify = [deck.wrong_line.format(belief=w.belief, why_wrong=w.why_wrong)
                   for w in card.wrong]
         solution = Solution(forecast=_pick(deck.forecasts, salt), steps=[reason, *worked],
