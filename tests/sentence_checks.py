@@ -94,6 +94,9 @@ def stated_equations_hold(p: Problem) -> list[str]:
 _SYMBOLIC = re.compile(r"[A-Za-z]+_[A-Za-z]+|[⌊⌈][^⌋⌉\d]*[A-Za-z][^⌋⌉]*[⌋⌉]|\b\d*[A-Za-z]\s*[·×]\s*\w|"
                        r"\w\s*[·×]\s*[A-Za-z]\b")
 
+#: A function the arithmetic names (min, max): a word, but not a symbol.
+_FUNCTION = re.compile(r"\b(?:min|max)\(")
+
 
 def _scalar(value) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -108,7 +111,7 @@ def right_option_reaches_its_value(p: Problem) -> list[str]:
         return []
     found = equations(right.why)
     faults = []
-    if _SYMBOLIC.search(right.why):
+    if _SYMBOLIC.search(_FUNCTION.sub("(", right.why)):
         faults.append(f"right option states a rule in symbols: {right.why!r}")
     values = [e.right_value for e in found]
     want = right.value

@@ -45,6 +45,8 @@ def _same(a: Any, b: Any, places: float = 1e-9) -> bool:
     return False
 
 
+#: Where the head of a symbol's meaning ends and what qualifies it begins.
+_HEAD_END = re.compile(r"\b(?:whose|that|which|where|with|of)\b")
 #: A result's unit → the words a symbol's meaning uses for such a quantity.
 _UNIT_WORDS = {"cycle": ("cycle", "time", "latency")}
 
@@ -61,13 +63,14 @@ def _feeds(step: SolutionStep, into: SolutionStep, sym: str, result: Any = None)
 
 @cache
 def _unit_named(formula: str, sym: str, unit: str) -> bool:
-    """Whether symbol `sym` of `formula` means a quantity in `unit` (or any value)."""
+    """Whether symbol `sym` of `formula` means a quantity in `unit` (or any value), read from
+    the head of its meaning ("warps whose lanes split" counts warps, not lanes)."""
     from quizgen.engine.formulas import sources
 
     unit = unit.lower().rstrip("s")
     if not unit:
         return True
-    text = sources()[formula][1].get(sym, "").lower()
+    text = _HEAD_END.split(sources()[formula][1].get(sym, "").lower(), 1)[0]
     words = _UNIT_WORDS.get(unit, (unit,))
     return "value" in text or any(re.search(rf"\b{re.escape(w)}s?\b", text) for w in words)
 

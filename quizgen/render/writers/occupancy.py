@@ -111,6 +111,7 @@ class CannotFitWriter(OccupancyWriter):
         """A block over the per-block thread limit: its registers fit, so the question states
         the limit, and the trap and Verify are the thread limit's (never the registers')."""
         ctx = self.context(params, gpu, solved)
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
         trap = (phrase(lang, self.cell, "trap_threads", ctx, salt=salt)
                 if self.trap_applies(params, gpu, solved) else "")
