@@ -360,7 +360,8 @@ GLITCHES: list[tuple[str | None, re.Pattern, str]] = [
     (None, re.compile(r"\bits 1 (?:are|were)\b"), "a count of one with a plural verb"),
     ("en", re.compile(r"(?<![\d.,])(?<!\bof )\b1 (?:block|warp|lane|thread|SM) (?:fit|are|were|take|run|"
                       r"hold|wait|do|use|need|fill|give|get|leave|hit|stay|cover)\b"), "a count of one with a plural verb"),
-    ("hinglish", re.compile(r"(?<![\d.,])\b1 (?:block|warp|lane|thread|SM) (?:(?!\bk[eia]\b)[^.;,]){0,30}?"
+    ("hinglish", re.compile(r"(?<![\d.,])\b1 (?:block|warp|lane|thread|SM) (?!(?:mein|par|se)\b)"
+                            r"(?:(?!\bk[eia]\b)[^.;,]){0,30}?"
                             r"\b(?:hote|karte|lete|rehte|chalte|aate|jaate|dete) hain\b"),
      "a count of one with a plural verb"),
     (None, re.compile(r"(?<![\d.,/])(?<![+\u2212-] )\b1 (?:blocks|warps|lanes|threads|SMs|cycles|"
