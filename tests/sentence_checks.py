@@ -375,6 +375,8 @@ GLITCHES: list[tuple[str | None, re.Pattern, str]] = [
                                                           "arguments (min(4,854, 40))"),
     ("hinglish", re.compile(r"\bbatti\b|\bbati\b|\bbantti\b|\bbat-t|baṭ", re.I),
      "not the Hinglish verb for 'are divided' (batti is a lamp)"),
+    (None, re.compile(r"\b(?:all its|these|saare|inhi) 1\b(?![\d.,])"),
+     "a count of one read as many (all its 1 warp)"),
     (None, re.compile(r"\bonly (\d[\d,]*) of \1\b|\bsirf (\d[\d,]*) mein se \2\b"),
      "'only N of N': nothing is left out"),
     (None, re.compile(r"already is one\b|pehle se ek hai\b"), "a count called one unit of itself"),
