@@ -448,6 +448,9 @@ SLIP_CARDS = {
     "count_empty_branch": ("empty-branch-free", "the warp skips it"),
     "minority_share": ("divergence-split-irrelevant", "both pay the same serialised time"),
     "square_is_balanced": ("blockdim-x-multiple-of-32", "no partial warp"),
+    "warp_lockstep": ("warp-lockstep", "lockstep is not guaranteed"),
+    "no_barrier_needed": ("fix-synchronisation", "a warp may read shared memory before another has written it"),
+    "barrier_always_block_wide": ("fix-synchronisation", "replacing them with warp-level primitives"),
 }
 
 
