@@ -40,7 +40,8 @@ from quizgen.grade.carry import carry_credit
 from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
 from quizgen.grade.graded import GradedClass, GradeSummary, graded_class
 from quizgen.grade.judge import Box, judged
-from quizgen.grade.match import Entry, Matcher, manifest_entries, read_columns
+from quizgen.grade.match import (Entry, Matcher, manifest_entries, read_columns,
+                                 require_answer_columns)
 from quizgen.grade.memo import clear_caches
 from quizgen.grade.notes import note_text
 from quizgen.grade.parse import parse_answer
@@ -282,10 +283,12 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
         raise QuizgenError(f"got {feedback_format!r}; expected md or html", field="format")
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
-    report.check_out(out, (manifest_path, answers_path), force)
+    # the inputs first: a missing or wrong file is the mistake to name, not the output folder
     if not isinstance(manifest, Manifest):
         manifest = load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
+    require_answer_columns(sheet.header, manifest, str(answers_path))
+    report.check_out(out, (manifest_path, answers_path), force)
     the_lang = manifest.language(lang)
     with collector_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(
