@@ -184,7 +184,11 @@ def test_a_date_in_the_answer_sheet_is_needs_review_with_its_reason(tmp_path, ex
 
     pages = [html.unescape(page.read_text(encoding="utf-8"))      # the pages are HTML
              for page in sorted((tmp_path / "graded" / "feedback").iterdir())]
-    assert sum("'3/8/2026' is a date" in page for page in pages) == 1
+    # the student reads what happened to the box; the teacher's instruction is in report.md
+    assert sum("reached the grader as the date '3/8/2026'" in page for page in pages) == 1
+    assert not any("read what the student wrote" in page for page in pages)
+    report = (tmp_path / "graded" / "report.md").read_text(encoding="utf-8")
+    assert "'3/8/2026' is a date" in report and "read what the student wrote" in report
 
 
 def test_version_and_completion(tmp_path):

@@ -43,7 +43,7 @@ from quizgen.grade.judge import Box, judged
 from quizgen.grade.match import (Entry, Matcher, manifest_entries, read_columns,
                                  require_answer_columns)
 from quizgen.grade.memo import clear_caches
-from quizgen.grade.notes import note_text
+from quizgen.grade.notes import Note, note_text
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
 from quizgen.grade.report import OUTPUTS
@@ -119,13 +119,19 @@ def _decided(q: Prepared, box: Box, lang: str, carried: str | None,
     return _result(q, done, lang)
 
 
+#: Remarks that say how an answer was interpreted rather than what is wrong with it.
+READINGS = frozenset({"read_percent"})
+
+
 def _result(q: Prepared, box: Box, lang: str) -> CheckResult:
+    note = note_text(box.note, lang)
+    reading = note if isinstance(box.note, Note) and box.note.key in READINGS else None
     return CheckResult(
         key=box.key, answer=box.raw or "", status=box.status, expected=q.answers[box.key],
         expected_text=q.expected_text(box.key, lang), value=box.value,
-        note=note_text(box.note, lang), misconceptions=box.misconceptions, explanation=box.explanation,
+        note=note, misconceptions=box.misconceptions, explanation=box.explanation,
         carried=box.carried, step=box.step, step_title=box.step_title,
-        step_result=box.step_result)
+        step_result=box.step_result, reading=reading)
 
 
 def check_answer(problem: Any, key: str | None, answer: str, *,
