@@ -99,8 +99,8 @@ def test_recipe_list_show_copy(tmp_path):
     again = run(["recipe", "copy", "midterm", "my-exam.toml"], tmp_path)
     assert again.returncode == 2 and "--force" in again.stderr
     # the copy is the teacher's: edit it, build from it
-    mine.write_text(packaged.replace('course = "CS 433: Parallel Computer Architecture"',
-                                     'course = "EE 739"'), encoding="utf-8")
+    mine.write_text(packaged.replace('# course = "CS 610: GPU Programming"', 'course = "EE 739"'),
+                    encoding="utf-8")
     built = run(["sheet", "my-exam.toml", "--versions", "1", "--out", "mine"], tmp_path)
     assert built.returncode == 0, built.stderr
     manifest = json.loads((tmp_path / "mine" / "manifest.json").read_text(encoding="utf-8"))
