@@ -184,7 +184,11 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
                         result=check.step_result) if check.step else _say(lang, "no_parting"))
     flag_note = None
     if check.status in ("invalid", "missing"):
-        flag_note = labels["flagged"] if not box.counted else labels["zeroed"]
+        # a box the student wrote but the sheet lost (a missing column, a spreadsheet's date)
+        # waits for the teacher; an unreadable one is the student's to rewrite
+        waits = check.status == "missing" or _spreadsheet_date(check)
+        flag_note = labels["flagged"] if not box.counted else \
+            labels["zeroed_until" if waits else "zeroed"]
     note = _student_note(check, lang)
     return {
         "column": box.column, "key": check.key, "label": _answer_name(check.key, lang),
@@ -197,6 +201,13 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
         "misconceptions": misconceptions, "parting": parting or "", "flag_note": flag_note or "",
         "ok": check.earns,
     }
+
+
+def _spreadsheet_date(check: CheckResult) -> bool:
+    from quizgen.grade.parse import parse_answer
+
+    parsed = parse_answer(check.answer) if check.status == "invalid" else None
+    return parsed is not None and parsed.error is not None and parsed.error.key == "date_shaped"
 
 
 def _student_note(check: CheckResult, lang: str) -> str | None:
