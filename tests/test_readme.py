@@ -277,6 +277,16 @@ TEACHERS_FILES = ("class.csv", "filled-answers.csv", "overrides.csv", "launches.
                   "class.pdf", "build.log", "kernels.cu", "scanned/review.csv")
 
 
+def _last_of_pipe(command: str) -> list[str]:
+    """The words of a command line's last command, read as a shell reads them (a `|` inside
+    quotes, as in a condition `a || b`, is part of its word)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars="|")
+    lexer.whitespace_split = True
+    tokens = list(lexer)
+    pipes = [i for i, t in enumerate(tokens) if set(t) == {"|"}]
+    return tokens[pipes[-1] + 1:] if pipes else tokens
+
+
 def test_a_readme_line_reads_only_what_an_earlier_line_wrote_or_the_teacher_brings():
     """From an empty folder, in order: a recipe file is copied out before it is built, an exam
     folder is made before it is graded, and the benchmarks (not in the installed package) are
@@ -284,7 +294,7 @@ def test_a_readme_line_reads_only_what_an_earlier_line_wrote_or_the_teacher_brin
     text = README.read_text(encoding="utf-8")
     made: set[str] = set()
     for command in readme_commands():
-        words = shlex.split(command.split("|")[-1])
+        words = _last_of_pipe(command)
         if words[:3] == ["quizgen", "recipe", "copy"]:
             made.add(words[-1])
             continue
