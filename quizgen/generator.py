@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from quizgen.errors import QuizgenError
 from quizgen.problems import LEVELS, check_level, draw, families, family, resolve_named_gpu, spec_dicts
 from quizgen.problems.base import problem_id
+from quizgen.problems.identity import identity_gpu
 from quizgen.problems.model import Problem
 from quizgen.render.choices import build_choices
 from quizgen.render.phrases import book
@@ -49,7 +50,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
     the_gpu, params = draw(fam.cell, level=level, seed=seed, gpu=gpu)
     solved = fam.solve(params, the_gpu, explain=True)
     answers = solved.answers
-    pid = problem_id(fam.cell, params, the_gpu, seed, level)
+    pid = problem_id(fam.cell, params, identity_gpu(fam.cell, level, the_gpu), seed, level)
     writer = writer_for(fam)
     title, question, solution = writer.write(params, the_gpu, solved, lang, pid)
     if not mcq:

@@ -252,6 +252,38 @@ def test_guids_come_from_problems_not_text_or_seed(tmp_path):
     assert theirs - mine
 
 
+def test_a_deck_for_another_gpu_shares_the_notes_that_do_not_depend_on_the_gpu(tmp_path):
+    """The default deck and the same recipe built for the A100, imported into one collection:
+    a problem that does not depend on the GPU (the warps of a block, a divergence split, and an
+    SM's efficiency where the A100 has the textbook's warps and schedulers) is one note, with
+    the default deck's GUID; one that depends on it (occupancy) is a note per GPU."""
+    recipe = small_recipe(cells=["W-A", "W-B", "W-C", "W-G", "W-H", "OCC-6", "OCC-2"],
+                          levels=[1, 2, 3], per_cell=2, kinds=["numeric", "mcq"])
+    home, a100 = tmp_path / "default.apkg", tmp_path / "a100.apkg"
+    A.build_deck(recipe, home, timestamp=T0)
+    A.build_deck(apply_overrides(recipe, gpu="a100"), a100, timestamp=T0 + 60)
+    col = new_collection(tmp_path)
+    try:
+        first = import_apkg(col, home)
+        second = import_apkg(col, a100)
+        home_guids = set(guids_and_mods(home, tmp_path))
+        by_question: dict[tuple, list[str]] = {}
+        added = set()
+        for nid in col.find_notes("tag:quizgen::cell::*"):
+            note = col.get_note(nid)
+            cell = next(t for t in note.tags if "::cell::" in t).rsplit("::", 1)[1]
+            by_question.setdefault((note.mid, note.fields[0]), []).append(cell)
+            if note.guid not in home_guids:
+                added.add(cell)
+        twice = [cells for cells in by_question.values() if len(cells) > 1]
+        assert not twice, twice                         # no question asked by two notes
+        assert len(first.new) == len(home_guids)
+        assert len(second.updated) + len(second.duplicate) >= 20
+        assert added == {"OCC-2"}                       # only the GPU's own problems are new
+    finally:
+        col.close()
+
+
 def test_failed_build_leaves_no_file(tmp_path):
     calls = []
 
