@@ -72,7 +72,9 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         topics=[solved.data.get("topic", fam.topic)],
         figure=fam.figure(params, the_gpu, solved),
         answer_specs={k: specs[k] for k in answers if k in specs} if specs else {},
-        mcq_stem=writer.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
+        # the one-answer stem: a choice card's question, and a type-in card's (which takes one)
+        mcq_stem=writer.mcq_stem(params, the_gpu, solved, lang, pid)
+        if choices or (mcq and fam.main_answer) else "",
     )
 
 

@@ -284,6 +284,42 @@ def test_a_deck_for_another_gpu_shares_the_notes_that_do_not_depend_on_the_gpu(t
         col.close()
 
 
+def test_a_type_in_card_asks_only_the_answer_its_box_takes(tmp_path):
+    """A numeric card takes one answer (the main one), so its question asks that one: the
+    family's one-answer stem (the multiple-choice card's question), not the whole problem's
+    list of asks ("blocks/SM, active warps and occupancy, and the limiter"), on the front and
+    the back, for every cell in both languages."""
+    from html import unescape
+
+    from quizgen.render.cards import question_html
+
+    recipe = small_recipe(cells="all", levels=[1, 2, 3], per_cell=1, lang="both",
+                          kinds=["numeric"])
+    problems = {(i.problem.id, i.problem.lang): i.problem for i in A.deck_items(recipe)
+                if i.kind == "numeric"}
+    out = tmp_path / "numeric.apkg"
+    A.build_deck(recipe, out, timestamp=T0)
+    col = new_collection(tmp_path)
+    plain = lambda html: " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # noqa: E731
+    try:
+        import_apkg(col, out)
+        shorter = 0
+        for cid in col.find_cards(f'"note:{A.MODEL_NAMES["numeric"]}"'):
+            card = col.get_card(cid)
+            lang = next(t for t in card.note().tags if "::lang::" in t).rsplit("::", 1)[1]
+            problem = problems[card.note()["Source"].rsplit(" · ", 1)[-1], lang]
+            assert problem.mcq_stem, problem.id              # every family writes one
+            asked = plain(card.note()["Question"])
+            assert asked == plain(question_html(problem, stem=True))
+            assert asked in plain(card.question()) and asked in plain(card.answer())
+            if plain(question_html(problem)) != asked:
+                shorter += 1
+                assert plain(question_html(problem)) not in plain(card.question())
+        assert len(problems) >= 60 and shorter >= len(problems) // 2
+    finally:
+        col.close()
+
+
 def test_failed_build_leaves_no_file(tmp_path):
     calls = []
 
@@ -561,9 +597,9 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
 
 
 def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts():
-    """Skill notes take their variants from `generate_worked`: the very problem `generate_one`
-    gives (same numbers, words, figure and specs), minus the options and stem no skill card
-    shows, so the deck's repeat check treats both sources alike."""
+    """`generate_worked` (a follow-up deck's skill variants) gives the very problem
+    `generate_one` gives (same numbers, words, figure and specs), minus the options and stem, so
+    the deck's repeat check treats both sources alike."""
     import dataclasses
 
     from quizgen.generator import CELLS, generate_one, generate_worked

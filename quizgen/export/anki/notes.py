@@ -64,7 +64,8 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
         value = answer_value(problem)
         if value is None:
             raise ValueError(f"{problem.id}: no typeable main answer")
-        return [question_html(problem), value,
+        # the card asks what its box takes: the family's one-answer stem where it writes one
+        return [question_html(problem, stem=True), value,
                 esc(answer_format(problem, problem.lang)) + check_html(problem),
                 back_solution_html(problem), figure, source]
     if kind == "mcq":
