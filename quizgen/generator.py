@@ -36,9 +36,10 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
     """One problem of `cell`: the same arguments always give the same problem.
 
     Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
-    ``mcq=False`` leaves out the multiple-choice options and stem (and the misconceptions they
-    are drawn from), for a card that never asks the problem as a choice (a skill's variant);
-    everything else is the same problem.
+    ``mcq=False`` leaves out the multiple-choice options (and the misconceptions they are drawn
+    from), for a card that never asks the problem as a choice (a skill's variant); everything
+    else is the same problem, the one-answer stem too (what a card that takes one typed answer
+    asks).
     """
     fam = family(cell)
     if level.__class__ is not int or level not in LEVELS:
@@ -74,13 +75,13 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         answer_specs={k: specs[k] for k in answers if k in specs} if specs else {},
         # the one-answer stem: a choice card's question, and a type-in card's (which takes one)
         mcq_stem=writer.mcq_stem(params, the_gpu, solved, lang, pid)
-        if choices or (mcq and fam.main_answer) else "",
+        if choices or fam.main_answer else "",
     )
 
 
 def generate_worked(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,
                     gpu: str | None = None) -> Problem:
-    """`generate_one` without the multiple-choice parts: the problem as a worked solution."""
+    """`generate_one` without the multiple-choice options: the problem as a worked solution."""
     return generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu, mcq=False)
 
 

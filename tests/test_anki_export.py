@@ -597,9 +597,9 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
 
 
 def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts():
-    """`generate_worked` (a follow-up deck's skill variants) gives the very problem
-    `generate_one` gives (same numbers, words, figure and specs), minus the options and stem, so
-    the deck's repeat check treats both sources alike."""
+    """Skill notes take their variants from `generate_worked`: the very problem `generate_one`
+    gives (same numbers, words, figure, specs and one-answer stem), minus the options no skill
+    card shows, so the deck's repeat check treats both sources alike."""
     import dataclasses
 
     from quizgen.generator import CELLS, generate_one, generate_worked
@@ -611,9 +611,12 @@ def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts()
         for level in (1, 2, 3):
             full = generate_one(cell, level=level, seed=3, lang="hinglish")
             worked = generate_worked(cell, level=level, seed=3, lang="hinglish")
-            assert worked.choices == [] and worked.mcq_stem == ""
+            # the stem of the one answer a card can type stays; a concept's (its options') goes
+            assert worked.choices == [] and worked.mcq_stem == (full.mcq_stem if full.main_answer
+                                                                else "")
             with_choices += bool(full.choices)
-            assert dataclasses.replace(full, choices=[], mcq_stem="") == worked, (cell, level)
+            assert dataclasses.replace(full, choices=[], mcq_stem=worked.mcq_stem) == worked, \
+                (cell, level)
             slot = Slot(cell, level, 0, "hinglish", None, 3)
             assert P._cheap_key(generate_worked)(slot, 3) == P.same_problem_key(worked)
     assert with_choices > len(CELLS)      # the full problems did have options to leave out

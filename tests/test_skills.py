@@ -176,7 +176,7 @@ def test_a_variant_with_a_box_asks_only_the_answer_the_box_takes(imported):
     import re
 
     from quizgen.export.anki.plan import fresh_problem
-    from quizgen.generator import generate_one
+    from quizgen.generator import generate_worked
     from quizgen.render.cards import question_html
 
     recipe, summary, col, cards = imported
@@ -185,7 +185,7 @@ def test_a_variant_with_a_box_asks_only_the_answer_the_box_takes(imported):
         slots = S.variant_slots(recipe, card["cell"], 1, "hinglish")
         blocks = re.split(r'<div class="qz-v" data-v="\d+"[^>]*>', card["fields"]["Questions"])[1:]
         for slot, block in zip(slots, blocks, strict=True):
-            problem = fresh_problem(generate_one, slot, seen)
+            problem = fresh_problem(generate_worked, slot, seen)
             boxed = card["cell"] != "L-6"
             assert block.startswith(question_html(problem, stem=boxed))
             assert boxed is bool(card["fields"]["Words"]) and (not boxed or problem.mcq_stem)

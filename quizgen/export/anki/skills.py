@@ -225,9 +225,9 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
 
     `progress` is called with the number of variants made so far.
     """
-    from quizgen.generator import generate_one
+    from quizgen.generator import generate_worked
 
-    source = problems_for or generate_one        # with its stem, the question of the typed box
+    source = problems_for or generate_worked     # a variant is never asked as a multiple choice
     figures = figures if figures is not None else FigureMedia()
     Note = note_class()
     model = skill_model()
