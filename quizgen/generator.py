@@ -73,10 +73,25 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         topics=[solved.data.get("topic", fam.topic)],
         figure=fam.figure(params, the_gpu, solved),
         answer_specs={k: specs[k] for k in answers if k in specs} if specs else {},
-        # the one-answer stem: a choice card's question, and a type-in card's (which takes one)
-        mcq_stem=writer.mcq_stem(params, the_gpu, solved, lang, pid)
-        if choices or fam.main_answer else "",
+        mcq_stem=_one_answer_stem(writer, fam, params, the_gpu, solved, lang, pid, choices),
     )
+
+
+def _one_answer_stem(writer, fam, params, gpu, solved, lang: str, pid: str, choices) -> str:
+    """The question with one ask, the main answer: a choice card's question, and the question of
+    a card that takes one typed answer. A problem without options has one where its family's
+    stem can be written for its numbers (a stem may name what only a drawn option needs, and
+    then this problem has none: a card asks the whole question)."""
+    from quizgen.render.jinja import TemplateError
+
+    if choices:
+        return writer.mcq_stem(params, gpu, solved, lang, pid)
+    if not fam.main_answer:
+        return ""
+    try:
+        return writer.mcq_stem(params, gpu, solved, lang, pid)
+    except TemplateError:
+        return ""
 
 
 def generate_worked(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,
