@@ -26,7 +26,7 @@ GPU_FACTS: dict[str, tuple[str, ...] | dict[int, tuple[str, ...]]] = {
     "W-A": (), "W-B": (), "W-C": (), "W-C2": (), "W-G": (), "W-H": (), "W-I": (),
     "OCC-6": ("max_warps_per_sm", "schedulers_per_sm"),
     "L-5": ("max_warps_per_sm",),
-    "W-D": {1: ("max_blocks_per_sm", "max_warps_per_sm"), 2: ("max_blocks_per_sm", "max_warps_per_sm")},
+    "W-D": {level: ("max_blocks_per_sm", "max_warps_per_sm") for level in (1, 2)},
 }
 
 

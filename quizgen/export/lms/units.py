@@ -88,8 +88,9 @@ def misread_answers(box: Box, feedback: Callable[[str, str], str]) -> list[Answe
 def moodle_answer_order(box: Box, misread: list[Answer]) -> list[Answer]:
     """The box's answers and its misread windows in the order Moodle must try them."""
     first = right_percent(box) if percent_unit(box) else None
-    preferred = ([first] if first is not None else []) + misread + \
-        [a for a in box.answers if not a.percent] + [a for a in box.answers if a.percent and a is not first]
+    plain = [a for a in box.answers if not a.percent]
+    percent = [a for a in box.answers if a.percent and a is not first]
+    preferred = ([first] if first is not None else []) + misread + plain + percent
     if not percent_unit(box):
         return preferred
     n = len(preferred)
