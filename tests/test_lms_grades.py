@@ -42,13 +42,18 @@ def _read(path):
         return list(csv.reader(fh))
 
 
-def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_item(graded):
+def _graded_into(graded, folder, lms):
+    """Grade the class with ``--lms``: (the output folder, the rows of its gradebook CSV)."""
     manifest, answers, tmp = graded
-    out = tmp / "g"
+    out = tmp / folder
     result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out),
-                                 "--lms", "moodle"])
+                                 "--lms", lms])
     assert result.exit_code == 0, result.output
-    rows = _read(out / "moodle-grades.csv")
+    return out, _read(out / f"{lms}-grades.csv")
+
+
+def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_item(graded):
+    out, rows = _graded_into(graded, "g", "moodle")
     assert rows[0] == ["ID number", "Full name", "Unit test: Q1 OCC-3", "Unit test: Q2 W-B",
                        "Unit test: total"]
     assert [r[0] for r in rows[1:]] == [s.roll for s in ROSTER]
@@ -99,12 +104,7 @@ def moodle_import(rows, mapping, items):
 def test_moodle_import_as_the_readme_says_keeps_the_total_and_each_questions_points(graded):
     from conftest import REPO
 
-    manifest, answers, tmp = graded
-    out = tmp / "m"
-    result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out),
-                                 "--lms", "moodle"])
-    assert result.exit_code == 0, result.output
-    rows = _read(out / "moodle-grades.csv")
+    out, rows = _graded_into(graded, "m", "moodle")
     questions, total = rows[0][2:-1], rows[0][-1]
     points = dict(zip(questions, (Fraction(4), Fraction(5, 2))))
     quizgen_totals = {r[0]: Fraction(r[-1]) for r in rows[1:]}
