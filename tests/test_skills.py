@@ -426,6 +426,7 @@ def _variant(card, v):
     return variant_attrs(card["fields"]["Questions"], int(v))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", ["desktop", "ankidroid", "ankidroid-input", "ankidroid-new",
                                     "keeps-nothing"])
 def test_every_client_offers_the_box_and_the_back_judges_what_was_typed(clients, imported, client):
@@ -468,6 +469,7 @@ def test_every_client_offers_the_box_and_the_back_judges_what_was_typed(clients,
     assert judged == 3 * 2 * 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", ["desktop", "ankidroid", "ankidroid-input", "ankidroid-new",
                                     "keeps-nothing"])
 def test_a_flip_across_4_am_shows_the_front_variant(clients, imported, client):
