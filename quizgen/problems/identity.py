@@ -24,6 +24,7 @@ __all__ = ["GPU_FACTS", "gpu_facts", "identity_gpu"]
 #: table by level where only some levels do.
 GPU_FACTS: dict[str, tuple[str, ...] | dict[int, tuple[str, ...]]] = {
     "W-A": (), "W-B": (), "W-C": (), "W-C2": (), "W-G": (), "W-H": (), "W-I": (),
+    "D-1": (), "D-2": (), "D-3": (), "D-4": (), "D-5": (),
     "OCC-6": ("max_warps_per_sm", "schedulers_per_sm"),
     "L-5": ("max_warps_per_sm",),
     "W-D": {level: ("max_blocks_per_sm", "max_warps_per_sm") for level in (1, 2)},
