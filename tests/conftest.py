@@ -193,8 +193,9 @@ SWEEP_SEEDS = 3
 @pytest.fixture(scope="session")
 def every_problem() -> list:
     """Every registered cell × levels 1–3 × both languages × the cell's own GPU and every
-    preset × `SWEEP_SEEDS` seeds, each distinct problem once (a GPU with no problem of the cell
-    is skipped): the sweep the sentence checks read, generated once per session."""
+    preset × `SWEEP_SEEDS` seeds, and the first problem of each kind the cell poses, each
+    distinct problem once (a GPU with no problem of the cell is skipped): the sweep the sentence
+    checks read, generated once per session."""
     from quizgen.errors import QuizgenError
     from quizgen.generator import CELLS, LANGS, LEVELS, generate_one
     from quizgen.gpus import preset_names
@@ -214,7 +215,25 @@ def every_problem() -> list:
                         if (p.id, lang) not in seen:
                             seen.add((p.id, lang))
                             out.append(p)
+                for seed in _first_of_each_shape(cell, level):
+                    p = generate_one(cell, level=level, seed=seed, lang=lang)
+                    if (p.id, lang) not in seen:
+                        seen.add((p.id, lang))
+                        out.append(p)
     return out
+
+
+def _first_of_each_shape(cell: str, level: int) -> list[int]:
+    """The first seed of each kind of problem `cell` poses at `level` on its own GPU (a kind:
+    the names of its parameters), so that a kind drawn only past the first seeds (L-5's
+    measured curves, K-1's kernels) is read too."""
+    from quizgen.problems import family, pool
+
+    candidates = pool(cell, level, family(cell).gpu_choices(level))
+    first: dict[frozenset, int] = {}
+    for seed in range(len(candidates)):
+        first.setdefault(frozenset(candidates.params(seed)[1]), seed)
+    return sorted(first.values())
 
 
 def with_answer_grid(manifest: dict) -> dict:

@@ -24,6 +24,8 @@ Each check returns the faults it finds as short strings (an empty list: none). C
 * `steps_do_what_their_titles_say`: no step titled as deciding is explained as deciding
   nothing, and a what-if title names its quantity.
 * `step_titles_are_distinct`: no solution repeats a step's title.
+* `the_main_answer_is_asked`: a problem with a main answer holds it and has the one-answer stem
+  that asks it.
 """
 
 from __future__ import annotations
@@ -429,6 +431,21 @@ def step_titles_are_distinct(p: Problem) -> list[str]:
         if st.title in seen:
             faults.append(f"steps {seen[st.title]} and {i} share the title {st.title!r}")
         seen.setdefault(st.title, i)
+    return faults
+
+
+@check
+def the_main_answer_is_asked(p: Problem) -> list[str]:
+    """A problem with a main answer holds that answer and a one-answer stem that asks it: the
+    question a choice card and a type-in card show (without one, such a card falls back to
+    the whole question, which asks for more than its box takes)."""
+    if not p.main_answer:
+        return []
+    faults = []
+    if p.main_answer not in p.answers:
+        faults.append(f"main answer {p.main_answer!r} is not among {sorted(p.answers)}")
+    if not p.mcq_stem.strip():
+        faults.append(f"no one-answer stem for {p.main_answer!r}")
     return faults
 
 

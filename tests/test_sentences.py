@@ -188,6 +188,30 @@ def test_a_floor_written_as_a_division_is_caught():
     assert by_name("stated_equations_hold")(p)
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_measured_bandwidth_problem_asks_its_main_answer(lang):
+    """`--cell L-5 --level 3 --seed 540`: Little's law in bytes on the H200's measured curve.
+    Its main answer was a key it does not have and its stem named a latency in cycles it does
+    not draw, so a type-in card asked the whole seven-part question; now it asks the warps."""
+    p = generate_one("L-5", level=3, seed=540, lang=lang, mcq=False)
+    assert p.main_answer == "warps_for_bandwidth" and p.answers[p.main_answer] == 32
+    assert "37.5 GB/s" in p.mcq_stem and "ILP 4" in p.mcq_stem
+    assert not by_name("the_main_answer_is_asked")(p)
+    old = copy(p)
+    old.main_answer, old.mcq_stem = "warps_needed", ""
+    assert len(by_name("the_main_answer_is_asked")(old)) == 2
+
+
+def test_the_sweep_reaches_every_kind_of_problem(every_problem):
+    """Each cell's kinds of problem (the names of their parameters) at each level are all in
+    the sweep, the ones drawn only after many seeds too (L-5's measured curves)."""
+    from quizgen.problems import draw
+
+    kinds = {(p.cell, p.level, frozenset(p.params)) for p in every_problem}
+    assert {("L-5", 3, frozenset(draw("L-5", level=3, seed=s)[1])) for s in (0, 38, 76)} <= kinds
+    assert len({k for k in kinds if k[:2] == ("K-1", 1)}) >= 3
+
+
 def test_every_level_three_problem_names_its_trap(every_problem):
     """Level 3 adds the step a trap turns on (OCC-1's extra registers break its clean divide),
     so no level-3 problem leaves the Trap empty."""
