@@ -12,6 +12,7 @@ import pytest
 
 from quizgen.errors import QuizgenError
 from quizgen.generator import generate_one
+from quizgen.gpus import preset_names
 from quizgen.problems.base import LEVELS
 from quizgen.problems.concepts import (
     TOPICS, ConceptCards, _parse_card, card_ids, get_card, load_cards,
@@ -342,7 +343,7 @@ def test_a_cards_worked_number_is_on_the_cards_own_gpu(gpu):
 # Every card's worked number shows what the card says
 
 
-@pytest.mark.parametrize("gpu", ["textbook", "v100", "t4", "a100", "a10", "rtx4090", "h100", "b200"])
+@pytest.mark.parametrize("gpu", preset_names())
 def test_every_cards_worked_number_shows_its_claim_on_every_gpu(gpu):
     """Drawn until the numbers show the card's claim (`concept_examples.KINDS[...].shows`); every
     card names a kind, and only a card no number can show has none."""
@@ -443,6 +444,7 @@ SLIP_CARDS = {
     "top_id_as_count": ("warp-count-proof", "⌊(P − 1)/32⌋ + 1"),
     "exact_division": ("warp-count-proof", "⌈P/32⌉"),
     "wavefront_64": ("warp-is-32-threads", "32 threads of a warp"),
+    "threads_as_warps": ("warp-is-32-threads", "issues each instruction once for all 32 threads of a warp"),
     "branches_overlap": ("divergence-serialises", "runs each taken path one after another"),
     "slowest_path": ("empty-branch-free", "pays only for the path it actually runs"),
     "count_empty_branch": ("empty-branch-free", "the warp skips it"),
