@@ -225,14 +225,17 @@ def every_problem() -> list:
 
 def _first_of_each_shape(cell: str, level: int) -> list[int]:
     """The first seed of each kind of problem `cell` poses at `level` on its own GPU (a kind:
-    the names of its parameters), so that a kind drawn only past the first seeds (L-5's
-    measured curves, K-1's kernels) is read too."""
+    the names of its parameters, and the code cells' variant), so that a kind drawn only past
+    the first seeds (L-5's measured curves, K-1's kernels) is read too."""
     from quizgen.problems import family, pool
 
-    candidates = pool(cell, level, family(cell).gpu_choices(level))
-    first: dict[frozenset, int] = {}
+    fam = family(cell)
+    variant = getattr(fam, "variant", lambda params: "")
+    candidates = pool(cell, level, fam.gpu_choices(level))
+    first: dict[tuple, int] = {}
     for seed in range(len(candidates)):
-        first.setdefault(frozenset(candidates.params(seed)[1]), seed)
+        params = candidates.params(seed)[1]
+        first.setdefault((frozenset(params), variant(params)), seed)
     return sorted(first.values())
 
 
