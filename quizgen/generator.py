@@ -58,7 +58,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         choices = []
     elif fam.main_answer:
         miscs = fam.applicable_misconceptions(params, the_gpu, solved)
-        choices = build_choices(fam, solved, miscs, lang, pid)
+        choices = build_choices(fam, solved, miscs, lang, pid, solution.steps)
     else:
         choices = writer.choices(params, the_gpu, solved, lang, pid) or []
     specs = spec_dicts(fam)

@@ -185,6 +185,60 @@ def built_deck(tmp_path_factory) -> Path:
     return root / "deck.apkg"
 
 
+#: Seeds per cell × level × language × GPU choice in `every_problem` (the cell's own choice
+#: and every preset, the textbook SM among them).
+SWEEP_SEEDS = 3
+
+
+@pytest.fixture(scope="session")
+def every_problem() -> list:
+    """Every registered cell × levels 1–3 × both languages × the cell's own GPU and every
+    preset × `SWEEP_SEEDS` seeds, and the first problem of each kind the cell poses, each
+    distinct problem once (a GPU with no problem of the cell is skipped): the sweep the sentence
+    checks read, generated once per session."""
+    from quizgen.errors import QuizgenError
+    from quizgen.generator import CELLS, LANGS, LEVELS, generate_one
+    from quizgen.gpus import preset_names
+
+    out, seen = [], set()
+    for cell in CELLS:
+        for lang in LANGS:
+            for level in LEVELS:
+                for gpu in (None, *preset_names()):
+                    for seed in range(SWEEP_SEEDS):
+                        try:
+                            p = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+                        except QuizgenError as exc:
+                            if f"no {cell} problem exists" not in str(exc):
+                                raise
+                            break
+                        if (p.id, lang) not in seen:
+                            seen.add((p.id, lang))
+                            out.append(p)
+                for seed in _first_of_each_shape(cell, level):
+                    p = generate_one(cell, level=level, seed=seed, lang=lang)
+                    if (p.id, lang) not in seen:
+                        seen.add((p.id, lang))
+                        out.append(p)
+    return out
+
+
+def _first_of_each_shape(cell: str, level: int) -> list[int]:
+    """The first seed of each kind of problem `cell` poses at `level` on its own GPU (a kind:
+    the names of its parameters, and the code cells' variant), so that a kind drawn only past
+    the first seeds (L-5's measured curves, K-1's kernels) is read too."""
+    from quizgen.problems import family, pool
+
+    fam = family(cell)
+    variant = getattr(fam, "variant", lambda params: "")
+    candidates = pool(cell, level, fam.gpu_choices(level))
+    first: dict[tuple, int] = {}
+    for seed in range(len(candidates)):
+        params = candidates.params(seed)[1]
+        first.setdefault((frozenset(params), variant(params)), seed)
+    return sorted(first.values())
+
+
 def with_answer_grid(manifest: dict) -> dict:
     """A copy of `manifest` with answer grids, as `quizgen sheet --bubbles` lays them out (the
     sheet's own layout functions, without Typst): the scan layout of its recipe, and one grid for

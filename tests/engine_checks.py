@@ -29,5 +29,5 @@ def check_steps(steps, formulas) -> None:
                 assert 2 <= len(variants) <= 3, (section, key)
                 for text in variants:
                     assert text.strip() and "\n" not in text
-                    env.from_string(text).render(**step.values, result=step.result)
+                    env.from_string(text).render(**step.values, result=step.result, nth=1)   # nth: solution_steps
     assert seen == set(formulas), set(formulas) - seen

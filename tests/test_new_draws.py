@@ -36,7 +36,9 @@ def test_occ5_draws_blocks_over_the_thread_limit_at_levels_1_and_2():
         limit = f"{gpu['max_threads_per_block']:,}"
         assert limit in p.solution.trap and "too many resources" not in p.solution.trap
         correct = [c for c in p.choices if c.correct]
-        assert all("more threads than one block may have" in c.why for c in correct)
+        # the right option names the block's threads against the limit, and arrives at it
+        assert all(f"{T:,} threads are more than the {limit} one block may have" in c.why
+                   and c.why.endswith(f"= {limit} threads.") for c in correct)
     # the register case is still drawn, and says so
     regs = [generate_one("OCC-5", level=1, seed=s, lang="en") for s in SEEDS]
     assert any(p.answers["largest_block"] < p.gpu["max_threads_per_block"] for p in regs)

@@ -98,3 +98,66 @@ def test_every_language_has_a_vocabulary():
 ])
 def test_the_criterion_tells_a_reason_from_a_restated_formula(lang, why, formula, reason):
     assert teaching.gives_reason(why, lang, formula) is reason, why
+
+
+# --- A reviewer's judgment, kept with the tests -------------------------------------------
+# A stratified sample of whys (3 per cell and language, the problem and step drawn by a fixed
+# rule), each read and judged by hand: "reason" (the mechanism in the hardware or the rule that
+# makes the step necessary, with this problem's numbers), "formula" (the step's arithmetic
+# restated) or "filler". The judgments live in judged_whys.json beside the text they judged; a
+# why that has changed since must be judged again (the test names it).
+
+JUDGED = Path(__file__).resolve().parent / "judged_whys.json"
+VERDICTS = ("reason", "formula", "filler")
+
+
+def judged_sample() -> list[dict]:
+    """Where the sample's whys come from: for each cell, language and k in 0…2, a level, seed,
+    GPU choice and step drawn by a generator seeded with the three (the rule behind the file)."""
+    import random
+
+    from quizgen.errors import QuizgenError
+    from quizgen.gpus import preset_names
+
+    out = []
+    for cell in CELLS:
+        for lang in LANGS:
+            for k in range(3):
+                rng = random.Random(f"{cell}|{lang}|{k}")
+                level, seed = rng.choice((1, 2, 3)), rng.randrange(40)
+                gpu = rng.choice((None, *preset_names()))
+                try:
+                    problem = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
+                except QuizgenError:
+                    gpu = None
+                    problem = generate_one(cell, level=level, seed=seed, lang=lang)
+                steps = [i for i, s in enumerate(problem.solution.steps) if s.why]
+                i = rng.choice(steps)
+                out.append({"cell": cell, "lang": lang, "level": level, "seed": seed,
+                            "gpu": gpu, "step": i, "why": problem.solution.steps[i].why})
+    return out
+
+
+def test_the_judged_whys_are_the_ones_generated_today():
+    import json
+
+    judged = json.loads(JUDGED.read_text(encoding="utf-8"))
+    drawn = judged_sample()
+    unjudged = sorted({d["cell"] for d in drawn} - {j["cell"] for j in judged})
+    assert not unjudged, f"judge the sampled whys of {unjudged} and add them to judged_whys.json"
+    drawn = [d for d in drawn if d["cell"] in {j["cell"] for j in judged}]
+    assert len(judged) == len(drawn)
+    changed = [f"{d['cell']} L{d['level']} seed {d['seed']} {d['gpu']} {d['lang']} step "
+               f"{d['step']}: now {d['why']!r}" for d, j in zip(drawn, judged)
+               if {k: d[k] for k in d} != {k: j[k] for k in d}]
+    assert not changed, "judge these whys again in judged_whys.json:\n" + "\n".join(changed[:10])
+    assert all(j["verdict"] in VERDICTS for j in judged)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_reviewer_finds_real_reasons_in_nine_whys_of_ten(lang):
+    import json
+
+    judged = [j for j in json.loads(JUDGED.read_text(encoding="utf-8")) if j["lang"] == lang]
+    share = sum(j["verdict"] == "reason" for j in judged) / len(judged)
+    assert share >= 0.90, f"{share:.0%} of {len(judged)} judged {lang} whys give a reason"

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quizgen.engine.arith import ceiling
-from quizgen.engine.occupancy import LaunchConfig, align_up_carveout, fails_on_gp10x, carveout_size
+from quizgen.engine.occupancy import (GP10X_SUBPARTITIONS, LaunchConfig, align_up_carveout, carveout_size,
+                                     fails_on_gp10x)
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
 
@@ -29,6 +30,8 @@ from quizgen.gpus import GPU
 #: before them show what they change in a launch that runs.
 RULES = ("reg_granularity", "subpartitions", "smem_granularity", "reserve", "carveout",
          "barriers", "regs_per_block", "block_limit")
+#: Rules the per-warp count leaves out before any of `RULES`.
+BLOCK_RULES = ("whole_blocks", "block_cap")
 
 _ALL = frozenset(RULES)
 
@@ -167,6 +170,7 @@ def attribute(gpu: GPU, cfg: LaunchConfig, *, per_warp: bool = False) -> Attribu
                                   {"B_max": gpu.max_blocks_per_sm}))
     else:
         start_blocks, start_warps = book.blocks, book.warps
+    without = {rule: count(gpu, cfg, _ALL - {rule}).blocks for rule in RULES}
     on: set[str] = set()
     prev = book
     for rule in RULES:
@@ -176,8 +180,30 @@ def attribute(gpu: GPU, cfg: LaunchConfig, *, per_warp: bool = False) -> Attribu
             effects.append(Effect(rule, prev.blocks, cur.blocks, prev.warps, cur.warps,
                                   _detail(rule, gpu, cfg, prev, cur)))
         prev = cur
-    without = {rule: count(gpu, cfg, _ALL - {rule}).blocks for rule in RULES}
-    return Attribution(start_blocks, start_warps, prev.blocks, prev.warps, effects, without)
+    return Attribution(start_blocks, start_warps, prev.blocks, prev.warps,
+                       _named_stop(gpu, cfg, effects), without)
+
+
+#: The rules that stop a launch outright, whatever the others: a block over the per-block limit
+#: of registers or of shared memory never starts.
+HARD_RULES = ("regs_per_block", "block_limit")
+
+
+def _named_stop(gpu: GPU, cfg: LaunchConfig, effects: list[Effect]) -> list[Effect]:
+    """`effects` with the failure of a launch credited to a hard limit that alone stops it: when
+    a soft rule (the reserve, a rounding) took the count to 0 before the hard limit was switched
+    on, the launch would fail anyway, so that step is the hard limit's (a 102,400 B block on an
+    RTX 4090 is over the per-block maximum whatever the 1 KB reserve does)."""
+    last = effects[-1] if effects else None
+    if last is None or last.blocks_after or last.rule in HARD_RULES + BLOCK_RULES:
+        return effects
+    for rule in HARD_RULES:
+        alone = count(gpu, cfg, frozenset({rule}))
+        if alone.blocks == 0:
+            stop = Effect(rule, last.blocks_before, 0, last.warps_before, 0,
+                          _detail(rule, gpu, cfg, alone, alone))
+            return [*effects[:-1], stop]
+    return effects
 
 
 def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count) -> dict[str, Any]:
@@ -191,9 +217,15 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
                 "per_sub": after.per_sub, "alloc": after.regs_warp,
                 "w": ceiling(cfg.threads_per_block, 32)}
     if rule == "regs_per_block":
+        # the hardware counts a block's warps in whole rows of the SM's sub-partitions (on cc 6.0
+        # also of the 4 of the other Pascal chips)
         w = ceiling(cfg.threads_per_block, 32)
-        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * w,
-                "gp10x": fails_on_gp10x(gpu, after.regs_warp, w)}
+        regs_warp = after.regs_warp or ceiling(32 * r, gpu.reg_alloc_unit) * gpu.reg_alloc_unit
+        gp10x = fails_on_gp10x(gpu, regs_warp, w)
+        P = GP10X_SUBPARTITIONS if gp10x else gpu.schedulers_per_sm
+        counted = max(w, ceiling(w, P) * P)
+        return {"limit": gpu.regs_per_block, "alloc": regs_warp * counted, "w": w,
+                "counted": counted, "P": P, "regs_warp": regs_warp, "gp10x": gp10x}
     if rule == "smem_granularity":
         return {"g": gpu.smem_alloc_unit, "asked": asked, "alloc": after.smem_alloc}
     if rule == "reserve":
@@ -210,8 +242,8 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
         can_opt_in = not 0 < gpu.cc_major < 7          # no opt-in before Volta
         out = {"optin": optin, "limit": limit, "reserve": gpu.reserved_smem_per_block,
                "alloc": after.smem_alloc, "optin_limit": gpu.smem_per_block_optin,
-               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin, "can_opt_in": can_opt_in,
-               "with_optin": None}
+               "asked": asked, "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin,
+               "can_opt_in": can_opt_in, "with_optin": None}
         if not optin and can_opt_in and (after.smem_alloc
                                           <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block):
             # what the same launch does once it opts in

@@ -171,15 +171,17 @@ def branch_steps(b: br.Branching, paths_of: Any, *, limit: int = 8) -> list[Step
     la = b.launch
     steps = _block_steps(la)
     found = split_groups(b)
-    for g in found[:limit]:
+    for i, g in enumerate(found[:limit]):
         blk, w = g["example"]
         paths = paths_of(blk)[w]
         values = {key: g[key] for key in ("n_r", "n_t", "n_p", "n_w", "n_k", "n_b", "warps", "k",
                                           "blocks", "all_blocks", "parts", "more_parts", "G")}
+        values["b0"] = blk
         values.update(n_x=g["n_p"] - g["n_r"], flat=la.block[1] * la.block[2] > 1,
                       cond=b.cond.text, take=taking_text(paths, w), other=taking_text(paths, w, "E"),
                       first=WARP * w, last=WARP * w + g["n_p"] - 1)
-        steps.append(Step("code_split", "else_lanes", values, g["n_r"] - g["n_t"], "lanes",
+        steps.append(Step("code_split_next" if i else "code_split", "else_lanes", values,
+                          g["n_r"] - g["n_t"], "lanes",
                           _split_why(g), _split_note(g)))
     if len(found) > limit:
         rest = sum(g["count"] for g in found[limit:])
@@ -257,12 +259,13 @@ def loop_steps(lw: br.LoopWarps, trips_of: Any, *, limit: int = 6) -> list[Step]
     la = lw.launch
     steps = _block_steps(la)
     found = loop_groups(lw)
-    for g in found[:limit]:
+    for i, g in enumerate(found[:limit]):
         blk, w = g["example"]
         values = {key: g[key] for key in ("t_min", "t_max", "S", "n_w", "n_k", "n_b", "warps", "k",
                                           "blocks", "all_blocks", "parts", "more_parts", "G")}
-        values["trips"] = runs_text(trips_of(blk)[w])
-        steps.append(Step("code_loop_warp", "loop_divergent_iterations", values,
+        values.update(trips=runs_text(trips_of(blk)[w]), b0=blk)
+        steps.append(Step("code_loop_warp_next" if i else "code_loop_warp",
+                          "loop_divergent_iterations", values,
                           g["t_max"] - g["t_min"], "iterations",
                           "d_loop_uniform" if g["t_min"] == g["t_max"] else "d_loop_diverges"))
     if len(found) > limit:

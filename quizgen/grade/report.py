@@ -127,11 +127,28 @@ class _Solutions:
         self.lang, self.fmt = lang, fmt
         self.problems: dict[str, Mapping[str, Any]] = manifest.problems()
         self.cache: dict[str, str] = {}
+        self.words: dict[str, tuple[str, list[str]] | None] = {}
 
     def get(self, problem_id: str) -> str:
         if problem_id not in self.cache:
             self.cache[problem_id] = self._render(self.problems.get(problem_id))
         return self.cache[problem_id]
+
+    def titles(self, problem_id: str) -> tuple[str, list[str]] | None:
+        """The problem's title and its steps' titles in the page language (None: unknown), so
+        a page never quotes a step of the solution in another language than its own."""
+        if problem_id not in self.words:
+            data = self.problems.get(problem_id)
+            found = None
+            if data and isinstance(data.get("solution"), Mapping):
+                try:
+                    title, _, solution, lang = _solution_in(data, self.lang)
+                    if lang == self.lang:
+                        found = (title, [step.title for step in solution.steps])
+                except Exception:   # a hand-written problem: its saved words stand
+                    found = None
+            self.words[problem_id] = found
+        return self.words[problem_id]
 
     def _render(self, data: Mapping[str, Any] | None) -> str:
         from quizgen.render.text import render_solution
@@ -139,14 +156,14 @@ class _Solutions:
         if not data or not isinstance(data.get("solution"), Mapping):
             return ""
         try:
-            question, solution, lang = _solution_in(data, self.lang)
+            _, question, solution, lang = _solution_in(data, self.lang)
             return render_solution(solution, lang, self.fmt, question=question)
         except Exception:   # a hand-written solution the templates cannot show: leave it out
             return ""
 
 
 def _solution_in(data: Mapping[str, Any], lang: str):
-    """(question, solution, language): saved, or re-rendered by the family in `lang`."""
+    """(title, question, solution, language): saved, or re-rendered by the family in `lang`."""
     import dataclasses
 
     from quizgen.problems.model import Problem
@@ -154,7 +171,7 @@ def _solution_in(data: Mapping[str, Any], lang: str):
     names = {f.name for f in dataclasses.fields(Problem)}
     problem = Problem.from_dict({k: v for k, v in data.items() if k in names})
     if problem.lang == lang:
-        return problem.question, problem.solution, lang
+        return problem.title, problem.question, problem.solution, lang
     try:
         from quizgen.gpus import gpu_from_dict
         from quizgen.problems import family
@@ -163,14 +180,15 @@ def _solution_in(data: Mapping[str, Any], lang: str):
         fam = family(problem.cell)
         gpu = gpu_from_dict(problem.gpu)
         solved = fam.solve(dict(problem.params), gpu, explain=True)
-        _, question, solution = writer_for(fam).write(dict(problem.params), gpu, solved, lang,
-                                                      problem.id)
-        return question, solution, lang
+        title, question, solution = writer_for(fam).write(dict(problem.params), gpu, solved,
+                                                          lang, problem.id)
+        return title, question, solution, lang
     except Exception:   # the family cannot re-render it: the saved language it is
-        return problem.question, problem.solution, problem.lang
+        return problem.title, problem.question, problem.solution, problem.lang
 
 
-def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[str, Any]:
+def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str,
+              step_titles: list[str] | None = None) -> dict[str, Any]:
     check: CheckResult = box.check
     labels = _labels(lang)
     # One explanation: the best-ranked misconception that applies and gives this very answer.
@@ -180,7 +198,10 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
         misconceptions.append({"key": key, "name": humanize(key), "explanation": text})
     parting = None
     if check.status == "wrong" and not check.misconceptions:
-        parting = (_say(lang, "parting", step=check.step, title=check.step_title,
+        title = check.step_title
+        if check.step and step_titles and check.step <= len(step_titles):
+            title = step_titles[check.step - 1]        # the step as the page's language names it
+        parting = (_say(lang, "parting", step=check.step, title=title,
                         result=check.step_result) if check.step else _say(lang, "no_parting"))
     flag_note = None
     if check.status in ("invalid", "missing"):
@@ -234,11 +255,14 @@ def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, i
     labels = _labels(lang)
     questions = []
     for q in student.questions:
-        boxes = [_box_view(b, lang, invalid, q.problem_id) for b in q.boxes]
+        words = solutions.titles(q.problem_id)
+        boxes = [_box_view(b, lang, invalid, q.problem_id, words[1] if words else None)
+                 for b in q.boxes]
         needs_solution = any(not b["ok"] for b in boxes)
         # where the numbers part from the worked solution is one place per question: said once
         parting = next((b["parting"] for b in boxes if b["parting"]), "")
-        questions.append({"number": q.number, "title": q.title, "cell": q.cell,
+        questions.append({"number": q.number, "title": words[0] if words else q.title,
+                          "cell": q.cell,
                           "score": points_text(q.score), "max_score": points_text(q.max_score),
                           "boxes": boxes, "parting": parting,
                           "solution": solutions.get(q.problem_id) if needs_solution else ""})

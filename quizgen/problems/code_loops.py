@@ -243,7 +243,8 @@ def loop_context(params: dict[str, Any], lw: br.LoopWarps, w: int) -> dict[str, 
     if "iteration" in params:
         k = params["iteration"]
         ctx.update(it=k, running=lw.running(k), full=lw.full(k), diverging=lw.diverging(k),
-                   lanes=lw.lanes_running(k), top=int(lw.t_max.max()))
+                   lanes=lw.lanes_running(k), lanes_all=int(lw.sorted_trips.size),
+                   top=int(lw.t_max.max()))
     return ctx
 
 

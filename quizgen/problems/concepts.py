@@ -5,9 +5,9 @@ ids, topics, levels and wrong-belief keys in each). A card becomes a `Problem` l
 
     question            the card's question
     solution.answer     the card's answer (one or two sentences)
-    solution.steps      one prose step, "Reason" / "Wajah", whose why-line is the mechanism, then a
-                        worked number for the card's topic on the notes' own numbers, computed
-                        by the engine (level 3: with the change or inverse that the trap is about)
+    solution.steps      one prose step, "Reason" / "Wajah", whose why-line is the mechanism, then
+                        the card's worked number, computed by the engine on numbers drawn until
+                        they show what the card claims (`quizgen.problems.concept_examples`)
     solution.verify     one line per wrong belief: the belief and why it fails
     solution.trap       the misconception the card targets
     answers             {"concept": <card id>}
@@ -20,7 +20,6 @@ candidates are its cards, so seeds 0…N−1 of a level with N cards give every 
 
 from __future__ import annotations
 
-import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -63,6 +62,9 @@ class ConceptCard:
     reason: str
     trap: str
     wrong: tuple[WrongBelief, ...]
+    #: the kind of its worked number (`quizgen.problems.concept_examples.KINDS`, or "none"),
+    #: named in the canonical language's file
+    example: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +91,10 @@ def _text(table: dict[str, Any], key: str, path_name: str, where: str) -> str:
     return value.strip()
 
 
-def _parse_card(raw: dict[str, Any], path_name: str, index: int) -> ConceptCard:
+def _parse_card(raw: dict[str, Any], path_name: str, index: int,
+                canonical: bool = True) -> ConceptCard:
+    """One card of a file; only the canonical language's file names its worked number
+    (``example``), which a translation need not repeat."""
     card_id = raw.get("id")
     where = f"card {card_id!r}" if isinstance(card_id, str) else f"card #{index + 1}"
     if not isinstance(card_id, str) or not _ID.match(card_id):
@@ -111,7 +116,11 @@ def _parse_card(raw: dict[str, Any], path_name: str, index: int) -> ConceptCard:
     keys = [w.key for w in wrong]
     if len(set(keys)) != len(keys) or card_id in keys:
         raise _fail(path_name, where, "wrong-belief keys must be distinct and differ from the id")
-    return ConceptCard(id=card_id, topic=topic, level=level, wrong=tuple(wrong), **texts)
+    example = raw.get("example", "none") if canonical else "none"
+    if not isinstance(example, str) or not _ID.match(example.replace("_", "-")):
+        raise _fail(path_name, where, f"example {example!r} must name a kind of worked number")
+    return ConceptCard(id=card_id, topic=topic, level=level, wrong=tuple(wrong), example=example,
+                       **texts)
 
 
 @cache
@@ -143,7 +152,7 @@ def load_cards(lang: str) -> CardDeck:
         raise _fail(path.name, "[text]", "'forecast' must be a non-empty string or list of strings")
     cards: dict[str, ConceptCard] = {}
     for i, raw in enumerate(data.get("card", [])):
-        card = _parse_card(raw, path.name, i)
+        card = _parse_card(raw, path.name, i, canonical=lang == CANONICAL_LANG)
         if card.id in cards:
             raise _fail(path.name, f"card {card.id!r}", "the id is used twice")
         cards[card.id] = card
@@ -190,94 +199,26 @@ def get_card(card_id: Any, lang: str = CANONICAL_LANG) -> ConceptCard:
     return deck.cards[card_id]
 
 
-# A worked number per topic, on the notes' numbers (variants chosen by the card id): the engine
-# computes it, and each step's why names its own numbers. Level-3 cards add the step the trap
-# turns on: a latency that doubles, the register cap for one more block, the least ILP.
-EXAMPLES: dict[str, tuple[dict[str, Any], ...]] = {
-    "occupancy": ({"regs": 64}, {"regs": 80}, {"regs": 48}, {"regs": 96}),      # seed 004, A100
-    "optimisation": ({"regs": 40}, {"regs": 72}, {"regs": 128}, {"regs": 56}),
-    "latency": ({"L": 400, "W": 20}, {"L": 300, "W": 15}, {"L": 400, "W": 10}, {"L": 600, "W": 25}),
-    "memory": ({"b_ld": 16, "b_st": 4, "F": 10, "L": 400}, {"b_ld": 8, "b_st": 4, "F": 24, "L": 500},
-               {"b_ld": 32, "b_st": 8, "F": 16, "L": 450}),
-    "warps": ({"T": 100}, {"T": 48}, {"T": 200}, {"T": 72}),
-    "divergence": ({"split": (20, 12), "cost": 30}, {"split": (24, 8), "cost": 40},
-                   {"split": (16, 16), "cost": 25}),
-    "grid": ({"G": 2000, "S": 80, "B": 8}, {"G": 300, "S": 132, "B": 2}, {"G": 1000, "S": 108, "B": 4}),
-}
-
-
-def example_values(topic: str, card_id: str) -> dict[str, Any]:
-    """The notes' numbers the card's worked number uses (one of its topic's, by the card id)."""
-    options = EXAMPLES[topic]
-    return options[int.from_bytes(hashlib.blake2b(card_id.encode(), digest_size=4).digest(),
-                                  "big") % len(options)]
+def example_of(card_id: str) -> str:
+    """The kind of the card's worked number, as the canonical language's file names it."""
+    return get_card(card_id, CANONICAL_LANG).example
 
 
 @cache
-def worked_number(topic: str, level: int, card_id: str,
-                  gpu_name: str = "textbook") -> tuple[tuple[Step, ...], int]:
-    """The engine's steps for the card's worked number, and the index from which the steps take
-    the latency cells' numbered why-lines where the phrasebook has one (the steps before it
-    carry their own). The same for every draw of the card: made once; readers never change
-    the steps (a writer copies one before renaming its why)."""
-    steps, numbered_from = _worked_number(topic, level, card_id, gpu_name)
-    return tuple(steps), numbered_from
-
-
-def _worked_number(topic: str, level: int, card_id: str,
-                   gpu_name: str) -> tuple[list[Step], int]:
-    """On the card's own GPU (its register file, warp cap and schedulers), so that the numbers
-    and the GPU the card names agree."""
-    from quizgen.engine import bound, divergence, grid, latency, warps
-    from quizgen.engine.occupancy import warps_by_registers
+def worked_number(card_id: str, gpu_name: str = "textbook"
+                  ) -> tuple[tuple[Step, ...], int, dict[str, Any], str]:
+    """The card's worked number on the card's own GPU: the engine's steps of its example (see
+    `quizgen.problems.concept_examples`), the index from which the steps take the latency
+    cells' numbered why-lines where the phrasebook has one (the steps before it carry their
+    own), the facts its note names, and the GPU it is worked on. The same for every draw of
+    the card: made once; readers never change the steps (a writer copies one before renaming
+    its why)."""
     from quizgen.gpus import get_gpu
-    from quizgen.problems.real_gpu_inverse import max_regs
+    from quizgen.problems.concept_examples import worked_example
 
-    v = example_values(topic, card_id)
-    gpu = get_gpu(gpu_name)
-    steps: list[Step] = []
-    if topic in ("occupancy", "optimisation"):
-        r = v["regs"]
-        n = warps_by_registers(gpu, r)
-        steps = [Step("regs_per_warp", "regs_per_warp", {"r": r}, 32 * r, "registers",
-                      "l1_regs_per_warp"),
-                 Step("warps_by_regs", "warps_by_regs", {"R_SM": gpu.regs_per_sm, "r": r}, n,
-                      "warps", "l1_warps_by_regs"),
-                 Step("occupancy", "occupancy", {"A": n, "W_max": gpu.max_warps_per_sm},
-                      n / gpu.max_warps_per_sm, "", "l1_occupancy")]
-        if level == 3:                  # the cap that makes room for one more block of 256
-            target = n * 32 // 256 + 1
-            inv = max_regs(gpu, 256, r, target)
-            if inv.answer is not None:
-                steps += inv.steps
-        return steps, 3
-    if topic == "latency":
-        res = latency.hide_latency(v["L"], v["W"], schedulers=gpu.schedulers_per_sm,
-                                   max_warps=gpu.max_warps_per_sm, explain=True)
-        steps = res.steps[:3]
-        if level == 3:                  # the same kernel when the latency doubles
-            steps.append(latency.latency_change(res, 2 * v["L"], explain=True)[1])
-        return steps, 0
-    if topic == "memory":
-        kb = bound.classify_kernel(v["b_ld"], v["b_st"], v["F"], load_latency=v["L"], explain=True)
-        steps = [st for st in kb.steps if st.key in ("bytes_moved", "arithmetic_intensity",
-                                                      "machine_balance", "critical_path")]
-        if level == 3:                  # 32 warps only: the least loads in flight per warp
-            steps += latency.least_ilp(v["L"], 32, v["F"], schedulers=gpu.schedulers_per_sm,
-                                       explain=True).steps
-        return steps, 0
-    if topic == "warps":
-        bw = warps.block_warps([v["T"], 1, 1], explain=True)
-        return [st for st in bw.steps if st.key in ("warps", "wasted_lanes", "waste_fraction")], 0
-    if topic == "divergence":
-        branches = [{"lanes": n, "cost": v["cost"]} for n in v["split"]]
-        d = divergence.divergence(branches, explain=True)
-        return [st for st in d.steps if st.key in ("serialised_time", "baseline", "slowdown",
-                                                    "lane_utilisation")], 0
-    if topic == "grid":
-        w = grid.waves(v["G"], v["S"], v["B"], explain=True)
-        return [st for st in w.steps if st.key in ("slots", "waves", "tail_blocks", "tail_sms")], 0
-    return steps, 0
+    card = get_card(card_id)
+    steps, numbered_from, facts, on = worked_example(card.example, card.id, get_gpu(gpu_name))
+    return tuple(steps), numbered_from, facts, on.name
 
 
 @register

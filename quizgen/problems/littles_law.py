@@ -260,7 +260,7 @@ class BandwidthCurve(LittlesLawBase):
                "t": res.latency_ns, "q_sm": res.per_sm, "n_bw": res.warps_needed,
                "k_cap": res.ilp_at_cap, "share": float(share), "t_load": float(loaded),
                "cap": gpu.max_warps_per_sm, "device": measured.device()["device"]}
-        return Solved(answers, {"steps": steps, "ctx": ctx})
+        return Solved(answers, {"steps": steps, "ctx": ctx, "main_answer": "warps_for_bandwidth"})
 
     def in_cell(self, params, gpu, solved):
         # a point where the latency under load has grown

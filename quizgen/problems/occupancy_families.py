@@ -259,8 +259,9 @@ class RegisterClean(OccupancyFamily):
                                      v["extra_regs"]).after.blocks_per_sm),
         "occupancy_after": sp.fraction("blocks_after", "warps", compute=_after_occupancy),
     }
-    #: The warm-up has no trap (CELLS.md: "none"): no Trap box.
-    trap_when = (when.never,)
+    #: The warm-up has no trap (CELLS.md: "none"): no Trap box, until level 3 adds registers
+    #: to the clean divide and the floor drops a block (the trap of the next cell, met here).
+    trap_when = (lambda facts, m: "extra_regs" in facts.params,)
 
     def space(self, level, gpu):
         regs = (32, 64, 128) if level == 1 else (16, 32, 64, 128)

@@ -100,7 +100,9 @@ class RealGpuRegisters(OccupancyFamily):
 
     def in_cell(self, params, gpu, solved):
         a = solved.answers
-        ok = 0 < a["active_warps"] < gpu.max_warps_per_sm
+        # the registers are the lid: on an SM with few block slots the cap could bind first
+        ok = (0 < a["active_warps"] < gpu.max_warps_per_sm
+              and solved.data["per_warp"] // solved.data["w"] <= gpu.max_blocks_per_sm)
         if "target_blocks" in params:   # the wanted block fits under the warp cap, and some r does it
             ok = (ok and params["target_blocks"] * params["threads_per_block"] // 32
                   <= gpu.max_warps_per_sm and bool(a.get("max_regs")))

@@ -159,11 +159,15 @@ def _template_sympy(name: str, target: str) -> tuple[str, tuple[tuple[str, str],
 
 
 def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str:
-    """Formula `name` with numbers in place of its symbols (cheap: string replacement)."""
+    """Formula `name` with numbers in place of its symbols (cheap: string replacement). In a
+    formula with min or max the numbers are not grouped: the argument list's commas already
+    separate (min(3250, 40), never min(3,250, 40))."""
     text, pairs = _template(name, target)
+    arguments = "min" in text or "max" in text
     for ph, sym_name in pairs:
         if sym_name in values:
-            number = format_number(values[sym_name], target)
+            number = format_number(values[sym_name] if not arguments else _plain(values[sym_name]),
+                                   target)
             if number == "∞" and target == "latex":
                 number = r"\infty"
             if target == "mathml":   # the placeholder is a whole <mi> token; the number takes its place
@@ -171,6 +175,15 @@ def substituted(name: str, values: dict[str, Any], target: str = "latex") -> str
             else:
                 text = text.replace(ph, number)
     return text
+
+
+def _plain(value: Any) -> Any:
+    """A whole number as a string without group separators (in a min/max argument list)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1000:
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 1000:
+        return str(int(value))
+    return value
 
 
 @cache

@@ -10,6 +10,9 @@ feedback, figures and calculators.
 * `counted`, `agree`: the one plural and agreement rule, for both languages: a count with its
   noun (``1 block``, ``3 blocks``) and the verb form that agrees with it (``1 block fits``,
   ``2 blocks fit``; Hinglish ``1 lane leti hai``, ``13 lanes leti hain``).
+* `ungrouped_arguments`: inside a function's argument list, ``min(3250, 40)``, numbers are
+  written without group separators, since there a comma already separates the arguments
+  (``min(3,250, 40)`` reads as three of them).
 * `math_number`: `number` inside a formula, with the separator each printer needs: LaTeX ``{,}``
   (a bare comma in math mode is punctuation and takes a space after it), Typst
   ``class("normal", ",")`` (the same reason), plain text ``,``.
@@ -108,6 +111,18 @@ def in_math(text: str, target: str) -> str:
     if target == "unicode" or "," not in text:
         return text
     return _GROUP.sub(lambda _: MATH_SEPARATOR[target], text)
+
+
+_ARGUMENTS = re.compile(r"\b(min|max)\(([^()]*)\)")
+_ARGUMENT_GROUP = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def ungrouped_arguments(text: str) -> str:
+    """`text` with the digit groups inside ``min(…)`` and ``max(…)`` joined: "min(3,250, 40)"
+    → "min(3250, 40)"; an argument list's own ", " stays."""
+    if "min(" not in text and "max(" not in text:
+        return text
+    return _ARGUMENTS.sub(lambda m: f"{m[1]}({_ARGUMENT_GROUP.sub('', m[2])})", text)
 
 
 def shown(value: Any) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.languages import LANGS
+from quizgen.render.numbers import ungrouped_arguments
 from quizgen.resources import data_dir
 
 def labels(lang: str, section: str) -> dict[str, str]:
@@ -100,16 +101,22 @@ _SINGULAR = {"cycles": "cycle", "blocks": "block", "warps": "warp", "threads": "
              "SMs": "SM", "schedulers": "scheduler", "waves": "wave", "lanes": "lane",
              "registers": "register", "instructions": "instruction", "operations": "operation",
              "passes": "pass", "branches": "branch", "bytes": "byte", "slots": "slot",
-             "sub-partitions": "sub-partition"}
-_ONE_UNIT = re.compile(r"(?<![\d.,/])(?<![+\u2212-] )\b1 (" + "|".join(map(re.escape, _SINGULAR))
-                       + r")\b")
+             "sub-partitions": "sub-partition", "FLOPs": "FLOP"}
+_ONE_UNIT = re.compile(r"1 (" + "|".join(map(re.escape, _SINGULAR)) + r")\b")
 
 
 def singular_units(text: str) -> str:
     """A count of exactly one takes the singular unit, in both languages (the units are English
     technical terms in Hinglish too): "1 blocks" → "1 block", never "0.1 block", "21 block" or a
-    sum's "q + 1 warp"."""
-    return _ONE_UNIT.sub(lambda m: "1 " + _SINGULAR[m.group(1)], text)
+    sum's "q + 1 warp". (The pattern starts at the literal "1 ", which the regex engine finds
+    fast; what may stand before the 1 is checked here.)"""
+    def one(m: re.Match) -> str:
+        i = m.start()
+        if i and (text[i - 1].isalnum() or text[i - 1] in "_.,/"
+                  or text[i - 2:i] in ("+ ", "\u2212 ", "- ")):
+            return m.group(0)
+        return "1 " + _SINGULAR[m.group(1)]
+    return _ONE_UNIT.sub(one, text)
 
 
 class _Lazy:
@@ -138,6 +145,8 @@ class _Lazy:
             from quizgen.render.jinja import phrase_error
 
             raise phrase_error(self.describe(), exc) from None
+        if "min(" in out or "max(" in out:
+            out = ungrouped_arguments(out)
         return singular_units(out) if "1 " in out else out
 
     def describe(self) -> str:

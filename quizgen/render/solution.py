@@ -77,7 +77,9 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
     entries = _STEP_ENTRIES.get(lang)
     if entries is None:
         entries = _STEP_ENTRIES[lang] = {}
+    seen: dict[str, int] = {}
     for step in steps:
+        nth = seen[step.key] = seen.get(step.key, 0) + 1
         triple = entries.get((step.key, step.why, step.note))
         if triple is None:
             triple = entries[(step.key, step.why, step.note)] = (
@@ -89,6 +91,7 @@ def solution_steps(steps: list[Step], lang: str, *, salt: str = "",
         note = nv[0] if len(nv) == 1 else nv[crc32(nb, crc) % len(nv)]
         if title.__class__ is not str or why.__class__ is not str or note.__class__ is not str:
             ctx = step_context(step, gpu)   # only phrases with placeholders need it
+            ctx["nth"] = nth                # this step's place among the steps of its kind
             title, why, note = fill(title, ctx), fill(why, ctx), fill(note, ctx)
         result = step.result
         unit = step.unit

@@ -11,11 +11,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
-from quizgen.problems.concepts import ConceptCards, example_values, get_card, load_cards, worked_number
+from quizgen.gpus import get_gpu
+from quizgen.problems.concept_examples import KINDS
+from quizgen.problems.concepts import ConceptCards, get_card, load_cards, worked_number
 from quizgen.problems.model import Choice, Solution, SolutionStep
 from quizgen.render.phrases import phrase
 from quizgen.render.solution import solution_steps
-from quizgen.render.whys import own_whys
+from quizgen.render.whys import formula_whys, numbered_whys, own_whys
 from quizgen.render.writers import writes
 from quizgen.render.writers.base import Writer
 from quizgen.render.writers.family import gpu_label
@@ -27,6 +29,26 @@ def _pick(options: tuple[str, ...], salt: str) -> str:
     return options[int.from_bytes(digest, "big") % len(options)]
 
 
+#: The grid cell's own whys for the steps of a launch smaller than the GPU (they name the numbers).
+GRID_WHYS = {"sms_with_blocks": "occ7_sms_used", "idle_sms": "occ7_idle",
+             "sm_utilisation": "occ7_sm_util"}
+
+
+def example_context(facts: dict, on, card_gpu, lang: str) -> dict:
+    """What a worked number's note names: its numbers, the GPU it is worked on and that GPU's
+    limits, whether it uses the notes' formulas on a real chip (``book``) and whether it moved
+    to another GPU than the card's (``moved``: the card's GPU cannot show the claim) and the card's
+    GPU's limits that say why (``card_*``)."""
+    return {**facts, "gpu": gpu_label(on, lang), "regs_sm": on.regs_per_sm,
+            "w_max": on.max_warps_per_sm, "b_max": on.max_blocks_per_sm,
+            "n_sched": on.schedulers_per_sm, "moved": on.name != card_gpu.name,
+            "card_gpu": gpu_label(card_gpu, lang), "card_b_max": card_gpu.max_blocks_per_sm,
+            "card_w_max": card_gpu.max_warps_per_sm, "card_regs_sm": card_gpu.regs_per_sm,
+            "card_T_max": card_gpu.max_threads_per_block, "card_r_max": card_gpu.max_regs_per_thread,
+            "card_book": card_gpu.is_textbook,
+            "book": facts.get("model") == "textbook" and not on.is_textbook}
+
+
 @writes(ConceptCards)
 class ConceptWriter(Writer):
     def write(self, params, gpu, solved, lang, salt):
@@ -35,15 +57,15 @@ class ConceptWriter(Writer):
         title = deck.title.format(topic=deck.topics[card.topic])
         reason = SolutionStep(title=deck.reason_title, formula=None, values={}, result="",
                               unit="", why=card.reason)
-        steps, numbered_from = worked_number(card.topic, card.level, card.id, gpu.name)
+        steps, numbered_from, facts, on = worked_number(card.id, gpu.name)
         steps = [*steps[:numbered_from],
                  *own_whys([dataclasses.replace(st) for st in steps[numbered_from:]], lang)]
-        worked = solution_steps(steps, lang, salt=salt)
+        numbered_whys(formula_whys(steps, GRID_WHYS), lang)
+        worked = solution_steps(steps, lang, salt=salt, gpu=get_gpu(on).to_dict())
         if worked:                      # say what the worked number is about, on its first step
-            setup = dict(example_values(card.topic, card.id), level=card.level,
-                         gpu=gpu_label(gpu, lang), regs_sm=gpu.regs_per_sm,
-                         w_max=gpu.max_warps_per_sm, n_sched=gpu.schedulers_per_sm)
-            worked[0].note = phrase(lang, "L-6-example", card.topic, setup, salt=salt)
+            worked[0].note = phrase(lang, "L-6-example", KINDS[get_card(card.id).example].note,
+                                    {**example_context(facts, get_gpu(on), gpu, lang),
+                                     "kind": get_card(card.id).example}, salt=salt)
         verify = [deck.wrong_line.format(belief=w.belief, why_wrong=w.why_wrong)
                   for w in card.wrong]
         solution = Solution(forecast=_pick(deck.forecasts, salt), steps=[reason, *worked],

@@ -62,6 +62,7 @@ class RealKernelWriter(ExactWriter):
 
     def write(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         ctx["what"] = phrase(lang, "K-1-kernel", params["kernel"], ctx, salt=salt)
         ctx["limiter_text"] = limiter_text(solved.data["result"], lang)
         res = solved.data["result"]

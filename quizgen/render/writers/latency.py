@@ -120,8 +120,11 @@ class LatencyWriter(FamilyWriter):
     predicates hold."""
 
     def steps(self, params, gpu, solved, lang, salt):
-        return solution_steps(own_whys(solved.data["steps"], lang), lang, salt=salt,
-                              gpu=gpu.to_dict())
+        steps = own_whys(solved.data["steps"], lang)
+        # a cell's own why for a formula, where its numbers mean something else (L-4's bytes
+        # are the DRAM traffic of a kernel whose operands come from a shared-memory tile)
+        own_whys(steps, lang, self.cell.lower().replace("-", "") + "_")
+        return solution_steps(steps, lang, salt=salt, gpu=gpu.to_dict())
 
     def words(self, params, gpu, solved, lang) -> dict[str, Any]:
         """The phrases' values, built once per problem and language (write and stem share it)."""
@@ -134,6 +137,7 @@ class LatencyWriter(FamilyWriter):
 
     def write(self, params, gpu, solved, lang, salt):
         ctx = self.words(params, gpu, solved, lang)
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         sec = self.cell
         own = f"{self.cell}-{self.level_three(params)}"
         if has(lang, own, "forecast"):      # a level-3 problem with words of its own throughout

@@ -46,6 +46,7 @@ class OccupancyWriter(Writer):
 
     def write(self, params, gpu, solved, lang, salt):
         ctx = self.context(params, gpu, solved)
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         title = phrase(lang, self.cell, "title", ctx, salt=salt)
         question = (phrase(lang, self.cell, "question", ctx, salt=salt)
                     if has(lang, self.cell, "question") else phrase(lang, "occ", "question", ctx, salt=salt))
@@ -110,6 +111,7 @@ class CannotFitWriter(OccupancyWriter):
         """A block over the per-block thread limit: its registers fit, so the question states
         the limit, and the trap and Verify are the thread limit's (never the registers')."""
         ctx = self.context(params, gpu, solved)
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
         trap = (phrase(lang, self.cell, "trap_threads", ctx, salt=salt)
                 if self.trap_applies(params, gpu, solved) else "")
@@ -154,6 +156,7 @@ class RealGpuRegistersWriter(OccupancyWriter):
                "A": solved.data["warps"], "occ": solved.data["occ"], "gpu_name": gpu.spoken_name,
                "T": params.get("threads_per_block", 32), "B": solved.data["blocks"],
                "w": solved.data["w"], "P": solved.data["per_warp"]}
+        solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         if "inverse" in solved.data:        # the design step's whys name its own numbers
             own_whys(solved.data["inverse"].steps, lang)
         steps = solution_steps(solved.data["steps"], lang, salt=salt, gpu=gpu.to_dict())

@@ -95,7 +95,24 @@ def design_note(gpu: GPU, config: LaunchConfig, parameter: str, value: int, targ
     if found is not None:
         check = exact_occupancy(gpu, replace(config, **{parameter: found}))
         ctx["found_blocks"] = check.blocks_per_sm
+        if parameter == "smem_per_block":
+            ctx.update(smem_budget(gpu, check.smem_per_sm_available, target, found, config))
     return phrase(lang, SECTION, "design_exact", ctx, salt=salt)
+
+
+def smem_budget(gpu: GPU, pool: int, target: int, found: int, config: LaunchConfig) -> dict:
+    """How NVIDIA's rules give the most shared memory per block that keeps `target` blocks:
+    each block's share of the SM's `pool`, rounded down to whole allocation units, less the
+    bytes the driver reserves per block (and the block's dynamic bytes). Empty when that
+    arithmetic is not what limits `found` (another lid does)."""
+    share = pool // target
+    unit = gpu.smem_alloc_unit
+    rounded = share // unit * unit
+    reserve = gpu.reserved_smem_per_block
+    if rounded - reserve - config.dyn_smem != found:
+        return {}
+    return {"pool": pool, "share": share, "unit": unit, "rounded": rounded, "reserve": reserve,
+            "dyn": config.dyn_smem}
 
 
 def change_note(gpu: GPU, cell: str, change, lang: str, salt: str) -> str:
