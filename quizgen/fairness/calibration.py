@@ -47,9 +47,9 @@ def recipe_fingerprint(recipe: Mapping[str, Any]) -> str:
 def _body(recipe: Mapping[str, Any], papers: Sequence[PaperRecord]) -> dict[str, Any]:
     return {"format": CALIBRATION_FORMAT, "features_version": FEATURES_VERSION,
             "recipe": recipe_fingerprint(recipe), "title": str(recipe.get("title") or ""),
-            "papers": [{"score": round(p.score, 6),
+            "papers": [{"score": round(float(p.score), 6),
                         "questions": [{"number": q.number, "features": q.features,
-                                       "boxes": [[k, pts, r] for k, pts, r in q.boxes]}
+                                       "boxes": [[k, float(pts), r] for k, pts, r in q.boxes]}
                                       for q in p.questions]}
                        for p in papers]}
 

@@ -62,19 +62,18 @@ from statsmodels.genmod import families  # noqa: E402
 from statsmodels.genmod.generalized_linear_model import GLM  # noqa: E402
 
 from quizgen.fairness.features import feature_kind, sort_key  # noqa: E402
-from quizgen.fairness.model import (Column, ExamModel, PaperRecord, QuestionModel,  # noqa: E402
-                                    logistic)
+from quizgen.fairness.model import (MIN_STUDENTS, Column, ExamModel, PaperRecord,  # noqa: E402
+                                    QuestionModel, logistic)
 
 #: The level of the tests, over the whole exam (Holm).
 ALPHA = 0.05
 #: Power at which the smallest detectable effect is stated.
 POWER = 0.80
-#: Fewer graded students than this and nothing is tested: the class is too small to tell a
-#: version's effect from chance.
-MIN_STUDENTS = 40
 #: Fits of the whole exam, each with the rest scores cleared of what the one before measured
-#: of the student's other versions (three: the estimates move less than 0.05 logits after).
-PASSES = 3
+#: of the student's other versions: at most this many, until no effect moves by `SETTLED`
+#: logits or more.
+PASSES = 8
+SETTLED = 0.02
 #: The joint model of a question takes a column while one adds this much (|z|) beyond those
 #: already in it, and at most this many.
 SELECT_Z = 2.0
@@ -105,6 +104,7 @@ class FeatureTest:
     p_adjusted: float = 1.0
     flagged: bool = False
     values: tuple[float, float] = (0.0, 1.0)      # a count's lowest and highest value
+    explained_by: Column | None = None            # significant only through this flagged one
 
 
 @dataclass(slots=True)
@@ -144,14 +144,19 @@ def fit_exam(classes: Sequence[Sequence[PaperRecord]], *, alpha: float = ALPHA) 
     """Test every feature of every question and fit the joint models, over these graded classes
     (each a list of papers; a student's ability is measured within their own class).
 
-    In `PASSES` passes: a student's other versions may have given or taken points too (the
-    planner's turns tie one question's outcome to another's), which the rest score would read as
-    ability; each pass after the first takes from each rest score what the pass before measured
-    of the student's other versions."""
+    In passes (at most `PASSES`, until the effects settle): a student's other versions may have
+    given or taken points too (the planner's turns tie one question's outcome to another's),
+    which the rest score would read as ability; each pass after the first takes from each rest
+    score what the pass before measured of the student's other versions."""
     students = sum(len(c) for c in classes)
     fits = _fit_pass(classes, None, alpha)
     for _ in range(PASSES - 1):
+        before = _effects(fits)
         fits = _fit_pass(classes, _other_versions(fits, classes), alpha)
+        after = _effects(fits)
+        if before.keys() == after.keys() and all(abs(before[k] - after[k]) < SETTLED
+                                                  for k in before):
+            break
     model = ExamModel("calibration", {n: f.model for n, f in fits.items() if f.model},
                       classes=len(classes), students=students)
     return ExamFit(fits, students, len(classes), model, students < MIN_STUDENTS)
@@ -171,11 +176,39 @@ def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[list[dict[in
     _adjust(tests, alpha)
     m = max(1, len(tests))
     for number, d in data.items():
+        _beyond_the_first(d, fits[number].tests, alpha, m)
         if d.null is not None:
             fits[number].detectable, fits[number].detectable_points = d.detectable(alpha, m)
         fits[number].model = (d.joint([t.column for t in fits[number].tests])
                               if d.null is not None and not too_small else d.plain_model())
     return fits
+
+
+def _beyond_the_first(d: "_QuestionData", tests: list[FeatureTest], alpha: float,
+                      m: int) -> None:
+    """A flag stands only if its feature changes the marks beyond those flagged before it on the
+    same question (the strongest first): a feature that merely goes with a flagged one (more
+    digits to write, on the versions of a harder cell) is unflagged, and says which one explains
+    it. Its test is the score test with the earlier flags in the model, at Bonferroni's level
+    α/m (only flags are taken away, so the chance of any false flag stays within α)."""
+    kept: list[Column] = []
+    for test in sorted((t for t in tests if t.flagged), key=lambda t: t.p):
+        if kept:
+            result = d._fit(kept)
+            x = np.array([test.column.of(f) for f in d.features])
+            if result is not None:
+                residual, weight = d._per_student(result)
+                _, se, z = d.score(x, d._base(kept), residual, weight)
+                if se == 0 or 2 * norm.sf(abs(z)) * m >= alpha:
+                    test.flagged, test.explained_by = False, kept[0]
+                    continue
+        kept.append(test.column)
+
+
+def _effects(fits: dict[int, QuestionFit]) -> dict[tuple[int, str, Any], float]:
+    """Every effect of the joint models, by question and column."""
+    return {(n, c.feature, c.value): g for n, f in fits.items() if f.model
+            for c, g in zip(f.model.columns, f.model.effects)}
 
 
 def _other_versions(fits: dict[int, QuestionFit], classes: Sequence[Sequence[PaperRecord]]
@@ -194,8 +227,9 @@ def _other_versions(fits: dict[int, QuestionFit], classes: Sequence[Sequence[Pap
             deviations.append(mine)
         means = {n: sum(d[n] for d in deviations if n in d) / max(1, sum(n in d for d in deviations))
                  for n in {n for d in deviations for n in d}}
-        out.append([{n: sum(v - means[m] for m, v in d.items() if m != n) for n in means}
-                    for d in deviations])
+        out.append([{q.number: sum(v - means[m] for m, v in d.items() if m != q.number)
+                     for q in paper.questions}
+                    for paper, d in zip(papers, deviations)])
     return out
 
 
@@ -353,15 +387,31 @@ class _QuestionData:
                               if not column.is_count else ()))
         out: list[tuple[Column, tuple[int, ...]]] = []
         for column, pattern in found:
-            twin = next((j for j, (c, p) in enumerate(out) if pattern and p and (
-                p == pattern or all(a != b for a, b in zip(p, pattern)))), None)
-            if twin is None:
+            same = self._same_papers(column, pattern, out)
+            if same is None:
                 out.append((column, pattern))
                 continue
-            first = out[twin][0]
-            out[twin] = (Column(first.feature, first.value, first.center, first.low, first.high,
-                                first.also + ((column.feature, column.value),)), out[twin][1])
+            j, value = same
+            first = out[j][0]
+            out[j] = (Column(first.feature, first.value, first.center, first.low, first.high,
+                             first.also + ((column.feature, value),)), out[j][1])
         return [c for c, _ in out]
+
+    def _same_papers(self, column: Column, pattern: tuple[int, ...],
+                     earlier: list[tuple[Column, tuple[int, ...]]]) -> tuple[int, Any] | None:
+        """(index, value) of an earlier column held by exactly the papers `column` picks out
+        (value: `column`'s), or by exactly the others when `column`'s feature has two values
+        (value: its other one); None if there is none."""
+        if not pattern:
+            return None
+        for j, (_, p) in enumerate(earlier):
+            if p == pattern:
+                return j, column.value
+            if p and all(a != b for a, b in zip(p, pattern)):
+                seen = {f.get(column.feature) for f in self.features} - {column.value}
+                if len(seen) == 1 and None not in seen:
+                    return j, seen.pop()
+        return None
 
     def _base(self, columns: list[Column]):
         """The student-level design the tests adjust for: 1, the rest score, the class, and

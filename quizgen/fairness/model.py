@@ -25,6 +25,9 @@ from quizgen.errors import QuizgenError
 #: the students of average ability (what the prior's absolute level rests on; only differences
 #: between papers are read from it).
 PRIOR_FACILITY = 0.6
+#: Fewer graded students than this and nothing is tested (`quizgen.fairness.fit`): the class is
+#: too small to tell a version's effect from chance.
+MIN_STUDENTS = 40
 
 
 def logistic(x: float) -> float:

@@ -22,7 +22,7 @@ from typing import Any
 
 from quizgen.fairness.calibration import CALIBRATION_FILE, calibration_json
 from quizgen.fairness.features import stored_features
-from quizgen.fairness.model import PaperRecord, QuestionRecord
+from quizgen.fairness.model import MIN_STUDENTS, PaperRecord, QuestionRecord
 from quizgen.grade.results import StudentResult
 from quizgen.manifest import Manifest
 
@@ -191,15 +191,15 @@ def _words(lang: str) -> dict[str, Any]:
 
 
 def _points(value: float | None) -> str:
-    from quizgen.render import numbers
-
-    return "—" if value is None else numbers.number(round(value, 2), 2)
+    """Points to two places, as a teacher compares them: 0.40, 2.09."""
+    return "—" if value is None else f"{abs(value) if round(value, 2) == 0 else value:.2f}"
 
 
 def _p(value: float) -> str:
+    """A p value with its sign of comparison: "= 0.02", "< 0.001"."""
     if value < 0.001:
         return "< 0.001"
-    return f"{value:.3f}" if value < 0.01 else f"{value:.2f}"
+    return f"= {value:.3f}" if value < 0.01 else f"= {value:.2f}"
 
 
 def feature_text(feature: str, value: Any, lang: str) -> str:
@@ -238,8 +238,10 @@ def column_text(column, lang: str) -> str:
     return _say(lang, "together", main=main, others="; ".join(others))
 
 
-def flag_text(test, lang: str, tests: int) -> str:
-    """One flag as a sentence a teacher can act on."""
+def flag_text(test, lang: str, tests: int, others: Sequence[Any] = ()) -> str:
+    """One flag as a sentence a teacher can act on; `others` are the tests of features that go
+    with it on the papers, significant only through it (which of them is the cause, the class
+    cannot tell)."""
     harder = test.points < 0
     context = {"q": test.number, "what": column_text(test.column, lang),
                "points": _points(abs(test.points)), "harder": harder,
@@ -247,24 +249,26 @@ def flag_text(test, lang: str, tests: int) -> str:
                "high": _points(max(abs(test.low), abs(test.high))), "p": _p(test.p_adjusted),
                "tests": tests, "papers": test.papers, "n": test.n,
                "from": _points(test.values[0]), "to": _points(test.values[1])}
-    return _say(lang, "flag_count" if test.column.is_count else "flag", **context)
+    sentence = _say(lang, "flag_count" if test.column.is_count else "flag", **context)
+    if others:
+        sentence += " " + _say(lang, "goes_with", what="; ".join(column_text(o.column, lang)
+                                                                   for o in others))
+    return sentence
+
+
+def _explained(fairness: Fairness, test) -> list:
+    return [t for t in fairness.tests if t.explained_by is test.column and t.number == test.number]
 
 
 def verdict(fairness: Fairness, lang: str) -> str:
     """The plain sentence: was the exam fair, to within what this class can detect?"""
     found = fairness.detectable
-    context = {"n": fairness.students, "needed": _min_students(), "flags": len(fairness.flags),
+    context = {"n": fairness.students, "needed": MIN_STUDENTS, "flags": len(fairness.flags),
                "low": _points(min(found)) if found else "—",
                "high": _points(max(found)) if found else "—",
                "same_range": bool(found) and round(min(found), 1) == round(max(found), 1)}
     return _say(lang, f"verdict_{fairness.status}" if fairness.status != "measured"
                 else ("verdict_flags" if fairness.flags else "verdict_fair"), **context)
-
-
-def _min_students() -> int:
-    from quizgen.fairness import fit
-
-    return fit.MIN_STUDENTS
 
 
 def view(fairness: Fairness | None, lang: str) -> dict[str, Any] | None:
@@ -277,7 +281,7 @@ def view(fairness: Fairness | None, lang: str) -> dict[str, Any] | None:
                            "words": _words(lang), "flags": [], "questions": [], "spread": None}
     if fairness.fit is None:
         return out
-    out["flags"] = [flag_text(t, lang, tests) for t in fairness.flags]
+    out["flags"] = [flag_text(t, lang, tests, _explained(fairness, t)) for t in fairness.flags]
     for number, q in sorted(fairness.fit.questions.items()):
         strongest = max(q.tests, key=lambda t: abs(t.z), default=None)
         out["questions"].append({
@@ -315,7 +319,8 @@ def tests_csv(fairness: Fairness, lang: str) -> str:
 
     rows: list[list[object]] = [["question", "feature", "value", "goes_with", "papers", "of",
                                  "effect_logits", "se_logits", "effect_points", "low_points",
-                                 "high_points", "p", "p_adjusted", "flagged", "reads"]]
+                                 "high_points", "p", "p_adjusted", "flagged", "through",
+                                 "reads"]]
 
     def num(value: float) -> str:
         return "" if value is None or not math.isfinite(value) else f"{value:.4f}".rstrip("0").rstrip(".")
@@ -327,6 +332,7 @@ def tests_csv(fairness: Fairness, lang: str) -> str:
                      " ".join(f"{f}={v}" for f, v in c.also), t.papers, t.n, num(t.estimate),
                      num(t.se), num(t.points), num(t.low), num(t.high), num(t.p),
                      num(t.p_adjusted), "yes" if t.flagged else "",
+                     "" if t.explained_by is None else column_text(t.explained_by, lang),
                      flag_text(t, lang, len(fairness.tests))])
     return csv_text(rows)
 

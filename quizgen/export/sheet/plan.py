@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Protocol
 
 from quizgen.errors import QuizgenError, require_int
-from quizgen.export.sheet.balance import CANDIDATES, Weighing, choose
+from quizgen.export.sheet.balance import CANDIDATES, SAMPLE, Weighing, choose
 from quizgen.manifest import MAX_STUDENTS, answer_columns
 from quizgen.problems.model import Problem
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
@@ -132,6 +133,13 @@ class _Outcomes:
                    for t in targets):
                 del common[box]
         return cls(usual, targets, common, _polarities(common, draws))
+
+    def period(self, spec: ExamQuestion) -> int:
+        """After how many turns a question's wishes (and its first cell and GPU) come round
+        again."""
+        lengths = [len(spec.cells), len(spec.gpus), *(len(v) for v in self.targets.values()),
+                   2 if self.common else 1]
+        return math.lcm(*lengths)
 
     @property
     def perfect(self) -> int:
@@ -298,40 +306,58 @@ class Versions:
         return outcomes
 
     def _balanced(self, key: str, turn: int) -> list:
-        """One student's questions drawn to an even predicted difficulty (`choose`)."""
+        """One student's questions drawn to an even predicted difficulty: each question's turn
+        re-paired as `pair` settled once for the exam, then of the student's versions that keep
+        every turn, the ones that bring the paper nearest the target (`choose`)."""
+        weighing = self.weighing
+        if weighing.turns is None:
+            self._settle()
         options, found = [], []
         for number, spec in enumerate(self.recipe.questions, start=1):
             outcomes = self._survey(number, spec)
-            candidates = self._candidates(number, spec, key, turn + number, outcomes)
-            target = self.weighing.targets[number]
-            options.append([(missed, self.weighing.expected(number, entry[2], entry[3]) - target)
+            candidates = self._candidates(number, spec, key, weighing.turn(number, turn + number),
+                                          outcomes)
+            target = weighing.targets[number]
+            options.append([(missed, weighing.expected(number, entry[2], entry[3]) - target)
                             for missed, entry in candidates])
             found.append(candidates)
-        picks = choose(options, self.weighing.tolerance)
+        picks = choose(options, weighing.tolerance, weighing.offset or 0.0)
+        if not weighing.within(options, picks):
+            weighing.beyond.add(key)
         return [found[q][j][1] for q, j in enumerate(picks)]
+
+    def _settle(self) -> None:
+        """Each question's expected points for every turn of its cycle, from versions drawn for
+        no student (`SAMPLE` per turn), and from them the pairing of the cycles that makes
+        papers most even (`pair`), and the target they meet at."""
+        cycles: dict[int, list[float]] = {}
+        for number, spec in enumerate(self.recipe.questions, start=1):
+            outcomes = self._survey(number, spec)
+            cycles[number] = [
+                sum(self.weighing.expected(number, drawn[2], drawn[3])
+                    for drawn in (self._draw(number, spec, f"balance:{k}", r - number)
+                                  for k in range(SAMPLE))) / SAMPLE
+                for r in range(outcomes.period(spec))]
+        self.weighing.settle(cycles)
 
     def _candidates(self, number: int, spec: ExamQuestion, key: str, turn: int,
                     outcomes: _Outcomes) -> list[tuple[int, tuple]]:
-        """(turns not kept, entry) of the student's first versions of about the usual length,
-        until `CANDIDATES` are found with one that keeps every turn (else the best draw)."""
+        """(turns not kept, entry) of the student's first versions that keep the turn as well
+        as the best draw does (every wish, when one can), until `CANDIDATES` are found."""
         recipe = self.recipe
         found: list[tuple[int, tuple]] = []
-        best, best_score = None, -1
         for attempt in range(DRAW_ATTEMPTS):
             cell = spec.cells[(turn + attempt) % len(spec.cells)]
             gpu = spec.gpus[(turn + attempt) % len(spec.gpus)] or recipe.gpu
             seed = _question_seed(recipe.seed, key, number, attempt)
             problem = self.generate(cell, level=spec.level, seed=seed, lang=recipe.lang, gpu=gpu)
             asked = _asked(spec, problem, number)
-            score = outcomes.score(problem, asked, turn)
-            entry = (number, spec, problem, asked)
-            if score > best_score:
-                best, best_score = entry, score
-            if outcomes.usual_length(problem):
-                found.append((outcomes.perfect - score, entry))
-            if len(found) >= CANDIDATES and any(m == 0 for m, _ in found):
+            found.append((outcomes.perfect - outcomes.score(problem, asked, turn),
+                          (number, spec, problem, asked)))
+            if sum(1 for missed, _ in found if missed == 0) >= CANDIDATES:
                 break
-        return found or [(outcomes.perfect - best_score, best)]
+        fewest = min(missed for missed, _ in found)
+        return [(missed, entry) for missed, entry in found if missed == fewest][:CANDIDATES]
 
     def _draw(self, number: int, spec: ExamQuestion, key: str, turn: int):
         """One student's problem for one question: drawn so that across the class the boxes'
