@@ -405,3 +405,53 @@ def test_without_the_statistics_grading_goes_on_and_says_how_to_add_them(graded,
     assert "pip install 'quizgen[stats]'" in view(fairness, "en")["verdict"]
     with pytest.raises(QuizgenError, match="stats extra"):
         calibrate([graded["work"] / "g-en"], graded["plan"].manifest.recipe)
+
+
+RECIPE_TOML = '''title = "Fairness check"
+lang = "en"
+seed = 31
+
+[[questions]]
+cell = ["OCC-2", "OCC-3"]
+level = 1
+points = {blocks_per_sm = 1, active_warps = 1, occupancy = 2, limiter = 1}
+
+[[questions]]
+cell = ["W-E", "W-F"]
+level = 1
+points = {warps_needed = 2, deficit = 1, hidable = 1}
+'''
+
+
+@pytest.mark.slow
+def test_sheet_calibrate_from_the_command_line(graded, tmp_path):
+    """The whole sheet (Typst, the key) drawn on the graded class's calibration."""
+    from pypdf import PdfReader
+
+    recipe = tmp_path / "exam.toml"
+    recipe.write_text(RECIPE_TOML, encoding="utf-8")
+    assert parse_exam_recipe(RECIPE).to_dict() == parse_exam_recipe(
+        __import__("tomllib").loads(RECIPE_TOML)).to_dict()
+    done = run_quizgen("sheet", recipe, "--versions", "4", "--calibrate", graded["work"] / "g-en",
+                       "--tolerance", "0.4", "--out", tmp_path / "next", timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "balanced on 1 graded class (80 students)" in done.stdout
+    manifest = json.loads((tmp_path / "next" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["balance"]["basis"] == "calibration" and manifest["balance"]["tolerance"] == 0.4
+    assert all(s["predicted"]["basis"] == "calibration" for s in manifest["students"])
+    key = " ".join(" ".join(p.extract_text().split())
+                   for p in PdfReader(tmp_path / "next" / "key.pdf").pages)
+    assert key.count("Predicted for a student of average ability, from earlier graded") == 4
+
+
+@pytest.mark.slow
+def test_without_a_calibration_the_key_prints_the_prior_and_says_it_is_one(exam_folder):
+    from pypdf import PdfReader
+
+    manifest = json.loads((exam_folder / "manifest.json").read_text(encoding="utf-8"))
+    assert "balance" not in manifest
+    assert [s["predicted"]["basis"] for s in manifest["students"]] == ["prior", "prior"]
+    key = " ".join(" ".join(p.extract_text().split())
+                   for p in PdfReader(exam_folder / "key.pdf").pages)
+    assert key.count("Predicted difficulty (a prior from the worked solutions' steps and traps; "
+                     "no class has measured it)") == 2

@@ -91,6 +91,7 @@ def _weighing(recipe, calibrate: Optional[list[Path]], tolerance: Optional[float
     if fit.too_small:
         typer.echo(f"warning: the calibration holds {fit.students} students, too few to measure "
                    "any version's effect; the versions are drawn as without it", err=True)
+        return None
     return Weighing(model, chosen)
 
 
@@ -101,10 +102,12 @@ def _balance_line(weighing, manifest_path: Path) -> str:
     data = json.loads(manifest_path.read_text(encoding="utf-8"))
     expected = [s["predicted"]["expected"] for s in data["students"] if s.get("predicted")]
     model = weighing.model
+    beyond = len(weighing.beyond)
     return (f"balanced on {model.classes} graded {'class' if model.classes == 1 else 'classes'} "
             f"({model.students} students): predicted scores for a student of average ability "
-            f"from {min(expected):g} to {max(expected):g} (tolerance {weighing.tolerance:g} "
-            "points)")
+            f"from {min(expected):g} to {max(expected):g}; {beyond} of {len(expected)} papers "
+            f"beyond the tolerance of {weighing.tolerance:g} points (each question's outcomes "
+            "keep their turns)")
 
 
 def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[int]) -> str:

@@ -284,13 +284,14 @@ def view(fairness: Fairness | None, lang: str) -> dict[str, Any] | None:
     out["flags"] = [flag_text(t, lang, tests, _explained(fairness, t)) for t in fairness.flags]
     for number, q in sorted(fairness.fit.questions.items()):
         strongest = max(q.tests, key=lambda t: abs(t.z), default=None)
-        out["questions"].append({
-            "q": f"Q{number}", "n": q.n, "tested": len(q.tests),
-            "detectable": _points(q.detectable_points),
-            "strongest": "" if strongest is None else _say(
-                lang, "strongest_line", what=column_text(strongest.column, lang),
-                points=_signed(strongest.points), low=_signed(strongest.low),
-                high=_signed(strongest.high), p=_p(strongest.p_adjusted))})
+        row = {"q": f"Q{number}", "n": q.n, "tested": len(q.tests),
+               "detectable": _points(q.detectable_points),
+               "strongest": "" if strongest is None else _say(
+                   lang, "strongest_line", what=column_text(strongest.column, lang),
+                   points=_signed(strongest.points), low=_signed(strongest.low),
+                   high=_signed(strongest.high), p=_p(strongest.p_adjusted))}
+        row["line"] = _say(lang, "question_line", **row)
+        out["questions"].append(row)
     if fairness.papers and fairness.status == "measured":
         easiest, hardest = fairness.easiest, fairness.hardest
         out["spread"] = {"sd": _points(fairness.sd), "gap": _points(fairness.gap),
