@@ -40,9 +40,10 @@ from quizgen.grade.carry import carry_credit
 from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
 from quizgen.grade.graded import GradedClass, GradeSummary, graded_class
 from quizgen.grade.judge import Box, judged
-from quizgen.grade.match import Entry, Matcher, manifest_entries, read_columns
+from quizgen.grade.match import (Entry, Matcher, manifest_entries, read_columns,
+                                 require_answer_columns)
 from quizgen.grade.memo import clear_caches
-from quizgen.grade.notes import note_text
+from quizgen.grade.notes import Note, note_text
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
 from quizgen.grade.report import OUTPUTS
@@ -118,13 +119,19 @@ def _decided(q: Prepared, box: Box, lang: str, carried: str | None,
     return _result(q, done, lang)
 
 
+#: Remarks that say how an answer was interpreted rather than what is wrong with it.
+READINGS = frozenset({"read_percent"})
+
+
 def _result(q: Prepared, box: Box, lang: str) -> CheckResult:
+    note = note_text(box.note, lang)
+    reading = note if isinstance(box.note, Note) and box.note.key in READINGS else None
     return CheckResult(
         key=box.key, answer=box.raw or "", status=box.status, expected=q.answers[box.key],
         expected_text=q.expected_text(box.key, lang), value=box.value,
-        note=note_text(box.note, lang), misconceptions=box.misconceptions, explanation=box.explanation,
+        note=note, misconceptions=box.misconceptions, explanation=box.explanation,
         carried=box.carried, step=box.step, step_title=box.step_title,
-        step_result=box.step_result)
+        step_result=box.step_result, reading=reading)
 
 
 def check_answer(problem: Any, key: str | None, answer: str, *,
@@ -282,10 +289,12 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
         raise QuizgenError(f"got {feedback_format!r}; expected md or html", field="format")
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
-    report.check_out(out, (manifest_path, answers_path), force)
+    # the inputs first: a missing or wrong file is the mistake to name, not the output folder
     if not isinstance(manifest, Manifest):
         manifest = load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
+    require_answer_columns(sheet.header, manifest, str(answers_path))
+    report.check_out(out, (manifest_path, answers_path), force)
     the_lang = manifest.language(lang)
     with collector_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(
