@@ -276,6 +276,8 @@ def test_a_small_class_says_it_is_too_small(graded, tmp_path):
     assert fairness.status == "small" and fairness.flags == []
     en, hi = view(fairness, "en"), view(fairness, "hinglish")
     assert "With 25 students the class is too small" in en["verdict"] and en["flags"] == []
+    # no question says its versions had nothing to test: the class was too small to test them
+    assert en["questions"] == [] and hi["questions"] == [] and en["spread"] is None
     assert "25 students ke saath class itni chhoti hai" in hi["verdict"]
 
 

@@ -282,7 +282,9 @@ def view(fairness: Fairness | None, lang: str) -> dict[str, Any] | None:
     if fairness.fit is None:
         return out
     out["flags"] = [flag_text(t, lang, tests, _explained(fairness, t)) for t in fairness.flags]
-    for number, q in sorted(fairness.fit.questions.items()):
+    # a class too small tests nothing: the verdict says so, and no question claims otherwise
+    measured = fairness.fit.questions if fairness.status == "measured" else {}
+    for number, q in sorted(measured.items()):
         strongest = max(q.tests, key=lambda t: abs(t.z), default=None)
         row = {"q": f"Q{number}", "n": q.n, "tested": len(q.tests),
                "detectable": _points(q.detectable_points),
