@@ -74,7 +74,8 @@ def run(classes: int, students: int, jobs: int, calibrations: int, next_class: i
 
 
 def _ratio(pairs) -> float:
-    return sum(after / before for before, after in pairs) / len(pairs)
+    """The mean of calibrated over plain (a plain spread of 0, as a tiny class may give: 1)."""
+    return sum(after / before if before > 0 else 1.0 for before, after in pairs) / len(pairs)
 
 
 def rows(result: dict, classes: int, students: int) -> list[Row]:
