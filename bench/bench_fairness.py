@@ -10,7 +10,7 @@ those papers to students of ability N(0, 1), their answers graded by the real gr
   registers bind) is flagged (target ≥ 80%), and in how many classes *without* a planted effect
   any flag appears (target ≤ 5%);
 * **intervals**: how often the 95% interval of an effect covers the planted value (and 0, for
-  every feature without a planted effect);
+  every feature of a question with nothing planted on it);
 * **even papers**: the calibration of one class with four planted effects (Q1 where registers
   bind, Q4 when the stall cannot be hidden, Q5 with several waves, Q6 with the trap present: each
   0.7 logits harder), then the next class (100 students) drawn plain and calibrated: the
@@ -93,7 +93,7 @@ def rows(result: dict, classes: int, students: int) -> list[Row]:
             "", 0.0, "≤ 0.05", false <= 0.05),
         Row("fairness: 95% intervals covering the planted value", cover, "share",
             "", 0.0, "0.90 to 0.99", 0.90 <= cover <= 0.99),
-        Row("fairness: 95% intervals covering 0 (no effect planted)", others, "share",
+        Row("fairness: 95% intervals covering 0 (nothing planted on the question)", others, "share",
             "", 0.0, "0.93 to 0.97", 0.93 <= others <= 0.97),
     ]
     for name, key in (("standard deviation", "sd"), ("easiest − hardest", "gap")):

@@ -50,7 +50,8 @@ def test_a_planted_effect_is_flagged_in_most_classes_and_a_fair_exam_rarely(midt
     assert planted.planted_tested == CLASSES            # tested in every class
     assert planted.planted_flagged >= 0.80 * CLASSES
     assert fair.any_flag <= 0.05 * CLASSES
-    # the intervals cover the planted value, and 0 where nothing is planted, about 95% of the time
+    # the intervals cover the planted value, and 0 on the questions where nothing is planted,
+    # about 95% of the time
     assert 0.90 <= planted.planted_covered / CLASSES <= 0.99
     covered = (fair.others_covered + planted.others_covered) / (fair.others_tested
                                                                 + planted.others_tested)

@@ -148,7 +148,7 @@ def wrong_text(value: Any, key: str = "") -> str:
 class PowerStudy:
     """What `power_study` found over `classes` simulated classes of `students`: how many had any
     flag, how many flagged the planted feature, how many 95% intervals covered the planted value
-    (for the planted feature) and 0 (for every other feature tested)."""
+    (for the planted feature) and 0 (for every feature of a question with nothing planted)."""
 
     classes: int
     students: int
@@ -180,6 +180,7 @@ def one_class(manifest: Manifest, planted: Sequence[Planted],
 
     fairness = assess(manifest, simulate_class(manifest, planted, logits, seed))
     out = PowerStudy(1, fairness.students, any_flag=int(bool(fairness.flags)), estimates=[])
+    touched = {p.number for p in planted}
     for test in fairness.tests:
         truth = planted_logits(test.column, planted, test.number)
         covered = abs(test.estimate - truth) <= 1.96 * test.se
@@ -188,7 +189,11 @@ def one_class(manifest: Manifest, planted: Sequence[Planted],
             out.planted_flagged += int(test.flagged)
             out.planted_covered += int(covered)
             out.estimates.append(test.estimate)
-        else:
+        elif test.number not in touched:
+            # The other features of a question with a planted effect are left out: each is
+            # tested against all the other papers, those with the planted value among them, so
+            # its true effect is not 0 (OCC-4 papers are easier than the rest when OCC-2's are
+            # harder).
             out.others_tested += 1
             out.others_covered += int(covered)
     return out
