@@ -19,7 +19,7 @@ from conftest import run_quizgen
 
 from quizgen.errors import QuizgenError
 from quizgen.export.sheet import plan_exam
-from quizgen.export.sheet.balance import Weighing, choose
+from quizgen.export.sheet.balance import Weighing, choose, pair
 from quizgen.fairness.calibration import (CALIBRATION_FILE, calibration_json, read_calibrations,
                                           recipe_fingerprint)
 from quizgen.fairness.features import problem_features, variant_features
@@ -348,6 +348,25 @@ def test_choose_keeps_the_turns_unless_the_paper_would_lie_beyond_the_tolerance(
     far = [[(0, 1.0), (1, -1.0)], [(0, 1.0), (2, 0.0)]]
     assert choose(far, tolerance=0.5) == [1, 0]                # the cheapest way back
     assert choose(far, tolerance=0.5) == choose(far, tolerance=0.5)
+
+
+def test_pairing_deals_each_questions_turns_to_even_papers_keeping_their_shares():
+    # cycles of 3 and 2 turns: as drawn, every pair of outcomes comes up once in 6 turns, and a
+    # permutation within each cycle cannot change that; dealt over the 6 turns, the hard turns of
+    # question 1 (0 points) meet the easy turns of question 2 (2 points)
+    cycles = {1: [3.0, 3.0, 0.0], 2: [2.0, 0.0]}
+
+    def papers(order):
+        return [sum(c[order[n][(t + n) % len(order[n])]] if n in order else c[(t + n) % len(c)]
+                    for n, c in cycles.items()) for t in range(6)]
+
+    plain, dealt = papers({}), papers(pair(cycles))
+    assert sorted(dealt) == [2.0, 2.0, 3.0, 3.0, 3.0, 5.0]               # the most even there is
+    assert statistics.pstdev(dealt) < 0.6 * statistics.pstdev(plain)
+    for n, order in pair(cycles).items():
+        assert len(order) == 6
+        assert Counter(order) == Counter(t % len(cycles[n]) for t in range(6))
+    assert pair({1: [1.0, 0.0]}) == {} and pair({1: [1.0, 1.0], 2: [2.0, 0.0]}) == {}
 
 
 def test_the_calibrated_sheet_draws_papers_of_even_difficulty(graded):

@@ -65,12 +65,13 @@ def test_a_calibration_from_one_class_evens_the_next_classs_papers(midterm):
     recipe, manifest = midterm
     roster = [Student(f"Next {i}", f"N{i:04d}") for i in range(100)]
     found = calibration_study(recipe, manifest, UNEVEN, roster, [100, 101, 102], tolerance=0.5)
-    for e in found:
-        # under the model the sheet fitted: at most half the spread, and the gap likewise
-        assert e.model_sd[1] <= 0.5 * e.model_sd[0] and e.model_gap[1] <= 0.5 * e.model_gap[0]
-    # under the planted truth, over three calibration classes
+    # under the model the sheet fitted: at most half the spread on every calibration, and the
+    # gap likewise over the three
+    assert all(e.model_sd[1] <= 0.5 * e.model_sd[0] for e in found)
+    assert statistics.fmean(e.model_gap[1] / e.model_gap[0] for e in found) <= 0.5
+    # under the planted truth (what the students met), over three calibration classes
     assert statistics.fmean(e.truth_sd[1] / e.truth_sd[0] for e in found) <= 0.5
-    assert statistics.fmean(e.truth_gap[1] / e.truth_gap[0] for e in found) <= 0.65
+    assert statistics.fmean(e.truth_gap[1] / e.truth_gap[0] for e in found) <= 0.5
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ With a calibration the sheet balances, keeping every turn of every question's ou
 (`quizgen.export.sheet.plan._Outcomes`), so each outcome keeps its share of the class:
 
 1. *pairing*: a student's turn picks the outcome of every question, so outcomes of questions
-   whose cycles share a length always come together (`pair`); once for the exam, each
-   question's turns are re-paired with the student's so that hard outcomes of one question
-   meet easy ones of another;
+   whose cycles share a length always come together (`pair`); once for the exam, over the
+   turns of the whole exam, each question's turns are dealt out again (each as often as
+   before) so that hard outcomes of one question meet easy ones of the others;
 2. *within the turn*: of the student's first `CANDIDATES` versions of each question that keep
    its turn (the same seeds as always, so each version stays the student's own), one per
    question is taken so that the paper's expected score lies within half the tolerance of the
@@ -173,16 +173,65 @@ def pair(cycles: dict[int, list[float]]) -> dict[int, list[int]]:
     A student's turn t picks every question's outcome (question q takes turn t + q), so outcomes
     of questions whose cycles share a length always come together: on the midterm every paper
     whose stall cannot be hidden (W-F) also has the grid of several waves. `cycles[q]` is
-    question q's expected points on each turn of its cycle; the answer maps each turn of
-    question q's cycle to another turn of it (a permutation: every turn is still taken as often,
-    so each outcome keeps its share), chosen one swap at a time while a swap makes the variance
-    of the papers' expected scores over the turns smaller. Questions left as they are (and all
-    of them, when nothing is gained) are not listed."""
+    question q's expected points on each turn of its cycle. Over the turns of the whole exam
+    (the cycles' least common multiple, when it is at most `MAX_CYCLE`) each question's turns
+    are dealt out again, each as often as before (so each outcome keeps its share): the widest
+    question first, its hardest turns to the papers that are easiest so far (`_deal`); else
+    each cycle is permuted one swap at a time while a swap makes the papers more even
+    (`_swap`). Questions left as they are (and all of them, when nothing is gained) are not
+    listed."""
     numbers = [n for n in sorted(cycles) if len(cycles[n]) > 1
                and max(cycles[n]) - min(cycles[n]) > 1e-9]
     if len(numbers) < 2:
         return {}
-    length = min(math.lcm(*(len(cycles[n]) for n in numbers)), MAX_CYCLE)
+    length = math.lcm(*(len(cycles[n]) for n in numbers))
+    if length <= MAX_CYCLE:
+        order = _deal(cycles, numbers, length)
+        if _spread(cycles, order, length) >= _spread(cycles, {}, length):
+            return {}
+        return {n: order[n] for n in numbers
+                if order[n] != [t % len(cycles[n]) for t in range(length)]}
+    return _swap(cycles, numbers, MAX_CYCLE)
+
+
+def _spread(cycles: dict[int, list[float]], order: dict[int, list[int]], length: int) -> float:
+    """The variance of the papers' expected scores over `length` turns, the questions' turns
+    taken through `order` (a question not in it: its own turn)."""
+    papers = []
+    for t in range(length):
+        total = 0.0
+        for n, cycle in cycles.items():
+            mine = order.get(n)
+            total += cycle[(t + n) % len(cycle) if mine is None else mine[(t + n) % len(mine)]]
+        papers.append(total)
+    mean = sum(papers) / length
+    return round(sum((p - mean) ** 2 for p in papers) / length, 9)
+
+
+def _deal(cycles: dict[int, list[float]], numbers: list[int], length: int
+          ) -> dict[int, list[int]]:
+    """Each question's turns over `length` turns of the exam (each turn of its cycle as often as
+    before), dealt widest question first: its hardest turns to the papers easiest so far."""
+    sums = [0.0] * length
+    order: dict[int, list[int]] = {}
+    for n in sorted(numbers, key=lambda n: (min(cycles[n]) - max(cycles[n]), n)):
+        cycle = cycles[n]
+        turns = sorted((i for i in range(len(cycle)) for _ in range(length // len(cycle))),
+                       key=lambda i: (cycle[i], i))
+        papers = sorted(range(length), key=lambda p: (-round(sums[p], 9), p))
+        dealt = [0] * length
+        for p, i in zip(papers, turns):
+            dealt[(p + n) % length] = i
+            sums[p] += cycle[i]
+        order[n] = dealt
+    return order
+
+
+def _swap(cycles: dict[int, list[float]], numbers: list[int], length: int
+          ) -> dict[int, list[int]]:
+    """Each question's cycle permuted one swap at a time while a swap makes the variance of the
+    papers' expected scores over the first `length` turns smaller (the first question's cycle
+    is the reference)."""
     order = {n: list(range(len(cycles[n]))) for n in numbers}
 
     def spread() -> float:
@@ -193,7 +242,7 @@ def pair(cycles: dict[int, list[float]]) -> dict[int, list[int]]:
 
     best = spread()
     improved = True
-    while improved:                  # the first question's cycle is the reference
+    while improved:
         improved = False
         for n in numbers[1:]:
             cycle = order[n]
