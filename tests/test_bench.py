@@ -21,7 +21,8 @@ EVERY_BENCHMARK = ("machine:", "CLI start: quizgen --help", "CLI: one quizgen oc
                    "deck end to end", "deck build peak memory", "default deck: `quizgen deck`",
                    "exam: 3 students", "exam peak memory", "exam CPU time",
                    "grading ",           # "grading 3,008 answers": the count follows the exam
-                   "parse_answer on the same", "scan: 4 pages")
+                   "parse_answer on the same", "scan: 4 pages",
+                   "fairness: one simulated class graded and assessed")
 
 _TARGET = re.compile(r"^(<|≤|>|≥)\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(s|/s|MB)\b")
 _FLOOR_TARGET = re.compile(r"^(<|≤)\s*([0-9.]+)\s*×\s*floor$")

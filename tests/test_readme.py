@@ -43,6 +43,7 @@ NOT_HERE = {
         "part by test_setup_lines_on_the_system_python",
     '.venv/bin/python -m pytest -q -m "not slow"': "the suite itself (test_quick_subset_is_marked)",
     ".venv/bin/pip install '.[scan]'": "test_setup_lines_on_the_system_python",
+    ".venv/bin/pip install '.[stats]'": "test_setup_lines_on_the_system_python",
     "python3 bench/run.py": "full sizes take minutes; `--smoke` runs here, the same code",
     "python3 bench/run.py --quick": "minutes; `--smoke` runs here, the same code",
 }
@@ -391,9 +392,9 @@ def test_setup_lines_on_the_system_python(tmp_path):
     version = subprocess.run([str(venv / "quizgen"), "--version"], capture_output=True, text=True,
                              timeout=120, cwd=tmp_path)
     assert version.stdout.startswith("quizgen "), version
-    # the test line's install and the scan extra, into the same environment (the tests
-    # themselves are what CI runs), then the test runner collects the suite of the copy
-    for extra in ("'.[test]'", "'.[scan]'"):
+    # the test line's install and the scan and stats extras, into the same environment (the
+    # tests themselves are what CI runs), then the test runner collects the suite of the copy
+    for extra in ("'.[test]'", "'.[scan]'", "'.[stats]'"):
         done = subprocess.run(["bash", "-c", f".venv/bin/pip install -q {extra}"], cwd=clone,
                               env=env, capture_output=True, text=True, timeout=1800)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -404,3 +405,6 @@ def test_setup_lines_on_the_system_python(tmp_path):
     scan = subprocess.run([str(venv / "python"), "-c", "import cv2, pypdfium2, zxingcpp"],
                           capture_output=True, text=True, timeout=120)
     assert scan.returncode == 0, scan.stderr
+    stats = subprocess.run([str(venv / "python"), "-c", "import quizgen.fairness.fit"],
+                           capture_output=True, text=True, timeout=120)
+    assert stats.returncode == 0, stats.stderr

@@ -248,7 +248,10 @@ def test_manifest_shape(built):
     manifest = built["manifest"]
     assert manifest["recipe"]["title"] == RECIPE["title"]
     first = manifest["students"][0]
-    assert set(first) == {"name", "roll", "version", "questions"}
+    assert set(first) == {"name", "roll", "version", "questions", "predicted"}
+    # each paper's predicted difficulty, from the prior without a calibration
+    assert first["predicted"]["basis"] == "prior"
+    assert set(first["predicted"]) == {"basis", "expected", "relative"}
     q1, q2, q3 = first["questions"]
     assert [q["number"] for q in (q1, q2, q3)] == [1, 2, 3]
     assert [q["points"] for q in (q1, q2, q3)] == [4, 6, 2.5]
@@ -256,8 +259,11 @@ def test_manifest_shape(built):
     assert q2["tolerances"] == {"blocks_per_sm": 0.0, "occupancy": 0.005}
     assert q3["asked"] == ["limiter"]
     assert {"id", "cell", "gpu", "params", "answers", "solution", "level", "lang"} <= set(q1)
+    # the version's features, recorded before anyone sits the exam
+    assert q1["features"]["cell"] == "OCC-1"
+    assert q1["features"]["steps"] == len(q1["solution"]["steps"])
     assert Problem.from_dict({k: v for k, v in q1.items()
-                              if k not in ("number", "points", "asked")}).cell == "OCC-1"
+                              if k not in ("number", "points", "asked", "features")}).cell == "OCC-1"
 
 
 def test_answers_csv(built):

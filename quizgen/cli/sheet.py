@@ -31,6 +31,8 @@ def sheet_command(
     instructions: Annotated[Optional[str], typer.Option("--instructions", help="Instructions on each paper's first page ('' for none; default: the recipe's).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of every version's numbers: another seed, other numbers (default: the recipe's).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Build into a folder that holds files quizgen did not write (a filled answers.csv, graded/): only quizgen's own files are replaced; yours stay (one in the way is kept as NAME.kept).")] = False,
+    calibrate: Annotated[Optional[list[Path]], typer.Option("--calibrate", help="A folder written by `quizgen grade` for an earlier class of this recipe (or its calibration.json); repeatable. The versions are drawn so that every paper's predicted score for a student of average ability lies within --tolerance of every other's. Needs the stats extra.")] = None,
+    tolerance: Annotated[Optional[float], typer.Option("--tolerance", help="With --calibrate: how far apart (points) the papers' predicted scores may lie (default: the recipe's fairness_tolerance, else 0.5).")] = None,
 ) -> None:
     """Write a unique exam version per student, an answer key with worked solutions, and the
     grader's inputs (manifest.json, answers.csv).
@@ -41,6 +43,9 @@ def sheet_command(
     midterm my-exam.toml` gives the packaged recipe to edit.
 
     For paper graded from a scanner: quizgen sheet --roster class.csv --bubbles --out midterm/
+
+    Versions of even difficulty, from last term's graded class:
+    quizgen sheet --roster class.csv --calibrate graded-2025/ --out midterm/
     """
     import warnings
 
@@ -53,6 +58,7 @@ def sheet_command(
     layout = _solutions(practice, solutions)
     the_recipe = _exam_recipe(recipe, lang, shuffle, title=title, course=course, date=date,
                               duration=duration, instructions=instructions, seed=seed)
+    weighing = _weighing(the_recipe, calibrate, tolerance)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         students = read_roster(roster) if roster is not None else None
@@ -60,10 +66,50 @@ def sheet_command(
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
                                 paper=paper_name, practice=practice, solutions=layout,
                                 font_paths=[str(p) for p in (font_path or [])], force=force,
-                                progress=progress, bubbles=bubbles)
+                                progress=progress, bubbles=bubbles, weighing=weighing)
     for warning in caught:
         typer.echo(f"warning: {warning.message}", err=True)
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
+    if weighing is not None:
+        typer.echo(_balance_line(weighing, result.manifest))
+
+
+def _weighing(recipe, calibrate: Optional[list[Path]], tolerance: Optional[float]):
+    """The sheet's `Weighing` from --calibrate and --tolerance (None: draw as always)."""
+    from quizgen.errors import QuizgenError
+
+    if not calibrate:
+        if tolerance is not None:
+            raise QuizgenError("--tolerance balances versions fitted on earlier classes; give "
+                               "--calibrate GRADED_FOLDER too", field="tolerance")
+        return None
+    from quizgen.export.sheet.balance import TOLERANCE, Weighing
+    from quizgen.fairness.calibration import calibrate as fitted
+    from quizgen.recipes.exam import fairness_tolerance
+
+    chosen = tolerance if tolerance is not None else recipe.fairness_tolerance
+    chosen = TOLERANCE if chosen is None else fairness_tolerance(chosen, recipe.total_points)
+    model, fit = fitted(calibrate, recipe.to_dict())
+    if fit.too_small:
+        typer.echo(f"warning: the calibration holds {fit.students} students, too few to measure "
+                   "any version's effect; the versions are drawn as without it", err=True)
+        return None
+    return Weighing(model, chosen)
+
+
+def _balance_line(weighing, manifest_path: Path) -> str:
+    """What the balanced draw achieved, from the manifest just written."""
+    import json
+
+    data = json.loads(manifest_path.read_text(encoding="utf-8"))
+    expected = [s["predicted"]["expected"] for s in data["students"] if s.get("predicted")]
+    model = weighing.model
+    beyond = len(weighing.beyond)
+    return (f"balanced on {model.classes} graded {'class' if model.classes == 1 else 'classes'} "
+            f"({model.students} students): predicted scores for a student of average ability "
+            f"from {min(expected):g} to {max(expected):g}; {beyond} of {len(expected)} papers "
+            f"beyond the tolerance of {weighing.tolerance:g} points (each question's outcomes "
+            "keep their turns)")
 
 
 def _solutions(practice: bool, solutions: Optional[str]) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, ItemStats, grade_band
+from quizgen.grade.fairness import view as fairness_view
 from quizgen.grade.results import StudentResult, humanize
 from quizgen.render import numbers
 
@@ -186,7 +187,7 @@ def misconceptions_csv(analysis: ClassAnalysis) -> str:
 
 
 def class_page(analysis: ClassAnalysis, students: Sequence[StudentResult], *, lang: str,
-               title: str) -> str:
+               title: str, fairness: Any = None) -> str:
     """class-report.html: the whole analysis on one page that needs no network."""
     from quizgen.render.class_figures import item_map, score_histogram
     from quizgen.render.jinja import template
@@ -200,13 +201,14 @@ def class_page(analysis: ClassAnalysis, students: Sequence[StudentResult], *, la
     }
     return template("grade/class.html.j2").render(
         lang=lang, exam_title=title, words=_words(lang), v=view(analysis, students, lang),
-        figures=figures)
+        figures=figures, fair=fairness_view(fairness, lang))
 
 
 def analysis_markdown(analysis: ClassAnalysis, students: Sequence[StudentResult], *,
-                      lang: str) -> str:
+                      lang: str, fairness: Any = None) -> str:
     """The analysis as a section of report.md."""
     from quizgen.render.jinja import template
 
     return template("grade/analysis.md.j2").render(words=_words(lang),
-                                                   v=view(analysis, students, lang))
+                                                   v=view(analysis, students, lang),
+                                                   fair=fairness_view(fairness, lang))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, analyse_class
+from quizgen.grade.fairness import Fairness, assess
 from quizgen.grade.results import BoxResult, FileIssue, StudentResult
 from quizgen.grade.sheet import AnswerSheet, SheetRow
 from quizgen.manifest import Manifest
@@ -32,7 +33,8 @@ class GradedClass:
     the overrides) got wrong, by line; `unmatched` the rows no student could be found for;
     `columns` every answer box, Q<number>.<key>, in question order; `analysis` the item
     analysis and misconception map; `invalid` how unreadable answers were scored (``zero`` or
-    ``flag``); `lang` the language the results are written in."""
+    ``flag``); `lang` the language the results are written in; `fairness` whether the versions
+    were fair (`quizgen.grade.fairness`)."""
 
     manifest: Manifest
     sheet: AnswerSheet
@@ -43,6 +45,7 @@ class GradedClass:
     analysis: ClassAnalysis
     invalid: str
     lang: str
+    fairness: Fairness | None = None
 
     @property
     def title(self) -> str:
@@ -61,7 +64,7 @@ def graded_class(manifest: Manifest, sheet: AnswerSheet, students: list[StudentR
     columns = answer_columns(students, manifest)
     analysis = analyse_class(students, columns, manifest, bands_of(manifest))
     return GradedClass(manifest, sheet, students, issues, unmatched, columns, analysis, invalid,
-                       lang)
+                       lang, assess(manifest, students))
 
 
 def answer_columns(students: Sequence[StudentResult],

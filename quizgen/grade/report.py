@@ -18,6 +18,7 @@ from quizgen.errors import QuizgenError
 from quizgen.grade.notes import note_text
 from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
                                    fraction_text, humanize, quote, shorten)
+from quizgen.grade.fairness import FAIRNESS_FILES, write_fairness
 from quizgen.grade.graded import GradedClass
 from quizgen.grade.sheet import AnswerSheet, SheetRow
 from quizgen.manifest import Manifest
@@ -400,15 +401,18 @@ def write_all(out: Path, graded: GradedClass, *, fmt: str = "md",
     (out / "report.md").write_text(
         class_report(students, graded.issues, len(graded.unmatched), graded.columns, lang=lang,
                      invalid=graded.invalid, title=title)
-        + "\n" + CR.analysis_markdown(graded.analysis, students, lang=lang), encoding="utf-8")
+        + "\n" + CR.analysis_markdown(graded.analysis, students, lang=lang,
+                                       fairness=graded.fairness), encoding="utf-8")
     written.append("report.md")
     (out / "analysis.csv").write_text(CR.analysis_csv(graded.analysis, lang), encoding="utf-8",
                                       newline="")
     (out / "misconceptions.csv").write_text(CR.misconceptions_csv(graded.analysis),
                                             encoding="utf-8", newline="")
     (out / "class-report.html").write_text(
-        CR.class_page(graded.analysis, students, lang=lang, title=title), encoding="utf-8")
+        CR.class_page(graded.analysis, students, lang=lang, title=title,
+                      fairness=graded.fairness), encoding="utf-8")
     written += ["analysis.csv", "misconceptions.csv", "class-report.html"]
+    written += write_fairness(out, graded)
     return written
 
 
@@ -418,7 +422,7 @@ def write_all(out: Path, graded: GradedClass, *, fmt: str = "md",
 
 #: What `grade_class` writes inside its folder.
 OUTPUTS = ("results.csv", "report.md", "feedback", "unmatched.csv", "changes.csv",
-           "analysis.csv", "misconceptions.csv", "class-report.html")
+           "analysis.csv", "misconceptions.csv", "class-report.html", *FAIRNESS_FILES)
 
 
 def check_out(out: Path, inputs: Sequence[Path], force: bool) -> None:

@@ -59,7 +59,7 @@ def check_manifest(data: Any, source: str = "manifest", *, scan: bool = False) -
     if len(students) > MAX_STUDENTS:
         _bad(source, "students", len(students),
              f"at most {MAX_STUDENTS:,} students (quizgen sheet prints no more)")
-    for name, kind in (("recipe", dict), ("paper", str), ("practice", bool)):
+    for name, kind in (("recipe", dict), ("paper", str), ("practice", bool), ("balance", dict)):
         if data.get(name) is not None and not isinstance(data[name], kind):
             _bad(source, name, data[name], _KIND_WORDS[kind])
     for i, student in enumerate(students, start=1):
@@ -79,6 +79,9 @@ def _check_student(student: Any, where: str, source: str) -> None:
         value = student.get(name)
         if value is not None and not isinstance(value, str):
             _bad(source, f"{where}.{name}", value, "text")
+    predicted = student.get("predicted")
+    if predicted is not None and not isinstance(predicted, Mapping):
+        _bad(source, f"{where}.predicted", predicted, "an object (basis, expected, relative)")
     questions = student["questions"]
     if len(questions) > MAX_QUESTIONS:
         _bad(source, f"{where}.questions", len(questions),
@@ -105,6 +108,10 @@ def check_question(item: Any, at: str, source: str) -> None:
             _bad(source, f"{at}.tolerances", tolerances, "an object of answer key → tolerance")
         for key, value in tolerances.items():
             _number(value, f"{at}.tolerances.{key}", source, 0, 1e9)
+    features = item.get("features")
+    if features is not None and (not isinstance(features, Mapping) or not all(
+            isinstance(v, (str, int, bool)) for v in features.values())):
+        _bad(source, f"{at}.features", features, "an object of the version's features")
     answers = item.get("answers")
     if answers is not None and not isinstance(answers, Mapping):
         _bad(source, f"{at}.answers", answers, "an object of answer key → answer")

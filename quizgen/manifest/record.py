@@ -73,6 +73,7 @@ class StudentPaper:
     questions: list[dict[str, Any]]
     order: list[int] | None = None
     sheet: dict[str, Any] | None = None
+    predicted: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -91,6 +92,8 @@ class StudentPaper:
             out["order"] = list(self.order)
         if self.sheet is not None:
             out["sheet"] = self.sheet
+        if self.predicted is not None:
+            out["predicted"] = self.predicted
         return out
 
     @classmethod
@@ -102,10 +105,12 @@ class StudentPaper:
                 raise QuizgenError("expected a problem object", field=f"{where}.questions[{j}]")
         order = data.get("order")
         sheet = data.get("sheet")
+        predicted = data.get("predicted")
         return cls(str(data.get("name") or ""), str(data.get("roll") or ""),
                    str(data.get("version") or ""), data["questions"],
                    list(order) if isinstance(order, list) else None,
-                   sheet if isinstance(sheet, dict) else None)
+                   sheet if isinstance(sheet, dict) else None,
+                   predicted if isinstance(predicted, dict) else None)
 
 
 @dataclass(slots=True)
@@ -116,7 +121,9 @@ class Manifest:
     `recipe` is the exam recipe as a table (`ExamRecipe.to_dict()`); `paper` the paper size
     (``a4``, ``us-letter``); `practice` whether the worked solutions were printed with the
     problems; `scan` the pages' layout for the scanner (corner marks, QR code, bubble radius, in
-    mm: ``quizgen sheet --bubbles``), None otherwise. `source` names where it was read from, for
+    mm: ``quizgen sheet --bubbles``), None otherwise; `balance` how the versions were drawn to
+    an even predicted difficulty (``quizgen sheet --calibrate``: the calibration's classes and
+    students, the tolerance), None otherwise. `source` names where it was read from, for
     messages; it is not part of the record.
 
     `load_manifest` reads one from a file, validated; `Manifest.of` takes a manifest or its JSON
@@ -128,6 +135,7 @@ class Manifest:
     practice: bool = False
     scan: dict[str, Any] | None = None
     format_version: int = MANIFEST_VERSION
+    balance: dict[str, Any] | None = None
     source: str = field(default="manifest", compare=False)
     _problems: dict[str, dict[str, Any]] | None = field(default=None, init=False, repr=False,
                                                         compare=False)
@@ -143,6 +151,8 @@ class Manifest:
                                "practice": self.practice}
         if self.scan is not None:
             out["scan"] = self.scan
+        if self.balance is not None:
+            out["balance"] = self.balance
         out["students"] = [paper.to_dict() for paper in self.students]
         return out
 
@@ -154,6 +164,7 @@ class Manifest:
             raise QuizgenError(f"{source} is not an exam manifest (no students)", field="manifest")
         recipe = data.get("recipe")
         scan = data.get("scan")
+        balance = data.get("balance")
         version = data.get("format_version", 1)
         return cls(recipe=recipe if isinstance(recipe, dict) else {},
                    students=[StudentPaper.from_dict(s, f"students[{i}]")
@@ -161,7 +172,8 @@ class Manifest:
                    paper=data.get("paper") if isinstance(data.get("paper"), str) else None,
                    practice=data.get("practice") is True,
                    scan=scan if isinstance(scan, dict) else None,
-                   format_version=version if isinstance(version, int) else 1, source=source)
+                   format_version=version if isinstance(version, int) else 1,
+                   balance=balance if isinstance(balance, dict) else None, source=source)
 
     @classmethod
     def of(cls, value: Manifest | Mapping[str, Any]) -> Manifest:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any, Iterable
 
+from quizgen.fairness.features import variant_features
 from quizgen.manifest.record import Manifest, StudentPaper
 
 
@@ -19,11 +20,12 @@ def _dumps(data: Any) -> str:
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)
 
 
-def drawn_paper(student: Any, code: str, questions: Iterable[tuple[int, Any, Any, list[str]]]
-                ) -> StudentPaper:
+def drawn_paper(student: Any, code: str, questions: Iterable[tuple[int, Any, Any, list[str]]],
+                predicted: dict[str, Any] | None = None) -> StudentPaper:
     """One student's paper as the sheet drew it: `student` (a roster `Student`), its version
     code, and its questions in the printed order as (number, the recipe's `ExamQuestion`, the
-    `Problem`, the answer keys asked)."""
+    `Problem`, the answer keys asked); each question with its variant features
+    (`quizgen.fairness.features`), the paper with its `predicted` difficulty."""
     records = []
     for number, spec, problem, asked in questions:
         record = problem.to_dict()
@@ -31,11 +33,12 @@ def drawn_paper(student: Any, code: str, questions: Iterable[tuple[int, Any, Any
         record["points"] = dict(spec.points) if isinstance(spec.points, dict) else spec.points
         record["asked"] = list(asked)
         record["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
+        record["features"] = variant_features(record)
         records.append(record)
     numbers = [record["number"] for record in records]
     shuffled = len(records) > 1 and numbers != sorted(numbers)
     return StudentPaper(student.name, student.roll, code, records,
-                        order=numbers if shuffled else None)
+                        order=numbers if shuffled else None, predicted=predicted)
 
 
 class ManifestWriter:

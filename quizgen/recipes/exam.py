@@ -89,6 +89,8 @@ class ExamRecipe:
     seed: int = 0
     shuffle: bool = False
     grades: tuple[tuple[str, float], ...] = ()   # [grades] A = 85 …: label, least percent
+    fairness_tolerance: float | None = None      # points: papers drawn within this of each other
+                                                 # (quizgen sheet --calibrate)
 
     @property
     def total_points(self) -> float:
@@ -101,11 +103,13 @@ class ExamRecipe:
             "lang": self.lang, "seed": self.seed, "shuffle": self.shuffle,
             "questions": [q.to_dict() for q in self.questions],
             **({"grades": dict(self.grades)} if self.grades else {}),
+            **({"fairness_tolerance": self.fairness_tolerance}
+               if self.fairness_tolerance is not None else {}),
         }
 
 
 _RECIPE_KEYS = {"title", "course", "date", "duration", "instructions", "gpu", "lang", "seed",
-                "shuffle", "questions", "lms", "grades"}
+                "shuffle", "questions", "lms", "grades", "fairness_tolerance"}
 _QUESTION_KEYS = {"cell", "level", "points", "answers", "gpu", "space"}
 
 
@@ -147,7 +151,24 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
     return ExamRecipe(
         title=title, questions=questions, course=_text(raw, "course"), date=_text(raw, "date"),
         duration=_text(raw, "duration"), instructions=_text(raw, "instructions"), gpu=gpu,
-        lang=lang, seed=seed, shuffle=shuffle, grades=grade_bands(raw.get("grades")))
+        lang=lang, seed=seed, shuffle=shuffle, grades=grade_bands(raw.get("grades")),
+        fairness_tolerance=_tolerance(raw.get("fairness_tolerance"), questions))
+
+
+def fairness_tolerance(value: Any, total: float) -> float:
+    """A tolerance in points for ``quizgen sheet --calibrate``: more than 0, at most the exam's
+    total."""
+    number = finite_number(value, "fairness_tolerance")
+    if not 0 < number <= total:
+        raise QuizgenError(f"got {value!r}; expected points more than 0 and at most the exam's "
+                           f"{total:g}", field="fairness_tolerance")
+    return number
+
+
+def _tolerance(value: Any, questions: tuple[ExamQuestion, ...]) -> float | None:
+    if value is None:
+        return None
+    return fairness_tolerance(value, sum(q.total for q in questions))
 
 
 def _text(raw: dict[str, Any], key: str, *, required: bool = False) -> str:

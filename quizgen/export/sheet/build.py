@@ -15,10 +15,11 @@ from typing import Any, Iterable
 from quizgen.errors import QuizgenError, require_int
 from quizgen.export.sheet.fonts import FontWarning
 from quizgen.export.sheet.layout import PAPERS, answer_sheet_csv, ExamLayout, overview_row
+from quizgen.export.sheet.balance import Weighing
 from quizgen.export.sheet.plan import Generate, sheet_columns, Versions
 from quizgen.export.sheet.write import SHEET_FILES, Progress, built_earlier, write_sheets
 from quizgen.files import check_folder, publish_folder, staged_folder
-from quizgen.manifest import Manifest, drawn_paper, manifest_json
+from quizgen.manifest import Manifest, StudentPaper, drawn_paper, manifest_json
 from quizgen.recipes.exam import ExamRecipe
 from quizgen.recipes.roster import Student
 
@@ -67,10 +68,10 @@ class _Exam(Versions):
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
                  *, generate: Generate, paper: str, practice: bool,
                  font_paths: Iterable[str | os.PathLike[str]], bubbles: bool = False,
-                 solutions: str = "end") -> None:
+                 solutions: str = "end", weighing: Weighing | None = None) -> None:
         if paper not in PAPERS:
             raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
-        super().__init__(recipe, roster, versions, generate=generate)
+        super().__init__(recipe, roster, versions, generate=generate, weighing=weighing)
         self.paper, self.practice, self.bubbles = paper, practice, bubbles
         self.layout = ExamLayout(recipe, self.students, paper=paper, practice=practice,
                                  font_paths=font_paths, bubbles=bubbles, solutions=solutions)
@@ -83,22 +84,34 @@ class _Exam(Versions):
         return self.layout.exam_data(entries)
 
     def key_data(self, entries, overview: list[dict[str, Any]] | None) -> str:
-        return self.layout.key_data(entries, overview)
+        return self.layout.key_data(entries, overview,
+                                    [self.predicted(questions) for _, _, questions in entries])
+
+    def drawn(self, entry) -> StudentPaper:
+        """One drawn version as the manifest records it, with its predicted difficulty."""
+        return drawn_paper(*entry, predicted=self.predicted(entry[2]))
+
+    def head(self, scan: dict[str, Any] | None = None) -> Manifest:
+        """The manifest without its students: the recipe, the paper, how versions were drawn."""
+        return Manifest(self.recipe.to_dict(), [], self.paper, self.practice, scan=scan,
+                        balance=self.weighing.describe() if self.weighing.balancing else None)
 
 
 def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None, *,
               generate: Generate, paper: str = "a4", practice: bool = False,
-              font_paths: Iterable[str | os.PathLike[str]] = (), solutions: str = "end"
-              ) -> SheetPlan:
+              font_paths: Iterable[str | os.PathLike[str]] = (), solutions: str = "end",
+              weighing: Weighing | None = None) -> SheetPlan:
     """Draw every version's problems and prepare the Typst sources, data, manifest and CSV,
-    all in memory (one document each for the exam and the key)."""
+    all in memory (one document each for the exam and the key). `weighing` (a calibration and
+    a tolerance: `quizgen.export.sheet.balance`) draws the versions to an even difficulty."""
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths, solutions=solutions)
+                 font_paths=font_paths, solutions=solutions, weighing=weighing)
     entries = exam.entries(range(len(exam)))
     columns = sheet_columns(recipe, entries)
+    manifest = exam.head()
+    manifest.students = [exam.drawn(entry) for entry in entries]
     return SheetPlan(
-        manifest=Manifest(recipe.to_dict(), [drawn_paper(*entry) for entry in entries], paper,
-                          practice),
+        manifest=manifest,
         exam_source=exam.exam_source,
         exam_data=exam.exam_data(entries),
         key_source=exam.key_source,
@@ -113,7 +126,8 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
                practice: bool = False, font_paths: Iterable[str | os.PathLike[str]] = (),
                force: bool = False, progress: Progress | None = None, jobs: int | None = None,
-               chunk: int = CHUNK, bubbles: bool = False, solutions: str = "end") -> SheetResult:
+               chunk: int = CHUNK, bubbles: bool = False, solutions: str = "end",
+               weighing: Weighing | None = None) -> SheetResult:
     """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
@@ -124,7 +138,9 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     problem's answer boxes (``"under"``). `font_paths` adds folders of fonts (for
     example a Devanagari font for the roster's names). `bubbles` prints a bubble grid under every
     answer box, corner marks and a QR code on every page, and records every bubble's place in the
-    manifest, for `quizgen scan` (see `quizgen.export.bubbles`).
+    manifest, for `quizgen scan` (see `quizgen.export.bubbles`). `weighing` draws the versions
+    to an even predicted difficulty (`quizgen.export.sheet.balance`; default: as always, each
+    paper's difficulty predicted by the prior).
 
     Students are drawn and compiled `chunk` at a time (each chunk's Typst compile runs in a
     process of its own, at most `jobs` at once; default: up to 2), the manifest and answer
@@ -144,7 +160,7 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         raise QuizgenError("a practice sheet is not scanned; leave out --bubbles or --practice",
                            field="bubbles")
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths, bubbles=bubbles, solutions=solutions)
+                 font_paths=font_paths, bubbles=bubbles, solutions=solutions, weighing=weighing)
     for message in exam.warnings:
         warnings.warn(message, FontWarning, stacklevel=2)
     # Every answer column of the sheet, known before any problem is drawn: the first version

@@ -51,7 +51,7 @@ class ExamLayout:
         if solutions not in SOLUTIONS:
             raise QuizgenError(f"got {solutions!r}; expected {' or '.join(SOLUTIONS)}",
                                field="solutions")
-        self.practice = practice
+        self.practice, self.lang = practice, recipe.lang
         self.labels = _labels(recipe.lang)
         self.fonts, self.font_dirs, self.warnings = choose_fonts(recipe, students, font_paths)
         self.common = {"title": recipe.title, "course": recipe.course, "date": recipe.date,
@@ -69,9 +69,12 @@ class ExamLayout:
         extra = {"scan": self.scan} if self.scan else {}
         return json.dumps({**self.common, **extra, "units": units}, ensure_ascii=False)
 
-    def key_data(self, entries, overview: list[dict[str, Any]] | None) -> str:
+    def key_data(self, entries, overview: list[dict[str, Any]] | None,
+                 predicted: list[dict[str, Any]] | None = None) -> str:
         units = [_key_unit(student, code, questions, self.labels)
                  for student, code, questions in entries]
+        for unit, difficulty in zip(units, predicted or []):
+            unit["predicted"] = predicted_text(difficulty, self.lang)
         return json.dumps({**self.common, "overview": overview or [], "units": units},
                           ensure_ascii=False)
 
@@ -107,6 +110,18 @@ def overview_row(student: Student, code: str, questions) -> dict[str, Any]:
     return {"version": code, "name": _breakable(student.name), "roll": student.roll,
             "answers": [[row["value"] for row in _answer_rows(problem, asked)]
                         for _, _, problem, asked in questions]}
+
+
+def predicted_text(difficulty: dict[str, Any], lang: str) -> str:
+    """A paper's predicted difficulty as the key prints it under the version's head."""
+    from quizgen.render.phrases import phrase
+
+    relative = float(difficulty.get("relative", 0.0))
+    context = {"expected": number_text(difficulty.get("expected", 0.0), 2),
+               "amount": number_text(abs(relative), 2), "easier": relative > 0,
+               "same": abs(relative) < 0.005}
+    key = "key_calibration" if difficulty.get("basis") == "calibration" else "key_prior"
+    return phrase(lang, "fairness", key, context)
 
 
 def _breakable(text: str, every: int = 14) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Protocol
 
 from quizgen.errors import QuizgenError, require_int
+from quizgen.export.sheet.balance import CANDIDATES, SAMPLE, Weighing, choose
 from quizgen.manifest import MAX_STUDENTS, answer_columns
 from quizgen.problems.model import Problem
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
@@ -93,6 +95,7 @@ class _Outcomes:
         values: dict[str, Counter[str]] = {}
         kinds: dict[str, str] = {}
         draws: list[dict[str, str]] = []
+        drawn: list[tuple[Problem, list[str]]] = []
         for k in range(SURVEY_DRAWS):
             cell = spec.cells[k % len(spec.cells)]
             gpu = spec.gpus[k % len(spec.gpus)] or recipe.gpu
@@ -101,12 +104,14 @@ class _Outcomes:
                                     lang=recipe.lang, gpu=gpu)
             steps[len(problem.solution.steps)] += 1
             draw = {}
+            drawn.append((problem, _asked(spec, problem, number)))
             for box in _asked(spec, problem, number):
                 draw[box] = _canonical(problem.answers[box])
                 values.setdefault(box, Counter())[draw[box]] += 1
                 kinds[box] = answer_kind(problem, box)
             draws.append(draw)
         usual = max(steps, key=lambda n: (steps[n], -n))
+        exam.weighing.survey(number, spec, usual, drawn)
         targets, common = {}, {}
         for box, seen in values.items():
             if len(seen) < 2:
@@ -128,6 +133,14 @@ class _Outcomes:
                    for t in targets):
                 del common[box]
         return cls(usual, targets, common, _polarities(common, draws))
+
+    def period(self, spec: ExamQuestion) -> int:
+        """After how many turns a question's wishes (and its first cell and GPU) come round
+        again."""
+        lengths = [len(spec.cells), len(spec.gpus), *(len(v) for v in self.targets.values()),
+                   2 if self.common else 1]
+        return math.lcm(*lengths)
+
     @property
     def perfect(self) -> int:
         return self.steps_weight + len(self.targets) + 2 * len(self.common)
@@ -136,11 +149,15 @@ class _Outcomes:
     def steps_weight(self) -> int:
         return 1 + len(self.targets) + 2 * len(self.common)
 
+    def usual_length(self, problem: Problem) -> bool:
+        """The worked solution has about the usual number of steps (within 30%)."""
+        return abs(len(problem.solution.steps) - self.steps) * 10 <= self.steps * 3
+
     def score(self, problem: Problem, asked: list[str], turn: int) -> int:
         """How many of this turn's wishes a draw meets (`perfect`: all of them)."""
         # the same difficulty first: it outweighs every wish about outcomes together
         score = 0
-        if abs(len(problem.solution.steps) - self.steps) * 10 <= self.steps * 3:
+        if self.usual_length(problem):
             score += self.steps_weight
         for box, options in self.targets.items():
             if box in asked and _canonical(problem.answers.get(box)) == options[turn % len(options)]:
@@ -234,7 +251,7 @@ class Versions:
     """Who sits the exam, their version codes, and each one's problems as they are drawn."""
 
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
-                 *, generate: Generate) -> None:
+                 *, generate: Generate, weighing: Weighing | None = None) -> None:
         if roster is not None and versions is not None:
             raise QuizgenError("give a roster or a number of versions, not both", field="versions")
         if roster is not None:
@@ -251,6 +268,7 @@ class Versions:
         self.anonymous = roster is None
         self._outcomes: dict[int, _Outcomes] = {}
         self.recipe, self.generate = recipe, generate
+        self.weighing = weighing if weighing is not None else Weighing()
 
     def __len__(self) -> int:
         return len(self.students)
@@ -265,8 +283,11 @@ class Versions:
             # Anonymous versions rotate through the outcomes in turn (an even split); a roster's
             # students take a turn from their key, so that adding one changes nobody else's.
             turn = i if self.anonymous else int.from_bytes(_digest("turn", recipe.seed, key)[:4], "big")
-            questions = [self._draw(number, spec, key, turn)
-                         for number, spec in enumerate(recipe.questions, start=1)]
+            if self.weighing.balancing:
+                questions = self._balanced(key, turn)
+            else:
+                questions = [self._draw(number, spec, key, turn)
+                             for number, spec in enumerate(recipe.questions, start=1)]
             if recipe.shuffle and len(questions) > 1:
                 order = sorted(range(len(questions)),
                                key=lambda q: _digest("order", recipe.seed, key, q))
@@ -274,13 +295,75 @@ class Versions:
             out.append((self.students[i], self.codes[i], questions))
         return out
 
+    def predicted(self, questions) -> dict[str, Any]:
+        """A paper's predicted difficulty (see `Weighing.predicted`), for the manifest."""
+        return self.weighing.predicted(questions)
+
+    def _survey(self, number: int, spec: ExamQuestion) -> _Outcomes:
+        outcomes = self._outcomes.get(number)
+        if outcomes is None:
+            outcomes = self._outcomes[number] = _Outcomes.survey(self, number, spec)
+        return outcomes
+
+    def _balanced(self, key: str, turn: int) -> list:
+        """One student's questions drawn to an even predicted difficulty: each question's turn
+        re-paired as `pair` settled once for the exam, then of the student's versions that keep
+        every turn, the ones that bring the paper nearest the target (`choose`)."""
+        weighing = self.weighing
+        if weighing.turns is None:
+            self._settle()
+        options, found = [], []
+        for number, spec in enumerate(self.recipe.questions, start=1):
+            outcomes = self._survey(number, spec)
+            candidates = self._candidates(number, spec, key, weighing.turn(number, turn + number),
+                                          outcomes)
+            target = weighing.targets[number]
+            options.append([(missed, weighing.expected(number, entry[2], entry[3]) - target)
+                            for missed, entry in candidates])
+            found.append(candidates)
+        picks = choose(options, weighing.tolerance, weighing.offset or 0.0)
+        if not weighing.within(options, picks):
+            weighing.beyond.add(key)
+        return [found[q][j][1] for q, j in enumerate(picks)]
+
+    def _settle(self) -> None:
+        """Each question's expected points for every turn of its cycle, from versions drawn for
+        no student (`SAMPLE` per turn), and from them the pairing of the cycles that makes
+        papers most even (`pair`), and the target they meet at."""
+        cycles: dict[int, list[float]] = {}
+        for number, spec in enumerate(self.recipe.questions, start=1):
+            outcomes = self._survey(number, spec)
+            cycles[number] = [
+                sum(self.weighing.expected(number, drawn[2], drawn[3])
+                    for drawn in (self._draw(number, spec, f"balance:{k}", r - number)
+                                  for k in range(SAMPLE))) / SAMPLE
+                for r in range(outcomes.period(spec))]
+        self.weighing.settle(cycles)
+
+    def _candidates(self, number: int, spec: ExamQuestion, key: str, turn: int,
+                    outcomes: _Outcomes) -> list[tuple[int, tuple]]:
+        """(turns not kept, entry) of the student's first versions that keep the turn as well
+        as the best draw does (every wish, when one can), until `CANDIDATES` are found."""
+        recipe = self.recipe
+        found: list[tuple[int, tuple]] = []
+        for attempt in range(DRAW_ATTEMPTS):
+            cell = spec.cells[(turn + attempt) % len(spec.cells)]
+            gpu = spec.gpus[(turn + attempt) % len(spec.gpus)] or recipe.gpu
+            seed = _question_seed(recipe.seed, key, number, attempt)
+            problem = self.generate(cell, level=spec.level, seed=seed, lang=recipe.lang, gpu=gpu)
+            asked = _asked(spec, problem, number)
+            found.append((outcomes.perfect - outcomes.score(problem, asked, turn),
+                          (number, spec, problem, asked)))
+            if sum(1 for missed, _ in found if missed == 0) >= CANDIDATES:
+                break
+        fewest = min(missed for missed, _ in found)
+        return [(missed, entry) for missed, entry in found if missed == fewest][:CANDIDATES]
+
     def _draw(self, number: int, spec: ExamQuestion, key: str, turn: int):
         """One student's problem for one question: drawn so that across the class the boxes'
         outcomes take turns (see `_Outcomes`) at the question's usual difficulty."""
         recipe = self.recipe
-        outcomes = self._outcomes.get(number)
-        if outcomes is None:
-            outcomes = self._outcomes[number] = _Outcomes.survey(self, number, spec)
+        outcomes = self._survey(number, spec)
         turn += number
         best, best_score = None, -1
         for attempt in range(DRAW_ATTEMPTS):

@@ -26,8 +26,7 @@ from quizgen.export.sheet.layout import overview_row, id_cells, id_columns
 from quizgen.export.sheet.plan import check_columns
 from quizgen.export.typstjob import compile_pdf, query_layout
 from quizgen.files import BOM, safe_cell
-from quizgen.manifest import (ID_COLUMN, MANIFEST_FORMAT, Manifest, ManifestWriter,
-                              StudentPaper, drawn_paper)
+from quizgen.manifest import ID_COLUMN, MANIFEST_FORMAT, ManifestWriter, StudentPaper
 
 
 #: progress(done, total): students whose papers and keys are compiled so far.
@@ -47,8 +46,7 @@ def write_sheets(exam, tmp: Path, columns: list[str], *, chunk: int, jobs: int |
     with (tmp / "manifest.part").open("w", encoding="utf-8", newline="\n") as manifest, \
             (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
             compiler:
-        head = Manifest(exam.recipe.to_dict(), [], exam.paper, exam.practice,
-                        scan=exam.scan or None)
+        head = exam.head(scan=exam.scan or None)
         chunks = _Chunks(exam, compiler, ManifestWriter(manifest, head), sheet_csv, columns,
                          parts, single)
         done = 0
@@ -100,9 +98,9 @@ class _Chunks:
         held = []
         for entry in entries:
             if exam.scan:
-                held.append(drawn_paper(*entry))   # written with its layout
+                held.append(exam.drawn(entry))     # written with its layout
             else:
-                self.writer.add(drawn_paper(*entry))
+                self.writer.add(exam.drawn(entry))
             student, code, questions = entry
             self.rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
                                 *([""] * len(self.columns)), *id_cells(questions, self.ids)])
