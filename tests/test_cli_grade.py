@@ -233,7 +233,9 @@ def test_grade_reads_the_manifest_once_and_analyses_the_class_once(exam, monkeyp
     assert seen == {"reads": 1, "analyses": 1}
     # everything the one read and the one analysis feed was written
     assert (out / "moodle-grades.csv").is_file() and (out / "class-report.html").is_file()
-    assert sorted(p.name for p in follow.glob("*.apkg")) == ["A1.apkg", "B2.apkg", "class.apkg"]
+    # A1 lost nothing: no deck; two students have nothing in common: no class deck
+    assert sorted(p.name for p in follow.glob("*.apkg")) == ["B2.apkg"]
+    assert "no deck for those who lost no points: 1" in result.output
 
     seen.update(reads=0, analyses=0)
     again = runner.invoke(app, ["regrade", str(exam["manifest"]), str(exam["answers"]), "--out",

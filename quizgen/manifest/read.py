@@ -246,6 +246,8 @@ class _Reader:
     def _value(self, kind: type, what: str) -> Any:
         """The JSON value at the reading place (read whole, at most `PART_LIMIT`)."""
         decoder = _DECODER
+        if kind is str and self._peek() != '"':
+            self._fail(f"expected {what}")
         while True:
             self._peek()
             try:
