@@ -63,6 +63,20 @@ CALCULATORS = [
     "waves --gpu a100 --grid 1000 --blocks-per-sm 4",
     "bound --load-bytes 16 --store-bytes 4 --flops 10 --load-latency 400",
     "bound --load-bytes 4 --flops 400",
+    "divergence --if threadIdx.x<40||threadIdx.x>=104 --block 128 --grid 8",
+    "divergence --if i%2==0 --let i=blockIdx.x*blockDim.x+threadIdx.x --n 1000 --exit i>=n "
+    "--block 256 --grid 4 --warp 3,7 --costs 20,12",
+    "divergence --if threadIdx.x<16 --block 100 --warp 3",
+    "divergence --loop 5-(i%3) --let i=threadIdx.x --block 256 --iteration 4 --warp 2",
+    "divergence --loop threadIdx.x --block 64",
+    "divergence --loop 2+threadIdx.x/32 --block 128",
+    "divergence --reduction interleaved --block 256 --grid 4 --iteration 3",
+    "divergence --reduction sequential --block 96",
+    "barrier --arrivals 2.0,2.3,3.0,2.8,2.4,1.9,2.6,2.9 --unit µs",
+    "barrier --arrivals 500,740,920 --weights 32,32,8",
+    "barrier --read t^1 --block 32",
+    "barrier --read t --block 64",
+    "barrier --read (t+32)%blockDim.x --block 128",
 ]
 
 

@@ -95,8 +95,10 @@ FIGURES_ONLY = (".qa{display:inline-block;width:380px;vertical-align:top}"
                 ".qa .qz>*:not(.qz-figure){display:none!important}")
 
 
-#: A mark that each kind of figure draws (lids, warp grid, divergence, waves, curves).
-FIGURE_KINDS = ("qz-bar", "data-warp", "qz-live", "qz-wave", "qz-curve")
+#: A mark that each kind of figure draws (lids, warp grid, divergence, waves, curves; lanes by
+#: path, a reduction's divergent warps, waits at a barrier).
+FIGURE_KINDS = ("qz-bar", "data-warp", "qz-live", "qz-wave", "qz-curve", "qz-lane-", "qz-divergent",
+                "qz-wait")
 
 
 def test_figures_are_visible_in_every_anki_and_system_theme(browser, collection):

@@ -242,3 +242,41 @@ def test_grade_reads_the_manifest_once_and_analyses_the_class_once(exam, monkeyp
                                 str(out), "--overrides", str(overrides), "--quiet"])
     assert again.exit_code == 0, again.output
     assert seen == {"reads": 1, "analyses": 1}
+
+
+def _roster(path, rows) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([["Roll No", "Name"], *rows])
+
+
+def test_grading_the_roster_instead_of_the_answers_is_refused(exam):
+    """The class list given where the filled answer sheet belongs: every box would be 'missing'
+    and everyone 0. One line, exit 2, nothing written."""
+    roster = exam["dir"] / "class.csv"
+    _roster(roster, [["A1", "Asha"], ["B2", "Ravi"]])
+    out = exam["dir"] / "g"
+    result = runner.invoke(app, ["grade", str(exam["manifest"]), str(roster), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().count("\n") == 0
+    assert "class.csv" in result.stderr and "roster" in result.stderr
+    assert "answers.csv" in result.stderr and not out.exists()
+    # the same through regrade: the earlier results stay as they were
+    graded = exam["dir"] / "graded"
+    assert runner.invoke(app, ["grade", str(exam["manifest"]), str(exam["answers"]), "--out",
+                               str(graded)]).exit_code == 0
+    before = (graded / "results.csv").read_bytes()
+    again = runner.invoke(app, ["regrade", str(exam["manifest"]), str(roster), "--out", str(graded)])
+    assert again.exit_code == 2 and "roster" in again.stderr
+    assert (graded / "results.csv").read_bytes() == before
+    assert not (graded / "history").exists() or not any((graded / "history").iterdir())
+
+
+def test_a_missing_input_is_named_before_the_output_folder(exam):
+    out = exam["dir"] / "graded"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")     # an existing, non-empty folder
+    for manifest, answers, named in ((exam["manifest"], exam["dir"] / "nope.csv", "nope.csv"),
+                                     (exam["dir"] / "nope.json", exam["answers"], "nope.json")):
+        result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out)])
+        assert result.exit_code == 2
+        assert named in result.stderr and "--force" not in result.stderr, result.stderr

@@ -336,9 +336,15 @@ def test_anonymous_versions_and_practice_mode(tmp_path):
     assert [round(float(v)) for v in reader.pages[0].mediabox[2:]] == [612, 792]
     pages = _pages(result.exam_pdf)
     text = " ".join(_unit_pages(pages, manifest["students"][0]["version"]))
+    # the solutions come after every problem, from a page of their own
+    q1, q2, solutions = text.index("Question 1"), text.index("Question 2"), text.index("Solutions")
+    assert q1 < q2 < solutions < text.index("Forecast")
+    under = build_exam(recipe, None, 1, tmp_path / "under", generate=occupancy_problem,
+                       practice=True, solutions="under")
+    text = " ".join(_pages(under.exam_pdf))
     q1, forecast1, q2, forecast2 = (text.index("Question 1"), text.index("Forecast"),
                                     text.index("Question 2"), text.rindex("Forecast"))
-    assert q1 < forecast1 < q2 < forecast2
+    assert q1 < forecast1 < q2 < forecast2 and "Solutions" not in text
     a4 = build_exam(recipe, None, 1, tmp_path / "a4", generate=occupancy_problem)
     assert [round(float(v)) for v in pypdf.PdfReader(a4.exam_pdf).pages[0].mediabox[2:]] == [595, 842]
     assert "Forecast" not in " ".join(_pages(a4.exam_pdf))
@@ -529,7 +535,8 @@ def test_the_answer_sheet_carries_each_versions_problem_ids_and_grades_as_withou
         summary = grade_class(tmp_path / "manifest.json", path, tmp_path / f"graded-{name}")
         out = tmp_path / f"graded-{name}"
         graded[name] = (summary.students, (out / "results.csv").read_bytes(),
-                        (out / "report.md").read_text(encoding="utf-8").replace(name, "X"),
+                        (out / "report.md").read_text(encoding="utf-8")
+                        .replace(f"graded-{name}", "X").replace(f"{name}.csv", "X"),
                         sorted(p.name for p in out.rglob("*")))
     assert graded["with"] == graded["without"]
     assert len(graded["with"][0]) == len(roster)

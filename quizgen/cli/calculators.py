@@ -17,6 +17,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from quizgen.cli import code
 from quizgen.cli.root import app
 from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
                                  load_gpu, parse_size, parse_whole)
@@ -325,18 +326,38 @@ def parse_branch(text: str, index: int) -> tuple[int, Fraction]:
 
 @app.command("divergence")
 def divergence_command(
-    branch: Annotated[list[str], typer.Option("--branch", "-b", help="One branch as lanes:cost, e.g. 20:30 = 20 lanes take it, 30 cycles; repeat for every branch (0 lanes = nobody takes it).")],
+    branch: Annotated[Optional[list[str]], typer.Option("--branch", "-b", help="One branch as lanes:cost, e.g. 20:30 = 20 lanes take it, 30 cycles; repeat for every branch (0 lanes = nobody takes it).")] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Convergent time to compare with, in cycles (default: the time if every lane of a warp agreed).")] = None,
     active_lanes: Annotated[int, typer.Option("--active-lanes", help="Active lanes in the warp; the branches' lanes must add up to it.")] = 32,
+    cond: code.IfOpt = None,
+    loop: code.LoopOpt = None,
+    reduction: code.ReductionOpt = None,
+    block: code.BlockOpt = None,
+    grid: code.GridOpt = "1",
+    let: code.LetOpt = None,
+    n: code.NOpt = None,
+    exit_: code.ExitOpt = None,
+    costs: code.CostsOpt = None,
+    warp: code.WarpOpt = None,
+    iteration: code.IterationOpt = None,
     lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
-    """Serialised time, slowdown and lane utilisation of a divergent warp (any number of branches).
+    """Divergence of a warp: from its lanes per branch (--branch), or worked out from the code:
+    a condition (--if), a thread-dependent loop (--loop) or a reduction (--reduction).
 
-    Example: quizgen divergence --branch 20:30 --branch 12:30
+    Examples: quizgen divergence --branch 20:30 --branch 12:30
+              quizgen divergence --if 'threadIdx.x < 40 || threadIdx.x >= 104' --block 128 --grid 8
     """
     from quizgen.engine.divergence import divergence
 
+    if branch is None or cond or loop or reduction:
+        if branch is not None:
+            raise QuizgenError("give --branch, or one of --if, --loop, --reduction, not both",
+                               field="branch")
+        return code.divergence_from_code(cond=cond, loop=loop, reduction=reduction, block=block,
+                                         grid=grid, lets=let, n=n, exit_=exit_, costs=costs,
+                                         warp=warp, iteration=iteration, lang=lang, as_json=as_json)
     lang = check_lang(lang)
     pairs = [parse_branch(text, i) for i, text in enumerate(branch)]
     with option_names({"branches": "branch", "active_lanes": "active-lanes",

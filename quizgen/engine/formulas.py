@@ -25,6 +25,8 @@ FORMULA_MODULES = (
     "quizgen.engine.inverse",
     "quizgen.engine.whatif",
     "quizgen.engine.compare",
+    "quizgen.engine.code_steps",
+    "quizgen.engine.barrier",
 )
 
 

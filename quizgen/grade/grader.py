@@ -42,9 +42,9 @@ from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
 from quizgen.grade.graded import GradedClass, GradeSummary, graded_class
 from quizgen.grade.judge import Box, judged
 from quizgen.grade.match import (SHARED_PROBLEMS, Entry, Matcher, manifest_entries,
-                                 read_columns)
+                                 read_columns, require_answer_columns)
 from quizgen.grade.memo import clear_caches, same
-from quizgen.grade.notes import note_text
+from quizgen.grade.notes import Note, note_text
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
 from quizgen.grade.report import OUTPUTS
@@ -120,14 +120,20 @@ def _decided(q: Prepared, box: Box, lang: str, carried: str | None,
     return _result(q, done, lang)
 
 
+#: Remarks that say how an answer was interpreted rather than what is wrong with it.
+READINGS = frozenset({"read_percent"})
+
+
 def _result(q: Prepared, box: Box, lang: str) -> CheckResult:
     # A class keeps every student's results: the words many boxes share are kept once.
+    note = note_text(box.note, lang)
+    reading = note if isinstance(box.note, Note) and box.note.key in READINGS else None
     return CheckResult(
         key=sys.intern(box.key), answer=box.raw or "", status=box.status,
-        expected=q.answers[box.key], expected_text=sys.intern(q.expected_text(box.key, lang)), value=box.value,
-        note=note_text(box.note, lang), misconceptions=box.misconceptions, explanation=box.explanation,
+        expected=q.answers[box.key], expected_text=sys.intern(q.expected_text(box.key, lang)),
+        value=box.value, note=note, misconceptions=box.misconceptions, explanation=box.explanation,
         carried=box.carried, step=box.step, step_title=box.step_title,
-        step_result=box.step_result)
+        step_result=box.step_result, reading=reading)
 
 
 def check_answer(problem: Any, key: str | None, answer: str, *,
@@ -289,10 +295,12 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
         raise QuizgenError(f"got {feedback_format!r}; expected md or html", field="format")
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
-    report.check_out(out, (manifest_path, answers_path), force)
+    # the inputs first: a missing or wrong file is the mistake to name, not the output folder
     if not isinstance(manifest, Manifest):
         manifest = load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
+    require_answer_columns(sheet.header, manifest, str(answers_path))
+    report.check_out(out, (manifest_path, answers_path), force)
     the_lang = manifest.language(lang)
     with collector_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(

@@ -109,6 +109,20 @@ class Columns:
 
 
 
+def require_answer_columns(header: Sequence[str], manifest: Manifest, where: str) -> None:
+    """Refuse, in one line, an answer sheet that holds none of the exam's answer columns (a
+    roster, or another exam's sheet): grading it would give every student 0."""
+    wanted = manifest.answer_columns()
+    given = {re.sub(r"\s+", "", title).casefold() for title in header}
+    if not wanted or any(c.casefold() in given for c in wanted):
+        return
+    looks = ("it looks like a roster" if find_column(list(header), NAME_COLUMNS + ROLL_COLUMNS)
+             is not None else "it is not this exam's answer sheet")
+    raise QuizgenError(f"{where} has none of the exam's answer columns ({wanted[0]}, …): {looks}; "
+                       "grade the answers.csv that quizgen sheet wrote, with the answers filled "
+                       "in", field="answers")
+
+
 def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
                  issues: list[FileIssue], wanted: list[str] | None = None) -> Columns:
     """The sheet's columns; what is missing, doubled or unknown goes into `issues`. `wanted`:

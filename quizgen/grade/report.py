@@ -17,7 +17,7 @@ from typing import Any
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import note_text
 from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
-                                   fraction_text, humanize, shorten)
+                                   fraction_text, humanize, quote, shorten)
 from quizgen.grade.graded import GradedClass
 from quizgen.grade.sheet import AnswerSheet, SheetRow
 from quizgen.manifest import Manifest
@@ -190,20 +190,49 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
                         result=check.step_result) if check.step else _say(lang, "no_parting"))
     flag_note = None
     if check.status in ("invalid", "missing"):
-        flag_note = labels["flagged"] if not box.counted else labels["zeroed"]
-    read_as = None
-    if check.value is not None and check.status in ("correct", "carried", "wrong"):
-        read_as = fraction_text(check.value)
+        # a box the student wrote but the sheet lost (a missing column, a spreadsheet's date)
+        # waits for the teacher; an unreadable one is the student's to rewrite
+        waits = check.status == "missing" or _spreadsheet_date(check)
+        flag_note = labels["flagged"] if not box.counted else \
+            labels["zeroed_until" if waits else "zeroed"]
+    note = _student_note(check, lang)
     return {
         "column": box.column, "key": check.key, "label": _answer_name(check.key, lang),
         "answer": check.shown, "expected": check.expected_text, "status": check.status,
         "status_text": labels[f"status_{check.status}"],
         "points": points_text(box.points) if box.counted else "—",
-        "max_points": points_text(box.max_points), "note": check.note or "",
-        "read_as": read_as or "", "carried": check.carried or "",
+        "max_points": points_text(box.max_points),
+        "note": "" if note == check.reading else note or "",
+        "reading": check.reading or "", "carried": check.carried or "",
         "misconceptions": misconceptions, "parting": parting or "", "flag_note": flag_note or "",
         "ok": check.earns,
     }
+
+
+def _spreadsheet_date(check: CheckResult) -> bool:
+    from quizgen.grade.parse import parse_answer
+
+    parsed = parse_answer(check.answer) if check.status == "invalid" else None
+    return parsed is not None and parsed.error is not None and parsed.error.key == "date_shaped"
+
+
+def _student_note(check: CheckResult, lang: str) -> str | None:
+    """The remark a student reads: the reader's located message ("unexpected 'about' at column
+    1") and a spreadsheet's date are the teacher's to read (report.md); the student is told
+    what happened to the box and how to write a number."""
+    from quizgen.grade.parse import parse_answer
+
+    if check.status == "missing":
+        return _say(lang, "missing_box")
+    if check.status != "invalid" or not check.answer.strip():
+        return check.note
+    parsed = parse_answer(check.answer)
+    if parsed.ok or parsed.error is None or note_text(parsed.error, lang) != check.note:
+        return check.note               # a yes/no, a limit, an option: already said plainly
+    answer = quote(shorten(check.answer, 30))
+    if parsed.error.key == "date_shaped":
+        return _say(lang, "unreadable_date", answer=answer)
+    return _say(lang, "unreadable_number", answer=answer)
 
 
 def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, invalid: str,
@@ -213,9 +242,11 @@ def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, i
     for q in student.questions:
         boxes = [_box_view(b, lang, invalid, q.problem_id) for b in q.boxes]
         needs_solution = any(not b["ok"] for b in boxes)
+        # where the numbers part from the worked solution is one place per question: said once
+        parting = next((b["parting"] for b in boxes if b["parting"]), "")
         questions.append({"number": q.number, "title": q.title, "cell": q.cell,
                           "score": points_text(q.score), "max_score": points_text(q.max_score),
-                          "boxes": boxes,
+                          "boxes": boxes, "parting": parting,
                           "solution": solutions.get(q.problem_id) if needs_solution else ""})
     flagged = sum(1 for b in student.boxes if not b.counted)
     all_right = all(b.check.earns for b in student.boxes)
@@ -275,9 +306,11 @@ def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
     misconceptions = [{"key": key, "name": humanize(key), "count": count,
                        "explanation": _misconception_text(lang, key)}
                       for key, count in misconception_counts.most_common()]
+    # every answer a teacher must read on the paper, with the reader's own reason (the
+    # student's page words it for the student)
     flagged = [{"student": s.label, "column": b.column, "answer": b.check.shown,
                 "reason": b.check.note or labels[f"status_{b.check.status}"]}
-               for s in students for b in s.boxes if not b.counted]
+               for s in students for b in s.boxes if b.check.status in REVIEW]
     template = _template("report.md.j2")
     return template.render(
         exam_title=title, labels=labels, count=len(students),
@@ -286,6 +319,7 @@ def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
         median=f"{statistics.median(scores):.2f}" if scores else "—",
         max_score=f"{max(maxima):g}" if maxima else "—",
         questions=questions, misconceptions=misconceptions, flagged=flagged,
+        flagged_title=labels["flagged_answers" if invalid == "flag" else "review_answers"],
         issues=[{"line": i.line, "message": note_text(i.message, lang), "severity": i.severity}
                 for i in issues],
         unmatched=_say(lang, "unmatched", n=unmatched) if unmatched else "")

@@ -44,6 +44,7 @@ class CheckResult:
     step: int | None = None             # 1-based step of the worked solution where it parts
     step_title: str | None = None
     step_result: str | None = None      # that step's value in the solution
+    reading: str | None = None          # how an answer was interpreted ("read 2 as 2%")
 
     @property
     def earns(self) -> bool:

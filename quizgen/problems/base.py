@@ -163,10 +163,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def problem_id(cell: str, params: dict[str, Any], gpu: GPU, seed: int, level: int) -> str:
+def problem_id(cell: str, params: dict[str, Any], gpu: GPU | str, seed: int, level: int) -> str:
     """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine):
-    a hash of the canonical JSON of {cell, gpu, level, params, seed}."""
-    key = canonical_json({"cell": cell, "gpu": gpu.name, "level": level, "params": params,
+    a hash of the canonical JSON of {cell, gpu, level, params, seed}. `gpu` is the GPU or the
+    name its identity carries (`quizgen.problems.identity.identity_gpu`)."""
+    name = gpu if isinstance(gpu, str) else gpu.name
+    key = canonical_json({"cell": cell, "gpu": name, "level": level, "params": params,
                           "seed": seed})
     return f"{cell}-{hashlib.blake2b(key.encode(), digest_size=5).hexdigest()}"
 

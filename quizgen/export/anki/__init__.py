@@ -4,7 +4,9 @@ Rebuilding a deck updates exactly what changed:
 
 * a note's GUID is its problem (cell, language, GPU, model, parameters, card kind: `problem_guid`),
   never its slot, seed or text: a text or figure fix keeps the note, a different problem is a new
-  note; formula cards are one note per formula and language (`formula_guid`), whatever the seed;
+  note, and a problem that does not depend on its GPU names its cell's own GPU
+  (`quizgen.problems.identity`), so a deck built for another GPU shares those notes; formula
+  cards are one note per formula and language (`formula_guid`), whatever the seed;
 * each language is its own deck (``<deck>::Hinglish::…``, ``<deck>::English::…``);
 * note type IDs are fixed numbers written below; a note type whose fields change gets a new name
   and a new ID (never reuse one);

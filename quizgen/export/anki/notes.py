@@ -25,7 +25,9 @@ from quizgen.render.cards import FigureMedia, esc, figure_html, question_html
 def problem_guid(problem: Problem, kind: str) -> str:
     """A note's identity is its problem: cell, language, GPU, model and parameters (and the card
     kind, since a note keeps its note type). A text or figure fix keeps the GUID; a different
-    problem (another seed, another GPU) is another note. Recipe, slot and seed play no part."""
+    problem (another seed, another GPU) is another note, except that a problem which does not
+    depend on the GPU is the same on every GPU that agrees on what it reads (`same_problem_key`).
+    Recipe, slot and seed play no part."""
     import genanki
 
     return genanki.guid_for("quizgen", "problem", *same_problem_key(problem), kind)
@@ -62,7 +64,8 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
         value = answer_value(problem)
         if value is None:
             raise ValueError(f"{problem.id}: no typeable main answer")
-        return [question_html(problem), value,
+        # the card asks what its box takes: the family's one-answer stem where it writes one
+        return [question_html(problem, stem=True), value,
                 esc(answer_format(problem, problem.lang)) + check_html(problem),
                 back_solution_html(problem), figure, source]
     if kind == "mcq":

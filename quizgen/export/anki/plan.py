@@ -130,8 +130,13 @@ def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
 
 
 def same_problem_key(problem: Problem) -> tuple[str, ...]:
-    """What makes two problems the same note: cell, language, GPU, model and parameters."""
-    gpu = problem.gpu.get("name", "") if isinstance(problem.gpu, dict) else ""
+    """What makes two problems the same note: cell, language, GPU, model and parameters (the
+    GPU its identity names: a problem that does not depend on the GPU names its cell's own,
+    `quizgen.problems.identity.identity_gpu`)."""
+    from quizgen.problems.identity import identity_gpu
+
+    gpu = identity_gpu(problem.cell, problem.level, problem.gpu) \
+        if isinstance(problem.gpu, dict) else ""
     return (problem.cell, problem.lang, gpu, problem.model or "", _params_key(problem.params))
 
 
@@ -170,6 +175,7 @@ def fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]])
 def _cheap_key(source: ProblemSource):
     """For the real generator: the repeat check's key without generating (same key, same deck)."""
     from quizgen import generator, problems
+    from quizgen.problems.identity import identity_gpu
 
     if source is not generator.generate_one and source is not generator.generate_worked:
         return None
@@ -178,7 +184,8 @@ def _cheap_key(source: ProblemSource):
         gpu, params = problems.draw(slot.cell, level=slot.level, seed=seed, gpu=slot.gpu)
         fam = problems.family(slot.cell)
         model = fam.model_for(gpu) if fam.uses_model else None
-        return (fam.cell, slot.lang, gpu.name, model or "", _params_key(params))
+        return (fam.cell, slot.lang, identity_gpu(fam.cell, slot.level, gpu), model or "",
+                _params_key(params))
 
     return key
 

@@ -66,13 +66,14 @@ class _Exam(Versions):
 
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
                  *, generate: Generate, paper: str, practice: bool,
-                 font_paths: Iterable[str | os.PathLike[str]], bubbles: bool = False) -> None:
+                 font_paths: Iterable[str | os.PathLike[str]], bubbles: bool = False,
+                 solutions: str = "end") -> None:
         if paper not in PAPERS:
             raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
         super().__init__(recipe, roster, versions, generate=generate)
         self.paper, self.practice, self.bubbles = paper, practice, bubbles
         self.layout = ExamLayout(recipe, self.students, paper=paper, practice=practice,
-                              font_paths=font_paths, bubbles=bubbles)
+                                 font_paths=font_paths, bubbles=bubbles, solutions=solutions)
         self.labels, self.fonts, self.common = self.layout.labels, self.layout.fonts, self.layout.common
         self.font_dirs, self.warnings = self.layout.font_dirs, self.layout.warnings
         self.scan = self.layout.scan
@@ -87,11 +88,12 @@ class _Exam(Versions):
 
 def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None, *,
               generate: Generate, paper: str = "a4", practice: bool = False,
-              font_paths: Iterable[str | os.PathLike[str]] = ()) -> SheetPlan:
+              font_paths: Iterable[str | os.PathLike[str]] = (), solutions: str = "end"
+              ) -> SheetPlan:
     """Draw every version's problems and prepare the Typst sources, data, manifest and CSV,
     all in memory (one document each for the exam and the key)."""
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths)
+                 font_paths=font_paths, solutions=solutions)
     entries = exam.entries(range(len(exam)))
     columns = sheet_columns(recipe, entries)
     return SheetPlan(
@@ -111,13 +113,15 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
                practice: bool = False, font_paths: Iterable[str | os.PathLike[str]] = (),
                force: bool = False, progress: Progress | None = None, jobs: int | None = None,
-               chunk: int = CHUNK, bubbles: bool = False) -> SheetResult:
+               chunk: int = CHUNK, bubbles: bool = False, solutions: str = "end") -> SheetResult:
     """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
     `generate(cell, level=, seed=, lang=, gpu=)` draws one `Problem` (normally
-    ``quizgen.generator.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` puts
-    each worked solution right after its problem. `font_paths` adds folders of fonts (for
+    ``quizgen.generator.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` prints
+    each problem's answers and worked solution on the student's paper: after a page break at the
+    end of the paper (`solutions` ``"end"``, so the student tries first), or right under the
+    problem's answer boxes (``"under"``). `font_paths` adds folders of fonts (for
     example a Devanagari font for the roster's names). `bubbles` prints a bubble grid under every
     answer box, corner marks and a QR code on every page, and records every bubble's place in the
     manifest, for `quizgen scan` (see `quizgen.export.bubbles`).
@@ -140,7 +144,7 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
         raise QuizgenError("a practice sheet is not scanned; leave out --bubbles or --practice",
                            field="bubbles")
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths, bubbles=bubbles)
+                 font_paths=font_paths, bubbles=bubbles, solutions=solutions)
     for message in exam.warnings:
         warnings.warn(message, FontWarning, stacklevel=2)
     # Every answer column of the sheet, known before any problem is drawn: the first version

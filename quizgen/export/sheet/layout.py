@@ -16,6 +16,7 @@ import json
 import os
 from typing import Any, Iterable
 
+from quizgen.errors import QuizgenError
 from quizgen.export import bubbles as b
 from quizgen.export.bubbles import MAX_PAGES, box_grid, page_code, qr_svg
 from quizgen.export.sheet.fonts import choose_fonts
@@ -26,7 +27,7 @@ from quizgen.problems.model import Problem
 from quizgen.problems.records import answer_spec
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
 from quizgen.recipes.roster import Student
-from quizgen.render.answers import answer_name, answer_text, param_name
+from quizgen.render.answers import answer_name, answer_text, gpu_words, param_name
 from quizgen.render.jinja import template
 from quizgen.render.math import format_number, substituted, symbolic
 from quizgen.render.numbers import number as number_text
@@ -35,6 +36,9 @@ from quizgen.render.solution import yes_no
 from quizgen.render.typst import typst_string
 
 PAPERS = ("a4", "us-letter")
+#: Where a practice sheet prints the worked solutions: after a page break at the end of each
+#: student's paper (the student tries first), or right under each problem's answer boxes.
+SOLUTIONS = ("end", "under")
 
 
 class ExamLayout:
@@ -43,14 +47,17 @@ class ExamLayout:
 
     def __init__(self, recipe: ExamRecipe, students: list[Student], *, paper: str,
                  practice: bool, font_paths: Iterable[str | os.PathLike[str]],
-                 bubbles: bool) -> None:
+                 bubbles: bool, solutions: str = "end") -> None:
+        if solutions not in SOLUTIONS:
+            raise QuizgenError(f"got {solutions!r}; expected {' or '.join(SOLUTIONS)}",
+                               field="solutions")
         self.practice = practice
         self.labels = _labels(recipe.lang)
         self.fonts, self.font_dirs, self.warnings = choose_fonts(recipe, students, font_paths)
         self.common = {"title": recipe.title, "course": recipe.course, "date": recipe.date,
                        "duration": recipe.duration, "instructions": recipe.instructions,
                        "total": _points_text(recipe.total_points), "labels": self.labels,
-                       "practice": practice}
+                       "practice": practice, "solutions": solutions}
         self.scan = scan_layout(recipe, paper) if bubbles else None
         layout = {"paper": paper, "fonts": self.fonts}
         self.exam_source = _template("exam.typ.j2").render(**layout, practice=practice)
@@ -170,7 +177,7 @@ def _given(problem: Problem, labels) -> list[list[str]]:
     items = []
     if isinstance(problem.gpu, dict) and problem.gpu.get("name"):
         try:
-            spoken = gpu_from_dict(problem.gpu).spoken_name
+            spoken = gpu_words(gpu_from_dict(problem.gpu), problem.lang)
         except Exception:              # an older manifest's GPU record: its name is still true
             spoken = str(problem.gpu["name"])
         items.append([labels["gpu"], spoken])
@@ -195,7 +202,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
     for number, spec, problem, asked in questions:
         item = _question_common(number, spec, problem, labels)
         item["title"] = ""   # a problem's title can name its answer ("The shared-memory lid")
-        item["space"] = 1.5 if practice else spec.space
+        item["space"] = spec.space
         item["boxes"] = [{"letter": chr(ord("a") + i) if i < 26 else str(i + 1),
                           "label": answer_name(key, problem.lang), "unit": _unit(problem, key),
                           "width": _box_width(problem.answers[key]),
@@ -278,13 +285,24 @@ def _key_unit(student: Student, code: str, questions, labels) -> dict[str, Any]:
 def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
     rows = []
     for key in asked:
-        tolerance = float(problem.tolerances.get(key, 0.0))
+        unit = str(problem.units.get(key, ""))
         rows.append({"key": key, "label": answer_name(key, problem.lang),
-                     "value": answer_text(problem.answers[key], str(problem.units.get(key, "")),
-                                          problem.lang),
+                     "value": answer_text(problem.answers[key], unit, problem.lang),
                      "unit": "",
-                     "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance, problem.lang)})
+                     "tolerance": _tolerance_text(float(problem.tolerances.get(key, 0.0)), unit,
+                                                  problem.lang)})
     return rows
+
+
+def _tolerance_text(tolerance: float, unit: str, lang: str) -> str:
+    """A tolerance in its answer's own form: percentage points beside a percentage (28.125%
+    ± 0.05 percentage points, as the box's hint says), the answer's unit beside a number."""
+    if not tolerance:
+        return ""
+    if unit == "fraction":
+        points = format_number(round(tolerance * 100, 6))
+        return _labels(lang)["tolerance_points"].format(tol=points)
+    return "± " + answer_text(tolerance, unit, lang)
 
 
 def _solution(problem: Problem) -> dict[str, Any]:
