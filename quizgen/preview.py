@@ -99,12 +99,18 @@ def _nav(pages: list[_Page], index: int) -> list[dict[str, str]]:
 
 #: Exam versions whose first page the preview of an exam recipe shows.
 PREVIEW_VERSIONS = 2
+#: The longest exam whose versions are printed for their first pages (a longer one would be laid
+#: out whole, twice, for two pages): the index says so instead.
+PREVIEW_PRINTED = 40
 
 
 def _first_pages(recipe, folder: Path) -> tuple[list[str], str]:
     """PNG file names of the first page of `PREVIEW_VERSIONS` exam versions, written into
     `folder`, and a note for the index page; none when pypdfium2 (the scan extra) is not
     installed to rasterise them."""
+    if len(recipe.questions) > PREVIEW_PRINTED:
+        return [], (f"The printed first pages are shown for exams of up to {PREVIEW_PRINTED} "
+                    f"questions; quizgen sheet prints this one.")
     try:
         import pypdfium2
     except ImportError:
