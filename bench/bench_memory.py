@@ -86,10 +86,12 @@ def write_class(students: int, work: Path) -> None:
     """manifest.json and answers.csv of a class of `students` into `work`."""
     from bench_grade import build_class, problem_pool, CELLS
 
-    per_student = sum(1 for _ in CELLS) * 3
-    manifest, sheet, _ = build_class(problem_pool(), students * per_student, seed=3)
+    pool = problem_pool()
+    per_student = sum(len(pool[cell][0]["answers"]) for cell, _ in CELLS)
+    manifest, sheet, _ = build_class(pool, students * per_student, seed=3)
     manifest["students"] = manifest["students"][:students]
     lines = sheet.splitlines(keepends=True)[:students + 1]
+    assert len(manifest["students"]) == students == len(lines) - 1
     (work / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (work / "answers.csv").write_text("".join(lines), encoding="utf-8")
 

@@ -37,6 +37,7 @@ BENCHES = {
     "sheet": "bench_sheet",
     "grade": "bench_grade",
     "scan": "bench_scan",
+    "memory": "bench_memory",
 }
 
 
