@@ -137,3 +137,22 @@ def test_each_concept_card_is_filed_under_its_topic_in_anki(tmp_path, lang):
     for name in filed:
         _, topic, language, group = name.split("::")
         assert (language, group) == (language_name(lang), expected[topic]), name
+
+
+def test_the_midterms_classic_slips_each_have_a_concept_card():
+    """Slips a midterm class shows (blocks taken for warps, a warp count rounded down, half-warps,
+    a grid packed onto few SMs, waves left as a fraction) each bring the card that teaches the
+    belief behind them, and that card exists in both languages."""
+    from quizgen.grade.follow_up import slip_cards
+    from quizgen.problems.concepts import card_ids
+
+    cards = slip_cards()
+    expected = {"blocks_as_warps": "occupancy-counts-warps",
+                "register_blocks_as_warps": "occupancy-counts-warps",
+                "block_fill_as_occupancy": "occupancy-definition",
+                "no_ceiling": "warp-count-proof", "half_warp": "warp-is-32-threads",
+                "forgot_warp_size": "warp-is-32-threads",
+                "packed_grid": "blocks-go-out-breadth-first", "exact_waves": "tail-wave"}
+    for slip, card in expected.items():
+        assert cards.get(slip) == card, slip
+        assert card in card_ids()
