@@ -24,7 +24,8 @@ from quizgen.languages import DEFAULT_LANG, LANGS
 
 
 #: The most questions an exam recipe may have. Each student's paper and key are laid out whole
-#: (page "3 of 9"), so this bounds the memory of one paper's layout: about 250 MB at the limit.
+#: (page "3 of 9"), so this bounds the memory of one paper's layout: about 250 MB at the limit
+#: (`quizgen sheet` lays out two at once: about 500 MB in all).
 MAX_QUESTIONS = 100
 
 
