@@ -38,6 +38,7 @@ BENCHES = {
     "grade": "bench_grade",
     "scan": "bench_scan",
     "fairness": "bench_fairness",
+    "memory": "bench_memory",
 }
 
 

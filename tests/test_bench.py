@@ -22,7 +22,9 @@ EVERY_BENCHMARK = ("machine:", "CLI start: quizgen --help", "CLI: one quizgen oc
                    "exam: 3 students", "exam peak memory", "exam CPU time",
                    "grading ",           # "grading 3,008 answers": the count follows the exam
                    "parse_answer on the same", "scan: 4 pages",
-                   "fairness: one simulated class graded and assessed")
+                   "fairness: one simulated class graded and assessed",
+                   "preview peak memory", "grade peak memory", "grade --remedial peak memory",
+                   "check --manifest /dev/zero peak memory")
 
 _TARGET = re.compile(r"^(<|≤|>|≥)\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(s|/s|MB)\b")
 _FLOOR_TARGET = re.compile(r"^(<|≤)\s*([0-9.]+)\s*×\s*floor$")
@@ -93,6 +95,8 @@ def test_memory_is_flat_in_students_and_the_deck_fits_its_budget(smoke):
     assert exam["value"] <= 1.5 * exam["floor_value"], exam
     assert exam["ok"]
     assert row(smoke, "deck build peak memory")["ok"]
+    # refused before it is read: /dev/zero never fills the memory
+    assert row(smoke, "check --manifest /dev/zero peak memory")["ok"]
 
 
 def test_the_fast_answer_path_beats_the_full_reader(smoke):

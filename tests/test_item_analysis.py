@@ -262,9 +262,10 @@ def test_follow_up_decks_import_into_anki_with_their_notes(planted, tmp_path):
     from anki.collection import Collection, ImportAnkiPackageRequest
 
     work, manifest, summary, truth = planted
-    written = write_follow_up_decks(summary.graded, tmp_path / "decks", lang="en",
-                                    timestamp=1_700_000_000)
-    assert len(written) == 61 and written[-1][0].name == "class.apkg"
+    decks = write_follow_up_decks(summary.graded, tmp_path / "decks", lang="en",
+                                  timestamp=1_700_000_000)
+    written = decks.written
+    assert len(written) + len(decks.nothing) == 61 and written[-1][0].name == "class.apkg"
     for path, plan in written:      # every deck: one skill note per skill, one card per concept
         with zipfile.ZipFile(path) as z:
             db = tmp_path / "c.anki2"
@@ -299,8 +300,12 @@ def test_grade_remedial_from_the_command_line(planted, tmp_path):
                            str(work / "answers.csv"), "--out", str(tmp_path / "g"),
                            "--remedial", str(tmp_path / "f")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(list((tmp_path / "f").glob("*.apkg"))) == 61
-    assert "61 follow-up decks" in done.stdout
+    with (tmp_path / "g" / "results.csv").open(encoding="utf-8-sig", newline="") as fh:
+        full = sum(1 for r in csv.DictReader(fh) if r["score"] == r["max_score"])
+    assert 0 < full < 60             # a student who lost nothing gets no (empty) deck
+    assert len(list((tmp_path / "f").glob("*.apkg"))) == 61 - full
+    assert f"{61 - full} follow-up decks" in done.stdout
+    assert f"no deck for those who lost no points: {full}" in done.stdout
 
 
 # ---------------------------------------------------------------------------------------------

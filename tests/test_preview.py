@@ -88,3 +88,53 @@ def test_a_missing_recipe_is_one_line_naming_the_packaged_ones(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "midterm (exams)" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize("dark", [False, True])
+def test_kernel_code_keeps_its_lines_and_figures_show_in_either_theme(tmp_path_factory, width,
+                                                                      dark):
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed")
+    site = tmp_path_factory.getbasetemp() / "midterm-site"
+    if not (site / "index.html").exists():
+        site, _ = _build(tmp_path_factory.getbasetemp(), "midterm")
+        site.rename(tmp_path_factory.getbasetemp() / "midterm-site")
+        site = tmp_path_factory.getbasetemp() / "midterm-site"
+    with Browser() as browser:
+        page = browser.page(width=width, height=900, mobile=width < 500)
+        page.system_dark(dark)
+        page.open(site / "Q6.html")                     # the midterm's K-1 kernel question
+        seen = page.eval("""(() => {
+            const pre = [...document.querySelectorAll('section.quizgen-problem pre')];
+            const svg = document.querySelector('.figure svg');
+            const r = svg ? svg.getBoundingClientRect() : null;
+            return {text: document.body.innerText, scroll: document.documentElement.scrollWidth,
+                    pre: pre.map(p => ({text: p.innerText, right: p.getBoundingClientRect().right})),
+                    paper: getComputedStyle(document.body).backgroundColor,
+                    box: r && {x: r.x, y: r.y + scrollY, width: r.width, height: r.height}};
+        })()""")
+        assert "```" not in seen["text"]
+        code = next(p for p in seen["pre"] if "__global__" in p["text"])
+        assert len(code["text"].strip().splitlines()) >= 5      # the source keeps its lines
+        assert any("ptxas info" in p["text"] for p in seen["pre"])
+        assert all(p["right"] <= width + 0.5 for p in seen["pre"]) and seen["scroll"] <= width
+        page.open(site / "Q1.html")                     # an occupancy question: a bar figure
+        box = page.eval("""(() => { const r = document.querySelector('.figure svg')
+                                                    .getBoundingClientRect();
+                                    return {x: r.x, y: r.y + scrollY, width: r.width,
+                                            height: r.height}; })()""")
+        shot = page.screenshot(box)
+        # the figure as a reader sees it: its ground (the commonest grey level, the page's own
+        # through the figure's clear ground) and the share of pixels far from it (the ink),
+        # which vanish when dark ink meets a dark ground
+        ground, far = page.pixels_js(shot, """
+            const count = new Array(256).fill(0);
+            for (let i = 0; i < data.length; i += 4)
+                count[Math.round((data[i] + data[i + 1] + data[i + 2]) / 3)]++;
+            const ground = count.indexOf(Math.max(...count));
+            let far = 0;
+            for (let v = 0; v < 256; v++) if (Math.abs(v - ground) > 120) far += count[v];
+            return [ground, far / (width * height)];""")
+        assert (ground < 80) is dark, ground
+        assert far > 0.01, far

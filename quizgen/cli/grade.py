@@ -28,7 +28,7 @@ def grade_command(
     fmt: Annotated[str, typer.Option("--format", "-f", help="Feedback pages as html (opens in any browser, math typeset offline) or md (Markdown with LaTeX math).")] = "html",
     lms: Annotated[Optional[str], typer.Option("--lms", help="Also write the gradebook import CSV of moodle or canvas (<lms>-grades.csv in --out).")] = None,
     overrides: Annotated[Optional[Path], typer.Option("--overrides", help="A teacher's decisions per box: overrides.csv with roll, box, points or accept, reason.")] = None,
-    remedial: Annotated[Optional[Path], typer.Option("--remedial", help="Also write a follow-up Anki deck per student into this folder (skills of the cells they lost points in, concept cards of the misconceptions their answers showed) and class.apkg.")] = None,
+    remedial: Annotated[Optional[Path], typer.Option("--remedial", help="Also write a follow-up Anki deck per student who lost points into this folder (skills of the cells they lost points in, concept cards of the misconceptions their answers showed) and class.apkg. A folder holding other files is refused (with --force they stay; one in the way is kept as NAME.kept).")] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Grade a class: score every answer box, credit carried errors, name the traps.
@@ -43,6 +43,10 @@ def grade_command(
     try:
         if lms is not None and lms not in ("moodle", "canvas"):
             raise QuizgenError(f"got {lms!r}; expected moodle or canvas", field="lms")
+        if remedial is not None:          # before grading: a refused folder costs nothing
+            from quizgen.grade.follow_up import check_follow_up_folder
+
+            check_follow_up_folder(remedial, force=force, results=out)
         adjust = _adjuster(overrides, lang) if overrides is not None else None
         with warnings.catch_warnings(record=True) as caught, class_progress(quiet) as progress:
             warnings.simplefilter("always")
@@ -65,7 +69,7 @@ def grade_command(
     _review_note(summary)
     if remedial is not None:
         try:
-            _follow_up(summary.graded, remedial)
+            _follow_up(summary.graded, remedial, force)
         except QuizgenError as exc:
             raise fail(str(exc)) from None
 
@@ -108,13 +112,20 @@ def class_progress(quiet: bool):
         yield progress
 
 
-def _follow_up(graded, folder: Path) -> None:
+def _follow_up(graded, folder: Path, force: bool) -> None:
     """The follow-up decks of a graded class (`quizgen.grade.follow_up`), in its language."""
     from quizgen.grade.follow_up import write_follow_up_decks
     from quizgen.render.phrases import book
 
-    written = write_follow_up_decks(graded, folder)
-    typer.echo(book(graded.lang)["follow-up"]["written"].format(n=len(written), folder=folder))
+    words = book(graded.lang)["follow-up"]
+    decks = write_follow_up_decks(graded, folder, force=force)
+    for line in decks.kept:
+        typer.echo(f"warning: {line}", err=True)
+    typer.echo(words["written"].format(n=len(decks.written), folder=folder))
+    if decks.nothing:
+        typer.echo(words["nothing"].format(n=len(decks.nothing)))
+    if decks.class_empty:
+        typer.echo(words["class_nothing"])
 
 
 def _issues(summary) -> None:

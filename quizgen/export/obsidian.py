@@ -45,6 +45,7 @@ from quizgen.export.anki.plan import (DeckItem, Progress, ProblemSource, deck_it
                                       formula_examples, seed_free_examples)
 from quizgen.export.anki.shared import DeckSummary, tag_part
 from quizgen.export.anki.typed import answer_format, decimal_text, typed_answer
+from quizgen.export.obsidian_typed import SR_CALLOUT, keep_typed
 from quizgen.problems.model import Problem
 from quizgen.problems.records import answer_spec
 from quizgen.render.cards import FigureMedia, figures_module, labels, step_math
@@ -52,8 +53,6 @@ from quizgen.render.math import symbolic
 from quizgen.recipes import DeckRecipe
 
 TAG_ROOT = "#flashcards/quizgen"
-#: The callout the plugin writes a schedule into with "use callouts for scheduling comments" on.
-SR_CALLOUT = "> [!sr|card-metadata]"
 #: A card's id marker and the schedule the plugin attached after it: on the same line, on the
 #: next line, or as the metadata callout (its header line, then ``>`` lines through the one
 #: holding the comment, as the plugin's parser takes it).
@@ -501,7 +500,7 @@ def write_obsidian(recipe: DeckRecipe, out_dir: str | Path, *,
     out = Path(out_dir)
     media = NoteFigures()
     files, cards = plan_notes(recipe, items, media)
-    total, superseded = write_notes(out, recipe, files, media)
+    total, superseded = write_notes(out, recipe, files, media, force)
     cells = len({item.problem.cell for item in items if item.kind is not None})
     skipped = sum(1 for item in items if item.kind is None)
     return DeckSummary(notes=len(files), cards=cards, cells=cells, bytes=total, path=str(out),
@@ -544,7 +543,7 @@ def plan_notes(recipe: DeckRecipe, items: list[DeckItem],
 
 
 def write_notes(out: Path, recipe: DeckRecipe, files: dict[str, NotePlan],
-                media: NoteFigures) -> tuple[int, list[Path]]:
+                media: NoteFigures, force: bool = False) -> tuple[int, list[Path]]:
     """Write the planned notes and their figures into `out`, carrying the plugin's schedules
     over; remove the notes they supersede and the figures no note uses. Returns (bytes
     written, the notes superseded)."""
@@ -556,6 +555,8 @@ def write_notes(out: Path, recipe: DeckRecipe, files: dict[str, NotePlan],
                       for i in [*_MARKER_ID.findall(lines[-1]), *old]}
                for name, entry in files.items()}
     superseded = superseded_notes(out, written)
+    keep_typed([(p, t) for p in [*(out / name for name in files), *superseded]
+                if (t := _quizgen_note(p)) is not None], force=force)
     used = {name for entry in files.values() for _, card in entry[2]
             for line in card for name in _EMBED.findall(line)}
     total = _write_figures(out, {name: media.files[name] for name in used})

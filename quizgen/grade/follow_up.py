@@ -11,7 +11,12 @@ Note identities belong to the student, not to the exam (the skill note of OCC-2 
 R07 is the same note after the midterm and after the final), so importing a later exam's deck
 updates the notes already under study instead of adding copies. The class deck holds the concept
 cards of the misconceptions two or more students showed and the skills of the cells the class
-lost most points in, for the teacher's next lecture.
+lost most points in, for the teacher's next lecture. A student who lost no points gets no deck
+(and a class with nothing in common to practise no class deck): the command says so.
+
+Concept cards are filed in the deck by their topic (an occupancy card under occupancy), as in
+every quizgen deck; a misconception is taught by the card ``slips.toml`` maps it to, so a card
+added there reaches every follow-up deck.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from quizgen.grade.graded import GradedClass
 from quizgen.grade.results import StudentResult
 from quizgen.manifest import Manifest
 
-__all__ = ["FollowUp", "follow_ups", "class_follow_up", "write_follow_up_decks", "slip_cards"]
+__all__ = ["FollowUp", "FollowUpDecks", "follow_up", "follow_ups", "class_follow_up",
+           "write_follow_up_decks", "check_follow_up_folder", "deck_stems", "slip_cards"]
 
 #: Cells whose lost points a skill note cannot practise (a concept question is its own card).
 NO_SKILL = frozenset({"L-6"})
@@ -57,40 +63,44 @@ class FollowUp:
     misconceptions: list[str] = field(default_factory=list)
 
 
-def _levels(manifest: Manifest) -> dict[str, tuple[int, Any]]:
-    """problem id → (level, its concept card id or None)."""
+def _levels(manifest: Manifest, version: str) -> dict[str, tuple[int, Any]]:
+    """problem id → (level, its concept card id or None), of the paper `version`."""
+    paper = manifest.by_version(version)
     out = {}
-    for pid, q in manifest.problems().items():
+    for q in paper.questions if paper is not None else ():
         answers = q.get("answers") if isinstance(q.get("answers"), Mapping) else {}
-        out[pid] = (q.get("level", 1), answers.get("concept"))
+        out[str(q.get("id", ""))] = (q.get("level", 1), answers.get("concept"))
     return out
 
 
 def follow_ups(students: Sequence[StudentResult],
                manifest: Manifest | Mapping[str, Any]) -> list[FollowUp]:
     """Each student's follow-up: the skills and concept cards their answers showed missing."""
-    levels = _levels(Manifest.of(manifest))
+    manifest = Manifest.of(manifest)
+    return [follow_up(s, manifest) for s in students]
+
+
+def follow_up(student: StudentResult, manifest: Manifest) -> FollowUp:
+    """One student's follow-up (their paper is read from the manifest for its levels)."""
+    levels = _levels(manifest, student.version)
     cards = slip_cards()
-    plans = []
-    for s in students:
-        plan = FollowUp(s.label, s.roll or s.name or s.version)
-        for q in s.questions:
-            level, card = levels.get(q.problem_id, (1, None))
-            lost = any(b.counted and b.points < b.max_points for b in q.boxes)
-            if lost and q.cell in NO_SKILL:
-                if isinstance(card, str) and card not in plan.cards:
-                    plan.cards.append(card)
-            elif lost and (q.cell, level) not in plan.skills:
-                plan.skills.append((q.cell, level))
-            for b in q.boxes:
-                key = first_misconception(b)
-                if key is None or key in plan.misconceptions:
-                    continue
-                plan.misconceptions.append(key)
-                if key in cards and cards[key] not in plan.cards:
-                    plan.cards.append(cards[key])
-        plans.append(plan)
-    return plans
+    plan = FollowUp(student.label, student.roll or student.name or student.version)
+    for q in student.questions:
+        level, card = levels.get(q.problem_id, (1, None))
+        lost = any(b.counted and b.points < b.max_points for b in q.boxes)
+        if lost and q.cell in NO_SKILL:
+            if isinstance(card, str) and card not in plan.cards:
+                plan.cards.append(card)
+        elif lost and (q.cell, level) not in plan.skills:
+            plan.skills.append((q.cell, level))
+        for b in q.boxes:
+            key = first_misconception(b)
+            if key is None or key in plan.misconceptions:
+                continue
+            plan.misconceptions.append(key)
+            if key in cards and cards[key] not in plan.cards:
+                plan.cards.append(cards[key])
+    return plan
 
 
 def class_follow_up(analysis: ClassAnalysis) -> FollowUp:
@@ -162,13 +172,55 @@ def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: i
     return package
 
 
+#: The class deck's file stem (a student whose roll is "class" gets another name).
+CLASS_STEM = "class"
+
+
+@dataclass(slots=True)
+class FollowUpDecks:
+    """What `write_follow_up_decks` wrote: each deck's file and plan (the class deck last),
+    the students who lost nothing (no deck), whether the class deck had nothing to hold, and a
+    line for each file of the user's that was in the way (kept as NAME.kept)."""
+
+    written: list[tuple[Path, FollowUp]]
+    nothing: list[str]
+    class_empty: bool
+    kept: list[str]
+
+
+def deck_stems(students: Sequence[StudentResult]) -> list[str]:
+    """A deck file stem per student (their feedback page's, unless it is the class deck's), and
+    the class deck's last."""
+    from quizgen.files import file_stems
+
+    stems = file_stems([CLASS_STEM, *(s.roll or s.name or s.version for s in students)],
+                       alternates=["", *(s.version for s in students)], fallback="student")
+    return [*stems[1:], stems[0]]
+
+
+def check_follow_up_folder(folder: str | Path, *, force: bool,
+                           results: str | Path | None = None) -> None:
+    """Refuse (one line) a folder for follow-up decks that holds files quizgen did not write
+    there, unless `force` (they are kept), or that is the grade results' folder itself."""
+    from quizgen.errors import QuizgenError
+    from quizgen.files import check_folder
+
+    if results is not None and Path(folder).resolve() == Path(results).resolve():
+        raise QuizgenError(f"{folder} is the results folder (--out); give the decks a folder "
+                           "of their own", field="remedial")
+    check_folder(folder, force=force, field="remedial")
+
+
 def write_follow_up_decks(graded: GradedClass, out_dir: str | Path, *, lang: str | None = None,
-                          timestamp: int | None = None,
-                          progress=None) -> list[tuple[Path, FollowUp]]:
-    """One .apkg per student of a graded class (named as their feedback page) and
-    ``class.apkg`` into `out_dir`, in `lang` (default: the language the class was graded in)."""
+                          timestamp: int | None = None, force: bool = False,
+                          progress=None) -> FollowUpDecks:
+    """One .apkg per student of a graded class who lost points (named as their feedback page)
+    and ``class.apkg`` into `out_dir`, in `lang` (default: the language the class was graded
+    in), each built and written in turn. A student who lost nothing gets no deck (an empty deck
+    would be a file with nothing to study). quizgen's own decks of an earlier run are replaced;
+    any other file is refused, or with `force` kept (one in the way as NAME.kept)."""
     from quizgen.export.anki import build_timestamp, write_package
-    from quizgen.grade.report import feedback_names
+    from quizgen.files import publish_folder, staged_folder
     from quizgen.render.phrases import book
 
     lang = lang or graded.lang
@@ -177,23 +229,32 @@ def write_follow_up_decks(graded: GradedClass, out_dir: str | Path, *, lang: str
     seed = graded.manifest.recipe.get("seed", 0)
     seed = seed if isinstance(seed, int) else 0
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+    check_follow_up_folder(out, force=force)
     students = graded.students
-    plans = follow_ups(students, graded.manifest)
-    jobs = [(stem, plan) for stem, plan in zip(feedback_names(students), plans)]
-    jobs.append(("class", class_follow_up(graded.analysis)))
-    for done, (stem, plan) in enumerate(jobs, 1):
-        who = words["class"] if plan.key == "class" else plan.who
-        deck = "::".join([words["deck"], _deck_part(who)])
-        deck_title = words["title"].format(who=who, exam=graded.title or words["exam"])
-        package = build_follow_up(plan, lang=lang, title=deck_title, deck=deck, seed=seed)
-        path = out / f"{stem}.apkg"
-        write_package(package, path, stamp)
-        written.append((path, plan))
-        if progress is not None:
-            progress(done, len(jobs))
-    return written
+    stems = deck_stems(students)
+    jobs = [(stem, student) for stem, student in zip(stems, students)] + [(stems[-1], None)]
+    done = FollowUpDecks([], [], False, [])
+    with staged_folder(out) as staged:
+        for count, (stem, student) in enumerate(jobs, 1):
+            plan = (follow_up(student, graded.manifest) if student is not None
+                    else class_follow_up(graded.analysis))
+            who = words["class"] if student is None else plan.who
+            if not plan.skills and not plan.cards:
+                if student is None:
+                    done.class_empty = True
+                else:
+                    done.nothing.append(who)
+            else:
+                deck = "::".join([words["deck"], _deck_part(who)])
+                deck_title = words["title"].format(who=who, exam=graded.title or words["exam"])
+                package = build_follow_up(plan, lang=lang, title=deck_title, deck=deck, seed=seed)
+                write_package(package, staged / f"{stem}.apkg", stamp)
+                done.written.append((out / f"{stem}.apkg", plan))
+            if progress is not None:
+                progress(count, len(jobs))
+        done.kept = publish_folder(staged, out, [p.name for p, _ in done.written],
+                                   field="remedial")
+    return done
 
 
 def _deck_part(text: str) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -40,9 +41,9 @@ from quizgen.grade.carry import carry_credit
 from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
 from quizgen.grade.graded import GradedClass, GradeSummary, graded_class
 from quizgen.grade.judge import Box, judged
-from quizgen.grade.match import (Entry, Matcher, manifest_entries, read_columns,
-                                 require_answer_columns)
-from quizgen.grade.memo import clear_caches
+from quizgen.grade.match import (SHARED_PROBLEMS, Entry, Matcher, manifest_entries,
+                                 read_columns, require_answer_columns)
+from quizgen.grade.memo import clear_caches, same
 from quizgen.grade.notes import Note, note_text
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
@@ -124,12 +125,13 @@ READINGS = frozenset({"read_percent"})
 
 
 def _result(q: Prepared, box: Box, lang: str) -> CheckResult:
+    # A class keeps every student's results: the words many boxes share are kept once.
     note = note_text(box.note, lang)
     reading = note if isinstance(box.note, Note) and box.note.key in READINGS else None
     return CheckResult(
-        key=box.key, answer=box.raw or "", status=box.status, expected=q.answers[box.key],
-        expected_text=q.expected_text(box.key, lang), value=box.value,
-        note=note, misconceptions=box.misconceptions, explanation=box.explanation,
+        key=sys.intern(box.key), answer=box.raw or "", status=box.status,
+        expected=q.answers[box.key], expected_text=sys.intern(q.expected_text(box.key, lang)),
+        value=box.value, note=note, misconceptions=box.misconceptions, explanation=box.explanation,
         carried=box.carried, step=box.step, step_title=box.step_title,
         step_result=box.step_result, reading=reading)
 
@@ -198,7 +200,7 @@ def _grade_rows(manifest: Manifest, sheet: AnswerSheet, *, invalid: str,
     lang = manifest.language(lang)
     entries = manifest_entries(manifest)
     issues = list(sheet.issues)
-    columns = read_columns(sheet.header, entries, invalid, issues)
+    columns = read_columns(sheet.header, entries, invalid, issues, manifest.answer_columns())
     matcher = Matcher(entries, columns, len(sheet.header))
     students: list[StudentResult] = []
     unmatched: list[SheetRow] = []
@@ -228,7 +230,9 @@ def _grade_entry(entry: Entry, row: SheetRow, columns: Mapping[str, int], delimi
         # Per problem, once per sheet: its title and where each of its answers is.
         plan = plans.get(id(q))
         if plan is None or plan[0] is not q:
-            plan = plans[id(q)] = (q, str(q.problem.get("title") or q.cell),
+            if len(plans) > SHARED_PROBLEMS:          # the problems of papers graded long ago
+                plans.clear()
+            plan = plans[id(q)] = (q, sys.intern(str(q.problem.get("title") or q.cell)),
                                    [(key, columns.get(f"Q{q.number}.{key}")) for key in q.asked])
         _, title, where = plan
         texts: dict[str, str | None] = {}
@@ -243,7 +247,7 @@ def _grade_entry(entry: Entry, row: SheetRow, columns: Mapping[str, int], delimi
                     text = f"{match.group(1)}.{match.group(2)}{match.group(3)}"
             texts[key] = text
         boxes = [_box_result(q, result, invalid) for result in grade_question(q, texts, lang=lang)]
-        questions.append(QuestionResult(q.number, q.cell, q.id, title, boxes))
+        questions.append(QuestionResult(q.number, sys.intern(q.cell), q.id, title, boxes))
     return StudentResult(name or entry.name, roll or entry.roll, entry.version, row.line,
                          questions, lang)
 
@@ -254,14 +258,16 @@ def _box_result(q: Prepared, result: CheckResult, invalid: str) -> BoxResult:
 
 
 def _points(q: Prepared, result: CheckResult, invalid: str) -> BoxResult:
-    max_points = q.points[result.key]
+    max_points = same(q.points[result.key])
     if result.earns:
         points: Fraction | None = max_points
     elif result.status in FLAGGABLE and invalid == "flag":
         points = None
     else:
-        points = Fraction(0)
-    return BoxResult(q.number, f"Q{q.number}.{result.key}", result, max_points, points)
+        points = same(Fraction(0))
+    return same(BoxResult(q.number, sys.intern(f"Q{q.number}.{result.key}"), same(result),
+                           max_points, points))
+
 
 
 def grade_class(manifest: Manifest | str | os.PathLike[str],

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from quizgen.errors import QuizgenError, require_int
@@ -42,40 +44,57 @@ def person(text: str) -> str:
 
 @dataclass(slots=True)
 class Entry:
-    """One student of the manifest, with their prepared questions."""
+    """One student of the manifest: who, and their questions prepared for grading when asked
+    for (read from the manifest then, so that a class is never held whole)."""
 
     name: str
     roll: str
     version: str
-    questions: list[Prepared]
+    load: Callable[[], list[Prepared]]
     graded_line: int | None = None
+
+    @property
+    def questions(self) -> list[Prepared]:
+        return self.load()
+
+
+#: How many prepared problems grading keeps for the papers after (versions that share a problem
+#: share what grading it worked out); the oldest go first.
+SHARED_PROBLEMS = 1024
 
 
 def manifest_entries(manifest: Manifest | Mapping[str, Any]) -> list[Entry]:
-    """The manifest's students, each question prepared for grading."""
-    out = []
-    # Versions share problems: a question equal to one already prepared (same number, same
+    """The manifest's students, each question prepared for grading when it is graded."""
+    manifest = Manifest.of(manifest)
+    # Versions share problems: a question equal to one prepared lately (same number, same
     # content) shares its `Prepared`, and with it everything remembered while grading.
-    shared: dict[tuple[str, Any], list[tuple[Mapping[str, Any], Prepared]]] = {}
-    for i, student in enumerate(Manifest.of(manifest).students, start=1):
-        where = f"students[{i}]"
+    shared: OrderedDict[tuple[str, int], list[tuple[Mapping[str, Any], Prepared]]] = OrderedDict()
+
+    def load(index: int) -> list[Prepared]:
+        where = f"students[{index + 1}]"
         questions = []
-        for j, item in enumerate(student.questions, start=1):
+        for j, item in enumerate(manifest.students[index].questions, start=1):
             number = item.get("number", j)
             try:
                 number = require_int("number", number, minimum=0, maximum=10**6)
-                same = shared.setdefault((str(item.get("id", "")), int(number)), [])
+                key = (str(item.get("id", "")), int(number))
+                same = shared.setdefault(key, [])
+                shared.move_to_end(key)
                 prepared = next((p for seen, p in same if seen is item or seen == item), None)
                 if prepared is None:
                     prepared = Prepared(item, number=int(number), asked=item.get("asked"),
                                         tolerances=item.get("tolerances"),
                                         points=item.get("points"))
                     same.append((item, prepared))
+                while len(shared) > SHARED_PROBLEMS:
+                    shared.popitem(last=False)
                 questions.append(prepared)
             except QuizgenError as exc:
                 raise QuizgenError(str(exc), field=f"{where}.questions[{j}]") from None
-        out.append(Entry(student.name, student.roll, student.version, questions))
-    return out
+        return questions
+
+    return [Entry(name, roll, version, partial(load, index))
+            for index, (name, roll, version) in enumerate(manifest.identities())]
 
 
 @dataclass(slots=True)
@@ -105,8 +124,9 @@ def require_answer_columns(header: Sequence[str], manifest: Manifest, where: str
 
 
 def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
-                 issues: list[FileIssue]) -> Columns:
-    """The sheet's columns; what is missing, doubled or unknown goes into `issues`."""
+                 issues: list[FileIssue], wanted: list[str] | None = None) -> Columns:
+    """The sheet's columns; what is missing, doubled or unknown goes into `issues`. `wanted`:
+    the answer columns of the exam (default: those of the entries' questions)."""
     name_col = find_column(header, NAME_COLUMNS)
     roll_col = find_column(header, ROLL_COLUMNS)
     version_col = find_column(header, VERSION_COLUMNS)
@@ -115,7 +135,8 @@ def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
     if name_col is None and roll_col is None and version_col is None:
         issues.append(FileIssue(1, _said("no_who_column")))
     columns: dict[str, int] = {}
-    wanted = answer_columns((q.number, q.asked) for entry in entries for q in entry.questions)
+    if wanted is None:
+        wanted = answer_columns((q.number, q.asked) for entry in entries for q in entry.questions)
     folded = {c.casefold(): c for c in wanted}
     known_meta = {i for i in (name_col, roll_col, version_col) if i is not None}
     for index, title in enumerate(header):

@@ -1,9 +1,9 @@
 """What grading remembers, in one kind of table.
 
 A class writes the same few texts ("8", "25%", "registers") against the same few problems, so
-the grader remembers what it has worked out, keyed by what it was worked out from. Two tables
-of the same `Memo` kind: `SHARED`, for what holds across problems (comparisons, the families'
-view of a problem), and one per prepared problem (`Prepared.memo`: boxes read and compared,
+the grader remembers what it has worked out, keyed by what it was worked out from. Tables of
+the same `Memo` kind: `SHARED`, for what holds across problems (comparisons), `PROBLEMS` (the
+families' view of a problem), and one per prepared problem (`Prepared.memo`: boxes read and compared,
 results, diagnoses, carries). Each key starts with the name of what is remembered. A result
 never depends on what is remembered (`tests/test_grader.py` grades a class both ways).
 """
@@ -62,9 +62,27 @@ def frozen(value: Any) -> Any:
     return value
 
 
-#: What holds across problems: comparisons of a read answer with a value, and each problem's
-#: solution and misconception models (shared by every student who has that problem).
+#: What holds across problems: comparisons of a read answer with a value, the texts of values.
 SHARED = Memo()
+#: Each problem's solution and misconception models, shared by every student who has that
+#: problem: a class graded paper by paper needs only the latest papers' (each version its own
+#: problems, the table starts again after this many).
+PROBLEMS = Memo(limit=512)
+#: Results (and points) equal to one made before, for any problem: a class of thousands writes
+#: the same few answers and keeps every student's results, each equal one once.
+SAME = Memo()
+
+
+def same(value: T) -> T:
+    """`value`, or the equal one made before (`SAME`; a value that cannot be a key is itself)."""
+    try:
+        return SAME(value, _itself, value)
+    except TypeError:
+        return value
+
+
+def _itself(value: T) -> T:
+    return value
 
 
 def clear_caches() -> None:
@@ -74,3 +92,5 @@ def clear_caches() -> None:
 
     clear_cache()
     SHARED.clear()
+    PROBLEMS.clear()
+    SAME.clear()

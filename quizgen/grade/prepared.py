@@ -14,7 +14,7 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.dependencies import computes, downstream
-from quizgen.grade.memo import SHARED, Memo, frozen
+from quizgen.grade.memo import PROBLEMS, Memo, frozen
 from quizgen.grade.results import as_fraction, number_text
 from quizgen.languages import DEFAULT_LANG
 from quizgen.manifest import MAX_POINTS
@@ -151,7 +151,7 @@ def derive(problem: Mapping[str, Any]) -> dict[str, Any]:
         hash(key)
     except TypeError:
         return _derive_now(problem)
-    return SHARED(key, _derive_now, problem)
+    return PROBLEMS(key, _derive_now, problem)
 
 
 def _derive_now(problem: Mapping[str, Any]) -> dict[str, Any]:

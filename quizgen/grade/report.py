@@ -121,6 +121,10 @@ def feedback_names(students: Sequence[StudentResult]) -> list[str]:
                       alternates=[s.version for s in students], fallback="student")
 
 
+#: How many rendered worked solutions the feedback pages keep for the pages after.
+SOLUTIONS_KEPT = 512
+
+
 class _Solutions:
     """Worked solutions of the manifest's problems, rendered once each, in the page language."""
 
@@ -132,6 +136,8 @@ class _Solutions:
 
     def get(self, problem_id: str) -> str:
         if problem_id not in self.cache:
+            if len(self.cache) >= SOLUTIONS_KEPT:    # a class of thousands: the pages before
+                self.cache.clear()
             self.cache[problem_id] = self._render(self.problems.get(problem_id))
         return self.cache[problem_id]
 

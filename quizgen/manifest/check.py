@@ -42,6 +42,23 @@ BOX_KINDS = ("number", "yes_no", "limits", "written")
 def check_manifest(data: Any, source: str = "manifest", *, scan: bool = False) -> dict[str, Any]:
     """`data` if it is an exam manifest the grader (and with `scan`, the scanner) can use;
     otherwise a one-line `QuizgenError` naming `source` and the field."""
+    check_head(data, source)
+    students = data.get("students")
+    if not isinstance(students, list):
+        raise QuizgenError(f"{source} lists no students", field="manifest")
+    check_count(len(students), source)
+    for i, student in enumerate(students, start=1):
+        check_student(student, f"students[{i}]", source)
+    if scan:
+        size = check_scan_layout(data.get("scan"), source)
+        seen: set[str] = set()
+        for i, student in enumerate(students, start=1):
+            check_scan_paper(student, i, source, size, seen)
+    return data
+
+
+def check_head(data: Any, source: str) -> None:
+    """Everything of a manifest but its students: what it is, its format, its fields' kinds."""
     if not isinstance(data, dict):
         raise QuizgenError(f"{source} is not an exam manifest (expected a JSON object)",
                            field="manifest")
@@ -53,26 +70,25 @@ def check_manifest(data: Any, source: str = "manifest", *, scan: bool = False) -
         raise QuizgenError(f"{source} was written by a newer quizgen (manifest format {version}; "
                            f"this one reads up to {MANIFEST_VERSION})", field="manifest")
     _whole(version, "format_version", source, 1, MANIFEST_VERSION)
-    students = data.get("students")
-    if not isinstance(students, list) or not students:
-        raise QuizgenError(f"{source} lists no students", field="manifest")
-    if len(students) > MAX_STUDENTS:
-        _bad(source, "students", len(students),
-             f"at most {MAX_STUDENTS:,} students (quizgen sheet prints no more)")
     for name, kind in (("recipe", dict), ("paper", str), ("practice", bool), ("balance", dict)):
         if data.get(name) is not None and not isinstance(data[name], kind):
             _bad(source, name, data[name], _KIND_WORDS[kind])
-    for i, student in enumerate(students, start=1):
-        _check_student(student, f"students[{i}]", source)
-    if scan:
-        _check_scan(data, source)
-    return data
+
+
+def check_count(count: int, source: str) -> None:
+    """A manifest holds at least one student and at most `MAX_STUDENTS`."""
+    if not count:
+        raise QuizgenError(f"{source} lists no students", field="manifest")
+    if count > MAX_STUDENTS:
+        _bad(source, "students", count,
+             f"at most {MAX_STUDENTS:,} students (quizgen sheet prints no more)")
 
 
 _KIND_WORDS = {dict: "an object", str: "text", bool: "true or false", list: "a list"}
 
 
-def _check_student(student: Any, where: str, source: str) -> None:
+def check_student(student: Any, where: str, source: str) -> None:
+    """One student's paper (`where`: ``students[3]``): who, and every question."""
     if not isinstance(student, Mapping) or not isinstance(student.get("questions"), list):
         _fail(source, where, "expected a student: name, roll, version and questions")
     for name in ("name", "roll", "version"):
@@ -144,10 +160,9 @@ def _check_points(points: Any, where: str, source: str) -> None:
     _number(points, where, source, 0, MAX_POINTS)
 
 
-def _check_scan(data: Mapping[str, Any], source: str) -> None:
-    layout = data.get("scan")
-    if not isinstance(layout, Mapping) or not all(
-            isinstance(s, Mapping) and "sheet" in s for s in data["students"]):
+def check_scan_layout(layout: Any, source: str) -> tuple[float, float]:
+    """The pages' layout for the scanner (``scan``); its page size in mm."""
+    if not isinstance(layout, Mapping):
         raise QuizgenError(f"{source} has no answer grids; print the exam with quizgen sheet "
                            "--bubbles to scan it", field="manifest")
     if not isinstance(layout.get("exam"), str) or not layout["exam"]:
@@ -169,16 +184,24 @@ def _check_scan(data: Mapping[str, Any], source: str) -> None:
     _number(layout.get("radius"), "scan.radius", source, 0.5, 10)
     _point(layout.get("qr"), "scan.qr", source, width - layout["qr_size"],
            height - layout["qr_size"])
-    seen: set[str] = set()
-    for i, student in enumerate(data["students"], start=1):
-        where = f"students[{i}]"
-        version = student.get("version")
-        if not isinstance(version, str) or not version:
-            _bad(source, f"{where}.version", version, "the version's code (text)")
-        if version in seen:
-            _bad(source, f"{where}.version", version, "a code of one version only (it repeats)")
-        seen.add(version)
-        _check_sheet(student["sheet"], f"{where}.sheet", source, width, height)
+    return width, height
+
+
+def check_scan_paper(student: Mapping[str, Any], number: int, source: str,
+                     size: tuple[float, float], seen: set[str]) -> None:
+    """Student `number`'s answer grids on the pages of `size`; `seen` holds the version codes
+    of the papers before it (each code is one paper's)."""
+    if "sheet" not in student:
+        raise QuizgenError(f"{source} has no answer grids; print the exam with quizgen sheet "
+                           "--bubbles to scan it", field="manifest")
+    where = f"students[{number}]"
+    version = student.get("version")
+    if not isinstance(version, str) or not version:
+        _bad(source, f"{where}.version", version, "the version's code (text)")
+    if version in seen:
+        _bad(source, f"{where}.version", version, "a code of one version only (it repeats)")
+    seen.add(version)
+    _check_sheet(student["sheet"], f"{where}.sheet", source, *size)
 
 
 def _check_sheet(sheet: Any, where: str, source: str, width: float, height: float) -> None:

@@ -13,7 +13,7 @@ by roll or version code, and the language to write in.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +113,67 @@ class StudentPaper:
                    predicted if isinstance(predicted, dict) else None)
 
 
+class PaperSource(Sequence[StudentPaper]):
+    """The papers of a manifest kept where they were read from, one read at a time, so that a
+    class of thousands never sits in memory whole (`load_manifest`); what the lookups need is
+    held compactly: who wrote each paper, its boxes, where each problem is."""
+
+    def __init__(self, identities: list[tuple[str, str, str]],
+                 boxes: dict[int, dict[str, None]],
+                 locations: dict[str, tuple[int, int]]) -> None:
+        self.identities = identities          # (name, roll, version) of each paper
+        self.boxes = boxes                    # question number → its answer keys, every paper's
+        self.locations = locations            # problem id → (paper, question) where it is first
+        self._last: tuple[int, StudentPaper] | None = None
+
+    def read(self, index: int) -> StudentPaper:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self.identities)
+
+    def __getitem__(self, index):             # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if self._last is None or self._last[0] != index:
+            self._last = (index, self.read(index))
+        return self._last[1]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None                           # type: ignore[assignment]
+
+    def problem(self, problem_id: str) -> dict[str, Any] | None:
+        where = self.locations.get(problem_id)
+        return None if where is None else self[where[0]].questions[where[1]]
+
+
+class Problems(Mapping[str, dict[str, Any]]):
+    """Every problem of a manifest by its id, read from its paper when asked for."""
+
+    def __init__(self, papers: PaperSource) -> None:
+        self.papers = papers
+
+    def __getitem__(self, problem_id: str) -> dict[str, Any]:
+        found = self.papers.problem(problem_id)
+        if found is None:
+            raise KeyError(problem_id)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.papers.locations)
+
+    def __len__(self) -> int:
+        return len(self.papers.locations)
+
+
 @dataclass(slots=True)
 class Manifest:
     """An exam's record: the recipe it was drawn from, every student's paper, and how the papers
@@ -130,16 +191,16 @@ class Manifest:
     table (what a Python user may hold)."""
 
     recipe: dict[str, Any]
-    students: list[StudentPaper]
+    students: list[StudentPaper] | PaperSource
     paper: str | None = None
     practice: bool = False
     scan: dict[str, Any] | None = None
     format_version: int = MANIFEST_VERSION
     balance: dict[str, Any] | None = None
     source: str = field(default="manifest", compare=False)
-    _problems: dict[str, dict[str, Any]] | None = field(default=None, init=False, repr=False,
+    _problems: Mapping[str, dict[str, Any]] | None = field(default=None, init=False, repr=False,
                                                         compare=False)
-    _versions: dict[str, StudentPaper] | None = field(default=None, init=False, repr=False,
+    _versions: dict[str, int] | None = field(default=None, init=False, repr=False,
                                                       compare=False)
 
     # -- reading and writing
@@ -211,6 +272,8 @@ class Manifest:
     def answer_columns(self) -> list[str]:
         """The answer sheet's columns: every box of every paper, Q<number>.<key>, in
         question-number order."""
+        if isinstance(self.students, PaperSource):
+            return answer_columns(self.students.boxes.items())
         return answer_columns((number, asked_keys(question)) for paper in self.students
                               for number, question in paper.numbered())
 
@@ -226,8 +289,12 @@ class Manifest:
     def by_version(self, version: str) -> StudentPaper | None:
         """The paper with version code `version` (None: no such)."""
         if self._versions is None:
-            self._versions = {paper.version: paper for paper in self.students}
-        return self._versions.get(version)
+            versions: dict[str, int] = {}
+            for index, (_, _, code) in enumerate(self.identities()):
+                versions[code] = index
+            self._versions = versions
+        index = self._versions.get(version)
+        return None if index is None else self.students[index]
 
     def question(self, version: str, number: int) -> dict[str, Any] | None:
         """Question `number` of the paper with version code `version` (None: no such)."""
@@ -236,8 +303,10 @@ class Manifest:
             return None
         return next((q for n, q in paper.numbered() if n == number), None)
 
-    def problems(self) -> dict[str, dict[str, Any]]:
+    def problems(self) -> Mapping[str, dict[str, Any]]:
         """Every problem of the exam by its id (the first paper that has it)."""
+        if self._problems is None and isinstance(self.students, PaperSource):
+            self._problems = Problems(self.students)
         if self._problems is None:
             found: dict[str, dict[str, Any]] = {}
             for paper in self.students:
@@ -254,4 +323,12 @@ class Manifest:
             wanted, attribute = roll.strip().upper(), "roll"
         else:
             wanted, attribute = (version or "").strip().upper(), "version"
-        return [p for p in self.students if getattr(p, attribute).strip().upper() == wanted]
+        at = 1 if attribute == "roll" else 2
+        return [self.students[i] for i, who in enumerate(self.identities())
+                if who[at].strip().upper() == wanted]
+
+    def identities(self) -> list[tuple[str, str, str]]:
+        """(name, roll, version) of every paper, without reading the papers again."""
+        if isinstance(self.students, PaperSource):
+            return self.students.identities
+        return [(p.name, p.roll, p.version) for p in self.students]

@@ -23,6 +23,12 @@ from quizgen.recipes.read import find_recipe, in_file, read_recipe
 from quizgen.languages import DEFAULT_LANG, LANGS
 
 
+#: The most questions an exam recipe may have. Each student's paper and key are laid out whole
+#: (page "3 of 9"), so this bounds the memory of one paper's layout: about 250 MB at the limit
+#: (`quizgen sheet` lays out two at once: about 500 MB in all).
+MAX_QUESTIONS = 100
+
+
 @dataclass(frozen=True, slots=True)
 class ExamQuestion:
     """One question of an exam: which cells, how hard, worth what, which answers are asked.
@@ -144,6 +150,9 @@ def parse_exam_recipe(raw: dict[str, Any]) -> ExamRecipe:
     items = raw.get("questions")
     if not isinstance(items, list) or not items:
         raise QuizgenError("an exam needs at least one [[questions]] entry", field="questions")
+    if len(items) > MAX_QUESTIONS:
+        raise QuizgenError(f"got {len(items):,} [[questions]] entries; an exam has at most "
+                           f"{MAX_QUESTIONS} (split it into several exams)", field="questions")
     questions = tuple(_question(i + 1, item) for i, item in enumerate(items))
     shuffle = raw.get("shuffle", False)
     if not isinstance(shuffle, bool):

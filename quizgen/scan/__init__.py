@@ -26,6 +26,8 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -91,19 +93,41 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     students = {paper.version: paper for paper in manifest.students}
     paper_pages = sum(int(paper.sheet["pages"]) for paper in manifest.students)
     pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
-    if debug is not None:
-        Path(debug).mkdir(parents=True, exist_ok=True)
     result = ScanResult(out_dir=out, lang=lang)
-    seen = _read_pages(pages_in, layout, students, result, report=report, progress=progress,
-                       debug=debug)
-    tally = _reconcile(students, columns, seen, result, lang)
-    result.answers = tally.answers
-    result.missing_pages = [str(n) for n in tally.missing]
-    result.unread_pages = [str(n) for n in tally.unread]
-    result.absent = [str(n) for n in tally.absent]
-    result.unplaced = seen.anyone
-    _write_outputs(out, manifest, columns, result, seen, tally, report=report, lang=lang)
+    with _debug_folder(debug, out, force) as staged_debug:
+        seen = _read_pages(pages_in, layout, students, result, report=report,
+                           progress=progress, debug=staged_debug)
+        tally = _reconcile(students, columns, seen, result, lang)
+        result.answers = tally.answers
+        result.missing_pages = [str(n) for n in tally.missing]
+        result.unread_pages = [str(n) for n in tally.unread]
+        result.absent = [str(n) for n in tally.absent]
+        result.unplaced = seen.anyone
+        _write_outputs(out, manifest, columns, result, seen, tally, report=report, lang=lang)
+        if staged_debug is not None:      # the pictures after the answers, in a folder of theirs
+            from quizgen.files import publish_folder
+
+            names = sorted(p.name for p in staged_debug.iterdir())
+            result.kept += publish_folder(staged_debug, debug, names, field="debug")
     return result
+
+
+@contextmanager
+def _debug_folder(debug: str | os.PathLike[str] | None, out: Path,
+                  force: bool) -> Iterator[Path | None]:
+    """The staged folder the debug pictures are written into (published over `debug` at the
+    end, as every output folder: only quizgen's own pictures replaced), or None without one."""
+    if debug is None:
+        yield None
+        return
+    from quizgen.files import check_folder, staged_folder
+
+    if Path(debug).resolve() == Path(out).resolve():
+        raise QuizgenError("the debug pictures need a folder of their own, not the --out "
+                           "folder", field="debug")
+    check_folder(debug, force=force, field="debug")
+    with staged_folder(debug) as staged:
+        yield staged
 
 
 @dataclass(slots=True)
@@ -304,9 +328,11 @@ def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings:
                  n: int) -> None:
     """The straightened page with what was found drawn on it: the corner marks used (blue), each
     bubble's disc as read (green filled, red a stroke, orange a trace, grey empty)."""
+    import re
+
     import cv2
 
-    import re
+    from quizgen.files import atomic_write
 
     from quizgen.scan.pages import PX_PER_MM
     from quizgen.scan.read import INNER
@@ -323,7 +349,10 @@ def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings:
         cv2.rectangle(image, (int(x), int(y)), (int(x + w), int(y + h)),
                       (40, 170, 40) if reading.status == "read" else (0, 140, 255), 1)
     name = re.sub(r"[^A-Za-z0-9]", "_", str(page.version)) + f"-p{page.page}-{n:04d}.png"
-    cv2.imwrite(str(folder / name), image)
+    done, png = cv2.imencode(".png", image)
+    if not done:
+        raise QuizgenError(f"cannot draw the debug picture {name}", field="debug")
+    atomic_write(folder / name, png.tobytes(), field="debug")
 
 
 def _who(student: StudentPaper) -> Note:

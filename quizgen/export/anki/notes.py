@@ -121,7 +121,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
                             fields=problem_fields(problem, item.kind, figure),
                             tags=note_tags(problem, item.kind), guid=guid,
                             due=new_card_position(problem.cell, problem.level))
-        deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
+        deck_for(deck_name(recipe, problem.cell, problem.lang, problem.topics)).add_note(note)
         if "cloze" in recipe.kinds:
             note_formulas(formulas, item)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -130,13 +130,23 @@ def deck_id(name: str) -> int:
     return (1 << 30) + int.from_bytes(digest, "big") % (1 << 30)
 
 
-def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
+#: A concept card (cell L-6, no numbers to work) is filed with the cells of its topic.
+CONCEPT_GROUPS = {"occupancy": "OCC", "optimisation": "OCC", "grid": "OCC", "warps": "W",
+                  "divergence": "W", "latency": "L", "memory": "L"}
+
+
+def deck_name(recipe: DeckRecipe, cell: str | None, lang: str,
+              topics: Sequence[str] = ()) -> str:
     """``<recipe deck>::<language>::<group>``: each language is its own deck (a Hinglish and an
-    English build of one recipe never mix); formula cards (cell None) have their own group."""
+    English build of one recipe never mix); formula cards (cell None) have their own group; a
+    concept card goes with the cells of its topic (`topics`: the problem's)."""
     from quizgen.render.phrases import labels
 
     groups = labels(lang, "deck-group")     # sub-decks by cell family, in the course's order
-    group = groups["formulas"] if cell is None else groups.get(cell.split("-")[0], groups["other"])
+    family = None if cell is None else cell.split("-")[0]
+    if cell == "L-6" and topics:
+        family = CONCEPT_GROUPS.get(topics[0], family)
+    group = groups["formulas"] if family is None else groups.get(family, groups["other"])
     return group_deck_name(recipe, lang, group)
 
 

@@ -13,6 +13,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
+from quizgen.errors import QuizgenError
 from quizgen.export.anki.plan import LOCK_FORMAT, Stamps
 from quizgen.export.anki.types import DeckPackage
 from quizgen.files import ZIP_DATE
@@ -52,7 +53,12 @@ def write_package(package: DeckPackage, out_path: str | Path, timestamp: int,
     out.parent.mkdir(parents=True, exist_ok=True)
     # both temporaries go whatever happens (an error, Ctrl-C, SIGTERM); the old deck stays
     with temporary_path(prefix="quizgen-", suffix=".anki2") as db_name:
-        _write_collection(package, db_name, timestamp, stamps)
+        try:
+            _write_collection(package, db_name, timestamp, stamps)
+        except sqlite3.Error as exc:      # a full or read-only disk, as SQLite reports it
+            raise QuizgenError(f"cannot write the deck's collection in {Path(db_name).parent}: "
+                               f"{exc}; free some space there (or set TMPDIR) and try again",
+                               field="out") from None
         names = list(package.media)
         with atomic_open(out, "wb") as handle, zipfile.ZipFile(handle, "w") as zout:
             info = _zip_entry("collection.anki2")

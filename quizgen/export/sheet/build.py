@@ -26,6 +26,9 @@ from quizgen.recipes.roster import Student
 #: Students per compiled chunk: Typst lays out one chunk at a time, in a process of its own, so
 #: memory stays flat in the size of the class; the chunks' PDFs are joined at the end.
 CHUNK = 16
+#: Questions per compiled chunk (16 students of a 6-question exam): a long exam is compiled fewer
+#: students at a time (one at least), so memory stays flat in the length of the exam too.
+CHUNK_QUESTIONS = 96
 
 
 @dataclass(slots=True)
@@ -156,6 +159,7 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     out = Path(out_dir)
     check_folder(out, force=force, own=built_earlier)
     chunk = require_int("chunk", chunk, minimum=1)
+    chunk = max(1, min(chunk, CHUNK_QUESTIONS // len(recipe.questions)))
     if bubbles and practice:
         raise QuizgenError("a practice sheet is not scanned; leave out --bubbles or --practice",
                            field="bubbles")
