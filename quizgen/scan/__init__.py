@@ -332,7 +332,8 @@ def _write_outputs(out: Path, manifest: dict[str, Any], columns: list[str], resu
 def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings: list[Any],
                  n: int) -> None:
     """The straightened page with what was found drawn on it: the corner marks used (blue), each
-    bubble's disc as read (green filled, red a stroke, orange a trace, grey empty)."""
+    bubble's disc as read (green filled, red a stroke, orange a trace, purple a stain, grey
+    empty or an answer changed)."""
     import cv2
 
     import re
@@ -341,7 +342,7 @@ def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings:
     from quizgen.scan.read import INNER
 
     colour = {"filled": (40, 170, 40), "mark": (30, 30, 220), "faint": (0, 140, 255),
-              "empty": (160, 160, 160)}
+              "erased": (200, 200, 200), "stain": (160, 60, 160), "empty": (160, 160, 160)}
     image = cv2.cvtColor(page.image, cv2.COLOR_GRAY2BGR)
     radius = int(round(1.7 * INNER * PX_PER_MM))
     for box, reading in zip(boxes, readings):

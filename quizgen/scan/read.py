@@ -9,18 +9,26 @@ in a small window around where the page's homography puts them, box by box and t
 which takes up the curve of a lens and the slack of a page that is not flat.
 
 Each bubble's inner disc (the printed ring left out) is then described by its mean darkness above
-the page's blank bubbles, how much of it is covered by ink, and how dark its darkest strokes are:
+the page's blank bubbles, how much of it is covered by ink, how dark its darkest strokes are, and
+how dark the paper just outside its ring is (above and below it, where nothing is printed):
 
 * *filled*: dense (a solid or over-the-edge fill), or mostly covered with dark strokes (hatching,
   a scribble, a partial fill), or evenly covered in light pencil;
-* *mark*: dark strokes over a small part of it (a tick, a cross, a stray line): left for review,
-  with the bubble named;
-* *faint*: a light, uneven trace (an erasure, a stain); beside a filled bubble in the same row it
-  is an answer changed and is passed over, alone it is left for review;
+* *stain*: an even shade that goes on past the ring as much as it lies inside it (a drop of tea,
+  a smudge of the hand): a mark stays inside the ring;
+* *mark*: something drawn that is not a fill (a tick, a cross, a half fill, a very light pencil);
+* *faint*: a light, even trace without strokes (an erasure);
 * *empty*.
 
+Then the page speaks for its student (`own_marks`): when they answered with ticks or crosses, the
+page shows several such marks each alone in its row, and a mark as dark as theirs is read as filled
+on that page. A trace far lighter than the filled bubble of its row is an answer changed
+(*erased*), passed over in a row that takes one answer; in a row of limits (any set may be
+filled) only an eraser's lightest trace is.
+
 A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
-a row, every option of a set of limits filled) is `needs_review` with the reason, never a guess.
+a row, a mark or a trace that may be an answer, every option of a set of limits filled) is
+`needs_review` with the reason and the bubbles named, never a guess.
 """
 
 from __future__ import annotations
@@ -44,8 +52,22 @@ COVERED = 0.4         # ... the share of it they cover ...
 STROKE = 0.55         # ... and their darkness
 LIGHT = 0.2           # mean darkness of an evenly covered light-pencil bubble ...
 EVEN = 0.12           # ... and the darkness of its lighter quarter
-MARK = 0.1            # a bubble with dark strokes and at least this mean is a mark to look at
+SHADED = 0.38         # mean darkness of a bubble evenly covered by strokes ...
+SOLID_COVER = 0.85    # ... over this share of it (a fill of a pen's many strokes)
 FAINT = 0.05          # a trace
+TRACE = 0.17          # a trace is lighter than this ...
+TRACE_HIGH = 0.3      # ... and has no stroke darker than this
+STAIN = 0.6           # the paper outside the ring at least this share of the disc's darkness
+#: A page's own marks: at least this many marks each alone in its row, and a mark is read as
+#: filled when at least OWN_SHARE of their typical darkness (and never below OWN_LEAST).
+OWN_EVIDENCE = 3
+OWN_SHARE = 0.5
+OWN_LEAST = 0.12
+#: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble;
+#: in a row of limits also at most ERASED_LIMITS dark, and without strokes above ERASED_HIGH.
+ERASED_SHARE = 0.4
+ERASED_LIMITS = 0.12
+ERASED_HIGH = 0.25
 #: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
 BLANK_AT_MOST = 0.25
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
@@ -71,7 +93,8 @@ class BoxReading:
     text: str
     status: str                       # "read" or "review"
     reason: Note | None = None
-    states: list[str] = field(default_factory=list)    # per bubble: "empty", "filled", "faint", "mark"
+    # per bubble: "empty", "filled", "mark", "faint", "erased", "stain"
+    states: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     centres: list[tuple[float, float]] = field(default_factory=list)   # where read (page px)
 
@@ -79,19 +102,31 @@ class BoxReading:
 @dataclass(slots=True)
 class Bubbles:
     """One box's bubbles as measured: mean darkness, its lighter quarter, its darkest tenth, the
-    share of the disc covered by ink (each on the page's scale), and the centres read (px)."""
+    share of the disc covered by ink, the mean darkness just outside the ring (each on the page's
+    scale), and the centres read (px)."""
 
     mean: np.ndarray
     low: np.ndarray
     high: np.ndarray
     covered: np.ndarray
     centres: np.ndarray
+    around: np.ndarray
 
 
 def _disc_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
     r = int(np.ceil(radius_px))
     ys, xs = np.mgrid[-r:r + 1, -r:r + 1]
     inside = xs ** 2 + ys ** 2 <= radius_px ** 2
+    return ys[inside], xs[inside]
+
+
+def _around_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The paper just outside a printed ring, above and below it (a label may stand to its
+    right, a neighbour's ring is further away)."""
+    r = int(np.ceil(1.6 * radius_px))
+    ys, xs = np.mgrid[-r:r + 1, -r:r + 1]
+    d2 = xs ** 2 + ys ** 2
+    inside = (d2 >= (1.25 * radius_px) ** 2) & (d2 <= (1.6 * radius_px) ** 2) & (abs(xs) <= abs(ys))
     return ys[inside], xs[inside]
 
 
@@ -175,8 +210,12 @@ def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bu
     xs = np.clip(np.rint(centres[:, 0:1]).astype(int) + dx, 0, w - 1)
     ys = np.clip(np.rint(centres[:, 1:2]).astype(int) + dy, 0, h - 1)
     values = dark[ys, xs]
+    ay, ax = _around_offsets(radius_px)
+    around = dark[np.clip(np.rint(centres[:, 1:2]).astype(int) + ay, 0, h - 1),
+                  np.clip(np.rint(centres[:, 0:1]).astype(int) + ax, 0, w - 1)].mean(axis=1)
     return Bubbles(values.mean(axis=1), np.percentile(values, 25, axis=1),
-                   np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres)
+                   np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres,
+                   around)
 
 
 def page_blank(measured: list[Bubbles]) -> float:
@@ -186,21 +225,73 @@ def page_blank(measured: list[Bubbles]) -> float:
     return min(float(np.percentile(every, 20)), BLANK_AT_MOST)
 
 
-def bubble_states(bubbles: Bubbles, blank: float) -> list[str]:
-    """Each bubble: "filled", "mark", "faint" or "empty" (see the module's description)."""
+def page_around(measured: list[Bubbles]) -> float:
+    """The paper outside an empty ring on this page (most bubbles are empty)."""
+    every = np.concatenate([m.around for m in measured if m.around.size]
+                           or [np.zeros(1, np.float32)])
+    return float(np.median(every))
+
+
+def bubble_states(bubbles: Bubbles, blank: float, paper: float = 0.0) -> list[str]:
+    """Each bubble: "filled", "stain", "mark", "faint" or "empty" (see the module's
+    description); `paper` is the page's darkness outside an empty ring."""
     states = []
-    for mean, low, high, covered in zip(bubbles.mean - blank, bubbles.low - blank,
-                                        bubbles.high, bubbles.covered):
-        if mean >= DENSE or (mean >= STROKES and covered >= COVERED and high >= STROKE):
+    for mean, low, high, covered, around in zip(bubbles.mean - blank, bubbles.low - blank,
+                                                bubbles.high, bubbles.covered,
+                                                bubbles.around - paper):
+        if mean >= DENSE or (mean >= STROKES and covered >= COVERED and high >= STROKE) \
+                or (mean >= SHADED and covered >= SOLID_COVER):
             states.append("filled")
+        elif mean < FAINT:
+            states.append("empty")
+        elif around >= STAIN * mean:
+            states.append("stain")        # as dark outside the ring as in it: not drawn in it
         elif mean >= LIGHT and low >= EVEN and high < STROKE + 0.1:
             states.append("filled")       # light pencil, evenly
-        elif high >= STROKE and mean >= MARK:
-            states.append("mark")
-        elif mean >= FAINT:
+        elif mean < TRACE and high < TRACE_HIGH:
             states.append("faint")
         else:
-            states.append("empty")
+            states.append("mark")
+    return states
+
+
+def own_marks(boxes: list[dict[str, Any]], states: list[list[str]],
+              means: list[np.ndarray]) -> float | None:
+    """How dark this student's own marks are, when the page shows they answer with ticks or
+    crosses (at least OWN_EVIDENCE marks, each alone in a row that takes one answer); else None."""
+    alone = []
+    for box, box_states, mean in zip(boxes, states, means):
+        if box["kind"] == "limits":
+            continue
+        rows: dict[str, list[int]] = {}
+        for i, bubble in enumerate(box["bubbles"]):
+            if box_states[i] != "empty":
+                rows.setdefault(bubble[2], []).append(i)
+        alone += [float(mean[m[0]]) for m in rows.values()
+                  if len(m) == 1 and box_states[m[0]] == "mark"]
+    if len(alone) < OWN_EVIDENCE:
+        return None
+    return max(OWN_LEAST, OWN_SHARE * float(np.median(alone)))
+
+
+def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.ndarray,
+           own: float | None) -> list[str]:
+    """A box's states with what the page tells: a mark as dark as the student's own marks is
+    filled; a trace far lighter than its row's filled bubble is an answer changed ("erased")."""
+    states = ["filled" if s == "mark" and own is not None and mean[i] >= own else s
+              for i, s in enumerate(states)]
+    filled: dict[str, float] = {}
+    for i, bubble in enumerate(box["bubbles"]):
+        if states[i] == "filled":
+            filled[bubble[2]] = min(filled.get(bubble[2], 9.0), float(mean[i]))
+    for i, bubble in enumerate(box["bubbles"]):
+        if states[i] != "faint" or bubble[2] not in filled:
+            continue
+        lighter = mean[i] <= ERASED_SHARE * filled[bubble[2]]
+        if box["kind"] == "limits":
+            lighter = lighter and mean[i] <= ERASED_LIMITS and high[i] <= ERASED_HIGH
+        if lighter:
+            states[i] = "erased"
     return states
 
 
@@ -215,8 +306,8 @@ def bubble_name(box: dict[str, Any], i: int) -> str:
 
 
 def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
-    """One box's answer from its bubbles' states ("filled", "mark", "faint", "empty"), or from
-    plain scores (0 empty … 1 filled; in between, faint)."""
+    """One box's answer from its bubbles' states ("filled", "mark", "faint", "erased", "stain",
+    "empty"), or from plain scores (0 empty … 1 filled; in between, faint)."""
     from quizgen.export.bubbles import NEEDS_REVIEW
 
     column = box["column"]
@@ -232,17 +323,25 @@ def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
     if marks:
         return _doubt(reading, reason("stroke", bubbles=_names(box, marks)))
     rows: dict[str, list[str]] = {}
-    traces: dict[str, list[int]] = {}
+    odd: dict[str, dict[str, list[int]]] = {"faint": {}, "erased": {}, "stain": {}}
     for i, ((_, _, row, value), state) in enumerate(zip(box["bubbles"], states)):
         rows.setdefault(row, [])
         if state == "filled":
             rows[row].append(value)
-        elif state == "faint":
-            traces.setdefault(row, []).append(i)
-    # a trace beside a filled bubble of its row is an answer changed; alone, it is doubtful
-    lone = [i for row, members in traces.items() if not rows[row] for i in members]
+        elif state in odd:
+            odd[state].setdefault(row, []).append(i)
+    # a trace may be an answer, beside a filled bubble or alone: doubtful; one far lighter than
+    # its row's filled bubble ("erased", see `settle`) is an answer changed, passed over
+    beside = [i for row, members in odd["faint"].items() if rows[row] for i in members]
+    if beside:
+        return _doubt(reading, reason("faint_beside", bubbles=_names(box, beside)))
+    lone = [i for kind in ("faint", "erased") for row, members in odd[kind].items()
+            if not rows[row] for i in members]
     if lone:
         return _doubt(reading, reason("faint_at", bubbles=_names(box, lone)))
+    stained = [i for row, members in odd["stain"].items() if not rows[row] for i in members]
+    if stained:
+        return _doubt(reading, reason("stain_at", bubbles=_names(box, stained)))
     if not any(rows.values()):
         # nothing filled: perhaps no answer, perhaps one written in the box and never bubbled
         return _doubt(reading, reason("nothing_filled"))
@@ -325,13 +424,19 @@ def read_page(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -
     """Every answer box printed on this page, read."""
     dark = darkness_map(page, layout)
     measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
-    blank = page_blank([m for m in measured if m is not None])
+    present = [(box, m) for box, m in zip(boxes, measured) if m is not None]
+    blank = page_blank([m for _, m in present])
+    paper = page_around([m for _, m in present])
+    states = [bubble_states(m, blank, paper) for _, m in present]
+    own = own_marks([b for b, _ in present], states, [m.mean - blank for _, m in present])
+    settled = iter(settle(box, s, m.mean - blank, m.high, own)
+                   for (box, m), s in zip(present, states))
     out = []
     for box, bubbles in zip(boxes, measured):
         if bubbles is None:
             out.append(read_box(box, []))
             continue
-        reading = read_box(box, bubble_states(bubbles, blank))
+        reading = read_box(box, next(settled))
         reading.scores = [round(float(v), 2) for v in bubbles.mean - blank]
         reading.centres = [(float(x), float(y)) for x, y in bubbles.centres]
         out.append(reading)

@@ -61,7 +61,7 @@ def _doubtful(reading) -> list[tuple[float, float]]:
     row and the like, every bubble read as filled."""
     if reading.status != "review" or not reading.centres:
         return []
-    odd = [c for c, s in zip(reading.centres, reading.states) if s in ("mark", "faint")]
+    odd = [c for c, s in zip(reading.centres, reading.states) if s in ("mark", "faint", "stain")]
     return odd or [c for c, s in zip(reading.centres, reading.states) if s == "filled"]
 
 
