@@ -98,7 +98,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
                force: bool = False, lang: str | None = None,
                progress: Callable[[int, int], None] | None = None,
-               debug: str | os.PathLike[str] | None = None) -> ScanResult:
+               debug: str | os.PathLike[str] | None = None, jobs: int | None = None) -> ScanResult:
     """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html.
 
     The report and review.csv's reasons are in `lang` (default: the exam's language, as the
@@ -109,9 +109,12 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     `force`, and then such a file in the way is kept as NAME.kept.
 
     Every page is bounded before it is decoded (`pages.Limits`, from the exam's paper); a page too
-    large is reported, not read. `progress(done, total)` is called before each page. With
-    `debug`, each recognised page is written there as a PNG with its bubbles drawn as read."""
+    large is reported, not read. Pages are read by `jobs` processes (default: one per core), and
+    what is written does not depend on how many. `progress(done, total)` is called before each
+    page. With `debug`, each recognised page is written there as a PNG with its bubbles drawn as
+    read on that page."""
     from quizgen.scan.pages import RENDER_DPI, Limits, load_scans
+    from quizgen.scan.report import ReportSpool
 
     manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
     students = {s["version"]: s for s in manifest["students"]}
@@ -120,15 +123,20 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     if debug is not None:
         Path(debug).mkdir(parents=True, exist_ok=True)
     result = ScanResult(out_dir=out, lang=lang)
-    seen = _read_pages(pages_in, layout, students, result, report=report, progress=progress,
-                       debug=debug)
-    tally = _reconcile(students, columns, seen, result, lang)
-    result.answers = tally.answers
-    result.missing_pages = [str(n) for n in tally.missing]
-    result.unread_pages = [str(n) for n in tally.unread]
-    result.absent = [str(n) for n in tally.absent]
-    result.unplaced = seen.anyone
-    _write_outputs(out, manifest, columns, result, seen, tally, report=report, lang=lang)
+    seen = _Sightings(spool=ReportSpool(lang) if report else None)
+    try:
+        _read_pages(pages_in.tasks(), layout, students, result, seen, progress=progress,
+                    debug=None if debug is None else str(debug), jobs=jobs)
+        tally = _reconcile(students, columns, seen, result, lang)
+        result.answers = tally.answers
+        result.missing_pages = [str(n) for n in tally.missing]
+        result.unread_pages = [str(n) for n in tally.unread]
+        result.absent = [str(n) for n in tally.absent]
+        result.unplaced = seen.anyone
+        _write_outputs(out, manifest, columns, result, seen, tally)
+    finally:
+        if seen.spool is not None:
+            seen.spool.close()
     return result
 
 
@@ -136,13 +144,17 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
 class _Sightings:
     """What the scanned pages showed, before it is matched against the class."""
 
+    spool: Any = None          # the report, written as the papers are judged (`ReportSpool`)
     # (version, page) → readings of its boxes
     readings: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
     # (version, page) → source, why: pages whose code was read, but not the page
     known_unread: dict[tuple[str, int], tuple[str, Note]] = field(default_factory=dict)
     anyone: int = 0            # pages not recognised that could be any student's
-    pages_html: list[dict[str, Any]] = field(default_factory=list)
-    unreadable_html: list[dict[str, Any]] = field(default_factory=list)
+    # a paper's pages measured, until every page of it is in: version → page → PageSeen
+    waiting: dict[str, dict[int, Any]] = field(default_factory=dict)
+    # what each box's bubbles looked like (a hash), to find a page scanned twice and read otherwise
+    looks: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    twice: set[tuple[str, int, int]] = field(default_factory=set)   # version, page, box
 
 
 @dataclass(slots=True)
@@ -182,66 +194,91 @@ def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
     return manifest, layout, lang, columns, out
 
 
-def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str, Any],
-                result: ScanResult, *, report: bool,
-                progress: Callable[[int, int], None] | None,
-                debug: str | os.PathLike[str] | None) -> _Sightings:
-    """Find every page by its code and read its boxes; a page scanned twice keeps its first scan,
-    and a box the two scans read differently goes to review."""
-    from quizgen.export.bubbles import NEEDS_REVIEW
-    from quizgen.scan.pages import Page, locate
-    from quizgen.scan.read import read_page
-    from quizgen.scan.report import page_entry
+def _read_pages(tasks: list[Any], layout: dict[str, Any], students: dict[str, Any],
+                result: ScanResult, seen: _Sightings, *,
+                progress: Callable[[int, int], None] | None, debug: str | None,
+                jobs: int | None) -> None:
+    """Find every page by its code and measure its boxes (`pool.read_scans`); each paper is read
+    whole as soon as all its pages are in, and the rest at the end. A page scanned twice keeps its
+    first scan, and a box the two scans show differently goes to review."""
+    from quizgen.scan.pool import PageSeen, read_scans
 
-    seen = _Sightings()
-    for scan in pages_in:
+    for got in read_scans(tasks, layout, students, report=seen.spool is not None, debug=debug,
+                          jobs=jobs):
         if progress:
-            progress(result.pages, len(pages_in))
+            progress(result.pages, len(tasks))
         result.pages += 1
-        found = locate(scan, layout)
-        if not isinstance(found, Page) or found.version not in students:
-            _unrecognised(scan, found, students, result, seen, report)
+        if not isinstance(got, PageSeen):
+            _unrecognised(got, students, result, seen)
             continue
         result.recognised += 1
-        student = students[found.version]
-        boxes = [b for b in student["sheet"]["boxes"] if b["page"] == found.page]
-        readings = read_page(found, layout, boxes)
-        key = (found.version, found.page)
-        if key in seen.readings:
-            for old, new in zip(seen.readings[key], readings):
-                if old.text != new.text:
-                    old.text, old.status = NEEDS_REVIEW, "review"
-                    old.reason = reason("scanned_twice")
-            result.unreadable.append(f"{scan.source}: version {found.version} page {found.page} "
-                                     "scanned again (the first scan is used)")
+        key = (got.version, got.page)
+        looks = [hash(tuple(m.states)) if m is not None else 0 for m in got.measured]
+        if key in seen.looks:
+            _scanned_again(got, looks, students, result, seen)
             continue
-        seen.readings[key] = readings
-        if debug is not None:
-            _write_debug(Path(debug), found, boxes, readings, len(seen.readings))
-        if report:
-            seen.pages_html.append(page_entry(found, student, boxes, readings))
-    return seen
+        seen.looks[key] = looks
+        waiting = seen.waiting.setdefault(got.version, {})
+        waiting[got.page] = got
+        if len(waiting) == int(students[got.version]["sheet"]["pages"]):
+            _judge_paper(students[got.version], seen)
+    for version in sorted(seen.waiting):
+        _judge_paper(students[version], seen)
 
 
-def _unrecognised(scan: Any, found: Any, students: dict[str, Any], result: ScanResult,
-                  seen: _Sightings, report: bool) -> None:
+def _judge_paper(student: dict[str, Any], seen: _Sightings) -> None:
+    """A student's pages read together (`read.read_paper`), into the readings and the report."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+    from quizgen.scan.read import read_paper
+
+    version = student["version"]
+    pages = sorted(seen.waiting.pop(version).values(), key=lambda p: p.page)
+    boxes = [[b for b in student["sheet"]["boxes"] if b["page"] == p.page] for p in pages]
+    for page, page_boxes, readings in zip(pages, boxes, read_paper(
+            [(b, p.measured) for b, p in zip(boxes, pages)])):
+        for i, reading in enumerate(readings):
+            if (version, page.page, i) in seen.twice and reading.status == "read":
+                reading.text, reading.status = NEEDS_REVIEW, "review"
+                reading.reason = reason("scanned_twice")
+        if seen.spool is not None:
+            seen.spool.add_page({"source": page.source, "version": version, "page": page.page,
+                                 "marks": page.marks}, student, readings, page.shots)
+        for reading in readings:                 # what the report needed, no longer kept
+            reading.states, reading.scores, reading.centres = [], [], []
+        seen.readings[(version, page.page)] = readings
+
+
+def _scanned_again(got: Any, looks: list[int], students: dict[str, Any], result: ScanResult,
+                   seen: _Sightings) -> None:
+    """A page seen before: the first scan is used; a box the two show differently goes to review
+    (at once when its paper has been read, else when it is)."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+
+    key = (got.version, got.page)
+    for i, (old, new) in enumerate(zip(seen.looks[key], looks)):
+        if old == new:
+            continue
+        seen.twice.add((*key, i))
+        reading = seen.readings.get(key, [None] * len(looks))[i]
+        if reading is not None and reading.text != NEEDS_REVIEW:
+            reading.text, reading.status = NEEDS_REVIEW, "review"
+            reading.reason = reason("scanned_twice")
+    result.unreadable.append(f"{got.source}: version {got.version} page {got.page} "
+                             "scanned again (the first scan is used)")
+
+
+def _unrecognised(got: Any, students: dict[str, Any], result: ScanResult,
+                  seen: _Sightings) -> None:
     """A page that is not one of this class's papers, or whose page could not be read: a warning,
     and, when its code named a student's page, that page's boxes go to review with the reason."""
-    from quizgen.scan.pages import Page
-    from quizgen.scan.report import crop
-
-    why = (found.reason if not isinstance(found, Page)
-           else reason("unknown_version", version=found.version))
-    result.unreadable.append(f"{scan.source}: {why}")
-    if isinstance(found, Page) or found.reason.key in ("other_exam", "unknown_version"):
-        pass                                   # known not to be this class's
-    elif found.version in students and found.page is not None:
-        seen.known_unread.setdefault((found.version, found.page), (scan.source, why))
-    else:
+    result.unreadable.append(f"{got.source}: {got.reason}")
+    if got.anyone:
         seen.anyone += 1
-    if report:
-        seen.unreadable_html.append({"source": scan.source, "reason": why,
-                                     "thumb": crop(found.image, None, width=700)})
+    elif got.version in students and got.page is not None and got.reason.key not in (
+            "other_exam", "unknown_version"):
+        seen.known_unread.setdefault((got.version, got.page), (got.source, got.reason))
+    if seen.spool is not None:
+        seen.spool.add_unreadable(got.source, got.reason, got.thumb)
 
 
 def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
@@ -251,17 +288,18 @@ def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
     tally = _Tally()
     for version, student in students.items():
         row = {column: "" for column in columns}
-        pages_found = {p for (v, p) in seen.readings if v == version}
-        unread = {p for (v, p) in seen.known_unread if v == version}
+        numbers = range(1, student["sheet"]["pages"] + 1)
+        pages_found = {p for p in numbers if (version, p) in seen.readings}
+        unread = {p for p in numbers if (version, p) in seen.known_unread}
         if not pages_found and not unread:
             tally.absent.append(_who(student))
-        for page in range(1, student["sheet"]["pages"] + 1):
+        for page in numbers:
             if page not in pages_found:
                 _page_not_read(student, page, row, bool(pages_found or unread), seen, tally,
                                result, lang)
-        for (v, page), readings in sorted(seen.readings.items()):
-            if v == version:
-                _page_read(student, page, readings, row, tally, result, lang)
+        for page in sorted(pages_found):
+            _page_read(student, page, seen.readings[(version, page)], row, tally,
+                       result, lang)
         tally.answers[version] = row
     return tally
 
@@ -314,46 +352,18 @@ def _page_read(student: dict[str, Any], page: int, readings: list[Any], row: dic
 
 
 def _write_outputs(out: Path, manifest: dict[str, Any], columns: list[str], result: ScanResult,
-                   seen: _Sightings, tally: _Tally, *, report: bool, lang: str) -> None:
+                   seen: _Sightings, tally: _Tally) -> None:
     """answers.csv, review.csv and the report, staged and published together."""
     from quizgen.files import publish_folder, staged_folder, write_csv
-    from quizgen.scan.report import write_report
 
     with staged_folder(out) as staged:
         _write_answers(staged / ANSWERS, manifest, columns, tally.answers)
         write_csv(staged / REVIEW, [REVIEW_HEADER, *tally.review_rows])
-        if report:
-            write_report(staged / REPORT, manifest, result, seen.pages_html, seen.unreadable_html,
-                         lang, missing=tally.missing, absent=tally.absent, unplaced=seen.anyone,
-                         unread=tally.unread)
-        result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
-
-
-def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings: list[Any],
-                 n: int) -> None:
-    """The straightened page with what was found drawn on it: the corner marks used (blue), each
-    bubble's disc as read (green filled, red a stroke, orange a trace, purple a stain, grey
-    empty or an answer changed)."""
-    import cv2
-
-    import re
-
-    from quizgen.scan.pages import PX_PER_MM
-    from quizgen.scan.read import INNER
-
-    colour = {"filled": (40, 170, 40), "mark": (30, 30, 220), "faint": (0, 140, 255),
-              "erased": (200, 200, 200), "stain": (160, 60, 160), "empty": (160, 160, 160)}
-    image = cv2.cvtColor(page.image, cv2.COLOR_GRAY2BGR)
-    radius = int(round(1.7 * INNER * PX_PER_MM))
-    for box, reading in zip(boxes, readings):
-        for (x, y), state in zip(reading.centres, reading.states):
-            cv2.circle(image, (int(round(x)), int(round(y))), radius, colour[state],
-                       2 if state != "empty" else 1, cv2.LINE_AA)
-        x, y, w, h = (v * PX_PER_MM for v in box["region"])
-        cv2.rectangle(image, (int(x), int(y)), (int(x + w), int(y + h)),
-                      (40, 170, 40) if reading.status == "read" else (0, 140, 255), 1)
-    name = re.sub(r"[^A-Za-z0-9]", "_", str(page.version)) + f"-p{page.page}-{n:04d}.png"
-    cv2.imwrite(str(folder / name), image)
+        if seen.spool is not None:
+            seen.spool.write(staged / REPORT, manifest, result, missing=tally.missing,
+                             absent=tally.absent, unplaced=seen.anyone, unread=tally.unread)
+        result.kept = publish_folder(staged, out, [ANSWERS, REVIEW]
+                                     + ([REPORT] if seen.spool is not None else []))
 
 
 def _who(student: dict[str, Any]) -> Note:

@@ -164,6 +164,45 @@ class Scans:
             else:
                 yield from _image_pages(path, pages)
 
+    def tasks(self) -> list["PageTask"]:
+        """Every page as a `PageTask`: what `load_page` needs to decode it, in another process."""
+        return [PageTask(str(path), i, len(pages), refused, self.dpi, self.limits)
+                for path, pages in self.plan for i, refused in pages]
+
+
+@dataclass(slots=True)
+class PageTask:
+    """One page of a scan, not yet decoded: its file, its index there, and how it is read."""
+
+    path: str
+    index: int
+    count: int               # pages (frames) of its file
+    refused: Note | None
+    dpi: int
+    limits: Limits | None
+
+
+#: The PDF a worker has open (pages of one file come one after another).
+_OPEN: dict[str, Any] = {}
+
+
+def load_page(task: PageTask) -> Scan:
+    """Decode one page (a PDF page rendered, an image or a frame of one read)."""
+    path = Path(task.path)
+    if path.suffix.lower() != ".pdf":
+        return next(_image_pages(path, [(task.index, task.refused)], task.count))
+    source = f"{path.name} p. {task.index + 1}"
+    if task.refused is not None:
+        return Scan(source, None, task.refused)
+    import pypdfium2 as pdfium
+
+    if task.path not in _OPEN:
+        for old in _OPEN.values():
+            old.close()
+        _OPEN.clear()
+        _OPEN[task.path] = pdfium.PdfDocument(task.path)
+    return _render(_OPEN[task.path][task.index], source, task.dpi, task.limits)
+
 
 def load_scans(paths: list[str | os.PathLike[str]], dpi: int = RENDER_DPI,
                limits: Limits | None = None) -> Scans:
@@ -205,25 +244,33 @@ def _pdf_pages(path: Path, dpi: int, pages: list[tuple[int, Note | None]],
                 yield Scan(source, None, refused)
                 continue
             page = document[i]
-            scale = dpi / 72
-            if limits is not None:       # a large page (a photo at 72 dpi) read at what fits
-                width, height = page.get_size()
-                scale = min(scale, limits.max_side / max(width, height),
-                            (limits.max_pixels / max(width * height, 1.0)) ** 0.5)
-            bitmap = page.render(scale=scale, grayscale=True)
-            array = bitmap.to_numpy()
-            if array.ndim == 3:
-                array = array[..., 0] if array.shape[2] == 1 else _grey(array)
-            yield Scan(source, np.ascontiguousarray(array))
-            page.close()
+            yield _render(page, source, dpi, limits)
     finally:
         document.close()
 
 
-def _image_pages(path: Path, pages: list[tuple[int, Note | None]]) -> Iterator[Scan]:
+def _render(page: Any, source: str, dpi: int, limits: Limits | None) -> Scan:
+    """A PDF page rendered in grey at `dpi` (a large page, such as a photo at 72 dpi, at what
+    fits `limits`)."""
+    scale = dpi / 72
+    if limits is not None:
+        width, height = page.get_size()
+        scale = min(scale, limits.max_side / max(width, height),
+                    (limits.max_pixels / max(width * height, 1.0)) ** 0.5)
+    bitmap = page.render(scale=scale, grayscale=True)
+    array = bitmap.to_numpy()
+    if array.ndim == 3:
+        array = array[..., 0] if array.shape[2] == 1 else _grey(array)
+    scan = Scan(source, np.ascontiguousarray(array))
+    page.close()
+    return scan
+
+
+def _image_pages(path: Path, pages: list[tuple[int, Note | None]],
+                 count: int | None = None) -> Iterator[Scan]:
     import cv2
 
-    count = len(pages)
+    count = len(pages) if count is None else count
     for i, refused in pages:
         source = _source(path, i, count)
         if refused is not None:

@@ -420,24 +420,54 @@ def _doubt(reading: BoxReading, why: Note) -> BoxReading:
     return reading
 
 
-def read_page(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -> list[BoxReading]:
-    """Every answer box printed on this page, read."""
+@dataclass(slots=True)
+class Measured:
+    """One box of a page as measured, before the paper is judged whole: its bubbles' states, their
+    darkness above the page's blank bubbles, their darkest strokes, and where they were found."""
+
+    states: list[str]
+    mean: np.ndarray
+    high: np.ndarray
+    centres: np.ndarray
+
+
+def measure_page(page: Page, layout: dict[str, Any],
+                 boxes: list[dict[str, Any]]) -> list[Measured | None]:
+    """Every answer box printed on this page, measured (None for a box without a grid)."""
     dark = darkness_map(page, layout)
     measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
-    present = [(box, m) for box, m in zip(boxes, measured) if m is not None]
-    blank = page_blank([m for _, m in present])
-    paper = page_around([m for _, m in present])
-    states = [bubble_states(m, blank, paper) for _, m in present]
-    own = own_marks([b for b, _ in present], states, [m.mean - blank for _, m in present])
-    settled = iter(settle(box, s, m.mean - blank, m.high, own)
-                   for (box, m), s in zip(present, states))
+    present = [m for m in measured if m is not None]
+    blank = page_blank(present)
+    paper = page_around(present)
+    return [None if m is None else
+            Measured(bubble_states(m, blank, paper), (m.mean - blank).astype(np.float32),
+                     m.high.astype(np.float32), m.centres.astype(np.float32))
+            for m in measured]
+
+
+def read_paper(pages: list[tuple[list[dict[str, Any]], list[Measured | None]]]
+               ) -> list[list[BoxReading]]:
+    """The boxes of a student's pages read, the paper judged whole: how this student marks
+    (`own_marks`, over every page read) decides what a tick or a cross of theirs says."""
+    present = [(box, m) for boxes, measured in pages for box, m in zip(boxes, measured)
+               if m is not None]
+    own = own_marks([b for b, _ in present], [m.states for _, m in present],
+                    [m.mean for _, m in present])
     out = []
-    for box, bubbles in zip(boxes, measured):
-        if bubbles is None:
-            out.append(read_box(box, []))
-            continue
-        reading = read_box(box, next(settled))
-        reading.scores = [round(float(v), 2) for v in bubbles.mean - blank]
-        reading.centres = [(float(x), float(y)) for x, y in bubbles.centres]
-        out.append(reading)
+    for boxes, measured in pages:
+        readings = []
+        for box, m in zip(boxes, measured):
+            if m is None:
+                readings.append(read_box(box, []))
+                continue
+            reading = read_box(box, settle(box, m.states, m.mean, m.high, own))
+            reading.scores = [round(float(v), 2) for v in m.mean]
+            reading.centres = [(float(x), float(y)) for x, y in m.centres]
+            readings.append(reading)
+        out.append(readings)
     return out
+
+
+def read_page(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -> list[BoxReading]:
+    """Every answer box printed on this page, read (the page taken as the whole paper)."""
+    return read_paper([(boxes, measure_page(page, layout, boxes))])[0]
