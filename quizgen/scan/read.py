@@ -14,25 +14,31 @@ how dark the paper just outside its ring is (above and below it, where nothing i
 
 * *filled*: dense (a solid or over-the-edge fill), or mostly covered with dark strokes (hatching,
   a scribble, a partial fill), or evenly covered in light pencil;
-* *stain*: an even shade that goes on past the ring as much as it lies inside it (a drop of tea,
-  a smudge of the hand): a mark stays inside the ring;
+* *stain*: an even shade, without a stroke, that goes on past the ring as much as it lies inside
+  it (a drop of tea, a smudge of the hand): a mark stays inside the ring;
 * *mark*: something drawn that is not a fill (a tick, a cross, a half fill, a very light pencil);
 * *faint*: a light, even trace without strokes (an erasure);
 * *empty*.
 
 Then the page speaks for its student (`own_marks`): when they answered with ticks or crosses, the
 page shows several such marks each alone in its row, and a mark as dark as theirs is read as filled
-on that page. A trace far lighter than the filled bubble of its row is an answer changed
-(*erased*), passed over in a row that takes one answer; in a row of limits (any set may be
-filled) only an eraser's lightest trace is.
+on that page. A stain lighter than any fill is a *shade* on the paper, passed over. A trace at
+most half as dark as the filled bubble of its row is an answer changed (*erased*), passed over in
+a row that takes one answer; in a row of limits (any set may be filled) only an eraser's lightest
+trace is. In a row that takes one answer, a speck beside the filled bubble (dust, the graze of a
+neighbour's stroke: half as dark, its darkest strokes far lighter than the pen's) is passed over
+too; a tick drawn with the pen is as dark as the pen and stays doubtful.
 
 A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
 a row, a mark or a trace that may be an answer, every option of a set of limits filled) is
-`needs_review` with the reason and the bubbles named, never a guess.
+`needs_review` with the reason and the bubbles named, never a guess. A number's rules may leave
+one reading of a stroke alone in its row (`_by_structure`): a leading zero reads the same taken or
+not, and a digit between two others cannot be left out.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -58,16 +64,23 @@ FAINT = 0.05          # a trace
 TRACE = 0.17          # a trace is lighter than this ...
 TRACE_HIGH = 0.3      # ... and has no stroke darker than this
 STAIN = 0.6           # the paper outside the ring at least this share of the disc's darkness
+STAIN_HIGH = 0.4      # ... and no stroke in it darker than this
 #: A page's own marks: at least this many marks each alone in its row, and a mark is read as
 #: filled when at least OWN_SHARE of their typical darkness (and never below OWN_LEAST).
 OWN_EVIDENCE = 3
 OWN_SHARE = 0.5
 OWN_LEAST = 0.12
-#: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble;
+#: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble
+#: (half as dark);
 #: in a row of limits also at most ERASED_LIMITS dark, and without strokes above ERASED_HIGH.
-ERASED_SHARE = 0.4
+ERASED_SHARE = 0.5
+#: A speck (dust, a graze of a neighbour's stroke) beside a filled bubble in a row that takes one
+#: answer: half as dark as the fill, and its darkest strokes at most SPECK_HIGH of the fill's.
+SPECK_HIGH = 0.6
 ERASED_LIMITS = 0.12
 ERASED_HIGH = 0.25
+#: A number is read past at most this many strokes, each alone in its row (`_by_structure`).
+MOST_STROKES = 3
 #: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
 BLANK_AT_MOST = 0.25
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
@@ -93,7 +106,7 @@ class BoxReading:
     text: str
     status: str                       # "read" or "review"
     reason: Note | None = None
-    # per bubble: "empty", "filled", "mark", "faint", "erased", "stain"
+    # per bubble: "empty", "filled", "mark", "faint", "erased", "stain", "shade"
     states: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     centres: list[tuple[float, float]] = field(default_factory=list)   # where read (page px)
@@ -174,6 +187,14 @@ def _find_grid(dark: np.ndarray, centres: np.ndarray, radius_px: float,
                reach_px: int) -> np.ndarray:
     """The shift (px) that puts these bubbles' printed rings where the page shows them, within
     `reach_px`; no shift when nothing matches clearly."""
+    shift, peak = grid_match(dark, centres, radius_px, reach_px)
+    return shift if peak > 0.2 else np.zeros(2, np.float32)
+
+
+def grid_match(dark: np.ndarray, centres: np.ndarray, radius_px: float,
+               reach_px: int) -> tuple[np.ndarray, float]:
+    """The shift (px) within `reach_px` that best puts these bubbles' printed rings where the
+    page shows them, and how well they match there (normalised correlation, 0 … 1)."""
     import cv2
 
     pad = int(np.ceil(radius_px)) + 2
@@ -183,14 +204,12 @@ def _find_grid(dark: np.ndarray, centres: np.ndarray, radius_px: float,
     th, tw = template.shape
     h, w = dark.shape
     if x0 < 0 or y0 < 0 or x0 + tw + 2 * reach_px > w or y0 + th + 2 * reach_px > h:
-        return np.zeros(2, np.float32)
+        return np.zeros(2, np.float32), 0.0
     window = dark[y0:y0 + th + 2 * reach_px, x0:x0 + tw + 2 * reach_px]
     match = cv2.matchTemplate(np.ascontiguousarray(window, np.float32), template,
                               cv2.TM_CCORR_NORMED)
     _, peak, _, (bx, by) = cv2.minMaxLoc(match)
-    if peak <= 0.2:
-        return np.zeros(2, np.float32)
-    return np.float32([bx - reach_px, by - reach_px])
+    return np.float32([bx - reach_px, by - reach_px]), float(peak)
 
 
 def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bubbles:
@@ -244,7 +263,7 @@ def bubble_states(bubbles: Bubbles, blank: float, paper: float = 0.0) -> list[st
             states.append("filled")
         elif mean < FAINT:
             states.append("empty")
-        elif around >= STAIN * mean:
+        elif around >= STAIN * mean and high < STAIN_HIGH:
             states.append("stain")        # as dark outside the ring as in it: not drawn in it
         elif mean >= LIGHT and low >= EVEN and high < STROKE + 0.1:
             states.append("filled")       # light pencil, evenly
@@ -277,18 +296,27 @@ def own_marks(boxes: list[dict[str, Any]], states: list[list[str]],
 def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.ndarray,
            own: float | None) -> list[str]:
     """A box's states with what the page tells: a mark as dark as the student's own marks is
-    filled; a trace far lighter than its row's filled bubble is an answer changed ("erased")."""
-    states = ["filled" if s == "mark" and own is not None and mean[i] >= own else s
+    filled; a stain lighter than any fill is a shade on the paper ("shade", passed over); a trace
+    far lighter than its row's filled bubble is an answer changed ("erased"), and so is a speck
+    beside it in a row that takes one answer (its strokes far lighter than the pen's)."""
+    states = ["filled" if s == "mark" and own is not None and mean[i] >= own else
+              "shade" if s == "stain" and mean[i] < LIGHT else s
               for i, s in enumerate(states)]
     filled: dict[str, float] = {}
+    strokes: dict[str, float] = {}
     for i, bubble in enumerate(box["bubbles"]):
         if states[i] == "filled":
             filled[bubble[2]] = min(filled.get(bubble[2], 9.0), float(mean[i]))
+            strokes[bubble[2]] = min(strokes.get(bubble[2], 9.0), float(high[i]))
     for i, bubble in enumerate(box["bubbles"]):
-        if states[i] != "faint" or bubble[2] not in filled:
+        row = bubble[2]
+        if states[i] not in ("faint", "mark") or row not in filled:
             continue
-        lighter = mean[i] <= ERASED_SHARE * filled[bubble[2]]
-        if box["kind"] == "limits":
+        lighter = mean[i] <= ERASED_SHARE * filled[row]
+        if states[i] == "mark":         # a speck or a graze: its strokes far from the pen's
+            lighter = (lighter and box["kind"] != "limits"
+                       and high[i] <= SPECK_HIGH * strokes[row])
+        elif box["kind"] == "limits":
             lighter = lighter and mean[i] <= ERASED_LIMITS and high[i] <= ERASED_HIGH
         if lighter:
             states[i] = "erased"
@@ -307,7 +335,7 @@ def bubble_name(box: dict[str, Any], i: int) -> str:
 
 def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
     """One box's answer from its bubbles' states ("filled", "mark", "faint", "erased", "stain",
-    "empty"), or from plain scores (0 empty … 1 filled; in between, faint)."""
+    "shade", "empty"), or from plain scores (0 empty … 1 filled; in between, faint)."""
     from quizgen.export.bubbles import NEEDS_REVIEW
 
     column = box["column"]
@@ -321,7 +349,10 @@ def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
     reading = BoxReading(column, "", "read", states=states, scores=values)
     marks = [i for i, state in enumerate(states) if state == "mark"]
     if marks:
-        return _doubt(reading, reason("stroke", bubbles=_names(box, marks)))
+        text = _by_structure(box, states, marks)
+        if text is None:
+            return _doubt(reading, reason("stroke", bubbles=_names(box, marks)))
+        return _read(reading, text)
     rows: dict[str, list[str]] = {}
     odd: dict[str, dict[str, list[int]]] = {"faint": {}, "erased": {}, "stain": {}}
     for i, ((_, _, row, value), state) in enumerate(zip(box["bubbles"], states)):
@@ -356,6 +387,28 @@ def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
             return _doubt(reading, reason("every_option"))
         return _read(reading, ", ".join(rows["opt"]))
     return _read_number(reading, box, rows)
+
+
+def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> str | None:
+    """A number whose strokes (ticks, crosses, half fills) each stand alone in a row of their
+    own: read when the number's rules leave one reading, whether each stroke is taken as filled
+    or as empty (a leading zero either way; a digit between two others, or the only choice of
+    percent or fraction, that the number cannot do without); else None."""
+    rows = [box["bubbles"][i][2] for i in marks]
+    if box["kind"] != "number" or len(marks) > MOST_STROKES or len(set(rows)) < len(rows):
+        return None
+    if any(s not in ("empty", "erased", "shade") and box["bubbles"][i][2] in rows
+           and i not in marks for i, s in enumerate(states)):
+        return None                         # something else in a stroke's row
+    texts = set()
+    for taken in itertools.product(("filled", "empty"), repeat=len(marks)):
+        trial = list(states)
+        for i, state in zip(marks, taken):
+            trial[i] = state
+        reading = read_box(box, trial)
+        if reading.status == "read":
+            texts.add(reading.text)
+    return texts.pop() if len(texts) == 1 else None
 
 
 def _names(box: dict[str, Any], indices: list[int]) -> str:
