@@ -77,6 +77,8 @@ def _print_summary(result, out: Path, report: bool) -> None:
         typer.echo(f"warning: {line}", err=True)
     for line in result.unreadable:
         typer.echo(f"warning: {line}", err=True)
+    for line in result.named:
+        typer.echo(f"note: {line}", err=True)
     unplaced = (f" ({result.unplaced} scanned pages were not recognised: it may be among them)"
                 if result.unplaced else "")
     for line in result.unread_pages:

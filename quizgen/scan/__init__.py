@@ -61,6 +61,7 @@ class ScanResult:
     kept: list[str] = field(default_factory=list)          # a user's files moved out of the way
     unplaced: int = 0       # pages not recognised that could belong to any paper (no code read)
     unread_pages: list[str] = field(default_factory=list)   # known pages scanned, not recognised
+    named: list[str] = field(default_factory=list)   # first pages named by their cover's code
     out_dir: Path = Path(".")
     answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
     lang: str = ""
@@ -114,16 +115,22 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     page. With `debug`, each recognised page is written there as a PNG with its bubbles drawn as
     read on that page."""
     from quizgen.scan.pages import RENDER_DPI, Limits, load_scans
+    from quizgen.scan.papers import Papers, _fresh
     from quizgen.scan.report import ReportSpool
 
     manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
-    students = {s["version"]: s for s in manifest["students"]}
-    paper_pages = sum(int(s["sheet"]["pages"]) for s in manifest["students"])
+    papers = Papers(manifest)              # each paper's grids, on disk
+    exam = {"recipe": {"title": _fresh((manifest.get("recipe") or {}).get("title", ""))},
+            "students": papers.students}
+    del manifest                            # its questions and solutions: not needed here
+    students = {s["version"]: s for s in exam["students"]}
+    paper_pages = sum(s["pages"] for s in exam["students"])
     pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
     if debug is not None:
         Path(debug).mkdir(parents=True, exist_ok=True)
     result = ScanResult(out_dir=out, lang=lang)
-    seen = _Sightings(spool=ReportSpool(lang) if report else None)
+    seen = _Sightings(spool=ReportSpool(lang) if report else None, store=_Store(),
+                      papers=papers)
     try:
         _read_pages(pages_in.tasks(), layout, students, result, seen, progress=progress,
                     debug=None if debug is None else str(debug), jobs=jobs)
@@ -133,11 +140,42 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
         result.unread_pages = [str(n) for n in tally.unread]
         result.absent = [str(n) for n in tally.absent]
         result.unplaced = seen.anyone
-        _write_outputs(out, manifest, columns, result, seen, tally)
+        _write_outputs(out, exam, columns, result, seen, tally)
     finally:
+        seen.store.close()
+        papers.close()
         if seen.spool is not None:
             seen.spool.close()
     return result
+
+
+class _Store:
+    """What the pages showed, kept in a temporary file rather than in memory, so that a pile of
+    thousands of pages takes no more memory than a few: `put` gives a reference, `get` the object
+    back (pickled here, read back here)."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.file = tempfile.TemporaryFile()
+
+    def put(self, value: Any) -> tuple[int, int]:
+        import pickle
+
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        self.file.seek(0, 2)
+        offset = self.file.tell()
+        self.file.write(data)
+        return offset, len(data)
+
+    def get(self, ref: tuple[int, int]) -> Any:
+        import pickle
+
+        self.file.seek(ref[0])
+        return pickle.loads(self.file.read(ref[1]))
+
+    def close(self) -> None:
+        self.file.close()
 
 
 @dataclass(slots=True)
@@ -145,16 +183,19 @@ class _Sightings:
     """What the scanned pages showed, before it is matched against the class."""
 
     spool: Any = None          # the report, written as the papers are judged (`ReportSpool`)
-    # (version, page) → readings of its boxes
-    readings: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    store: Any = None          # where pages and readings wait, out of memory (`_Store`)
+    papers: Any = None         # the class's answer grids (`papers.Papers`)
+    # (version, page) → its boxes' readings, in the store
+    readings: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     # (version, page) → source, why: pages whose code was read, but not the page
     known_unread: dict[tuple[str, int], tuple[str, Note]] = field(default_factory=dict)
     anyone: int = 0            # pages not recognised that could be any student's
-    # a paper's pages measured, until every page of it is in: version → page → PageSeen
-    waiting: dict[str, dict[int, Any]] = field(default_factory=dict)
+    # a paper's pages measured, until every page of it is in: version → page → PageSeen (stored)
+    waiting: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
     # what each box's bubbles looked like (a hash), to find a page scanned twice and read otherwise
-    looks: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    looks: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
     twice: set[tuple[str, int, int]] = field(default_factory=set)   # version, page, box
+    by_cover: list[Any] = field(default_factory=list)    # `PageUnseen`s with a page `named`
 
 
 @dataclass(slots=True)
@@ -203,27 +244,60 @@ def _read_pages(tasks: list[Any], layout: dict[str, Any], students: dict[str, An
     first scan, and a box the two scans show differently goes to review."""
     from quizgen.scan.pool import PageSeen, read_scans
 
-    for got in read_scans(tasks, layout, students, report=seen.spool is not None, debug=debug,
-                          jobs=jobs):
+    for got in read_scans(tasks, layout, seen.papers.where, report=seen.spool is not None,
+                          debug=debug, jobs=jobs):
         if progress:
             progress(result.pages, len(tasks))
         result.pages += 1
-        if not isinstance(got, PageSeen):
+        if isinstance(got, PageSeen):
+            _recognised(got, students, result, seen)
+        elif got.named is not None:
+            seen.by_cover.append(got)           # decided once every page is in
+        else:
             _unrecognised(got, students, result, seen)
-            continue
-        result.recognised += 1
-        key = (got.version, got.page)
-        looks = [hash(tuple(m.states)) if m is not None else 0 for m in got.measured]
-        if key in seen.looks:
-            _scanned_again(got, looks, students, result, seen)
-            continue
-        seen.looks[key] = looks
-        waiting = seen.waiting.setdefault(got.version, {})
-        waiting[got.page] = got
-        if len(waiting) == int(students[got.version]["sheet"]["pages"]):
-            _judge_paper(students[got.version], seen)
+    _named_by_cover(students, result, seen)
     for version in sorted(seen.waiting):
         _judge_paper(students[version], seen)
+
+
+def _recognised(got: Any, students: dict[str, Any], result: ScanResult, seen: _Sightings) -> None:
+    """A page found and measured: kept (its paper read when all its pages are in), or, when it
+    was seen before, compared with the first scan."""
+    result.recognised += 1
+    key = (got.version, got.page)
+    looks = tuple(hash(tuple(m.states)) if m is not None else 0 for m in got.measured)
+    if key in seen.looks:
+        _scanned_again(got, looks, result, seen)
+        return
+    seen.looks[key] = looks
+    waiting = seen.waiting.setdefault(got.version, {})
+    waiting[got.page] = seen.store.put(got)
+    if len(waiting) == students[got.version]["pages"]:
+        _judge_paper(students[got.version], seen)
+
+
+def _named_by_cover(students: dict[str, Any], result: ScanResult, seen: _Sightings) -> None:
+    """A first page whose page code was not read, but whose cover's code (the version alone) was:
+    taken as that paper's first page when the pile agrees (no first page of that paper
+    recognised or named otherwise, another of its pages recognised, no other page naming it);
+    else reported as not recognised, as any page without a code."""
+    claims: dict[str, int] = {}
+    for got in seen.by_cover:
+        claims[got.named.version] = claims.get(got.named.version, 0) + 1
+    for got in seen.by_cover:
+        named = got.named
+        version = named.version
+        others = (any(v == version for v, _ in seen.looks)
+                  or students[version]["pages"] == 1)
+        if (claims[version] > 1 or (version, 1) in seen.looks
+                or (version, 1) in seen.known_unread or not others):
+            _unrecognised(got, students, result, seen)
+            continue
+        result.named.append(f"{named.source}: its page code was not read; named version "
+                            f"{version} page 1 by the cover's code")
+        if seen.spool is not None:
+            named.source = seen.spool.say("by_cover", source=named.source, version=version)
+        _recognised(named, students, result, seen)
 
 
 def _judge_paper(student: dict[str, Any], seen: _Sightings) -> None:
@@ -232,8 +306,10 @@ def _judge_paper(student: dict[str, Any], seen: _Sightings) -> None:
     from quizgen.scan.read import read_paper
 
     version = student["version"]
-    pages = sorted(seen.waiting.pop(version).values(), key=lambda p: p.page)
-    boxes = [[b for b in student["sheet"]["boxes"] if b["page"] == p.page] for p in pages]
+    pages = sorted((seen.store.get(ref) for ref in seen.waiting.pop(version).values()),
+                   key=lambda p: p.page)
+    grids = seen.papers.grids(version)
+    boxes = [grids.get(p.page, []) for p in pages]
     for page, page_boxes, readings in zip(pages, boxes, read_paper(
             [(b, p.measured) for b, p in zip(boxes, pages)])):
         for i, reading in enumerate(readings):
@@ -245,24 +321,17 @@ def _judge_paper(student: dict[str, Any], seen: _Sightings) -> None:
                                  "marks": page.marks}, student, readings, page.shots)
         for reading in readings:                 # what the report needed, no longer kept
             reading.states, reading.scores, reading.centres = [], [], []
-        seen.readings[(version, page.page)] = readings
+        seen.readings[(version, page.page)] = seen.store.put(readings)
 
 
-def _scanned_again(got: Any, looks: list[int], students: dict[str, Any], result: ScanResult,
+def _scanned_again(got: Any, looks: tuple[int, ...], result: ScanResult,
                    seen: _Sightings) -> None:
     """A page seen before: the first scan is used; a box the two show differently goes to review
-    (at once when its paper has been read, else when it is)."""
-    from quizgen.export.bubbles import NEEDS_REVIEW
-
+    (when its paper is read, or, if it has been, when the class is reconciled)."""
     key = (got.version, got.page)
     for i, (old, new) in enumerate(zip(seen.looks[key], looks)):
-        if old == new:
-            continue
-        seen.twice.add((*key, i))
-        reading = seen.readings.get(key, [None] * len(looks))[i]
-        if reading is not None and reading.text != NEEDS_REVIEW:
-            reading.text, reading.status = NEEDS_REVIEW, "review"
-            reading.reason = reason("scanned_twice")
+        if old != new:
+            seen.twice.add((*key, i))
     result.unreadable.append(f"{got.source}: version {got.version} page {got.page} "
                              "scanned again (the first scan is used)")
 
@@ -288,7 +357,7 @@ def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
     tally = _Tally()
     for version, student in students.items():
         row = {column: "" for column in columns}
-        numbers = range(1, student["sheet"]["pages"] + 1)
+        numbers = range(1, student["pages"] + 1)
         pages_found = {p for p in numbers if (version, p) in seen.readings}
         unread = {p for p in numbers if (version, p) in seen.known_unread}
         if not pages_found and not unread:
@@ -298,10 +367,22 @@ def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
                 _page_not_read(student, page, row, bool(pages_found or unread), seen, tally,
                                result, lang)
         for page in sorted(pages_found):
-            _page_read(student, page, seen.readings[(version, page)], row, tally,
+            _page_read(student, page, _stored_readings(seen, version, page), row, tally,
                        result, lang)
         tally.answers[version] = row
     return tally
+
+
+def _stored_readings(seen: _Sightings, version: str, page: int) -> list[Any]:
+    """A read page's boxes, with those a second scan showed otherwise sent to review."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+
+    readings = seen.store.get(seen.readings[(version, page)])
+    for i, reading in enumerate(readings):
+        if (version, page, i) in seen.twice and reading.text != NEEDS_REVIEW:
+            reading.text, reading.status = NEEDS_REVIEW, "review"
+            reading.reason = reason("scanned_twice")
+    return readings
 
 
 def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_page: bool,
@@ -311,7 +392,7 @@ def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_
     from quizgen.export.bubbles import NEEDS_REVIEW
 
     version = student["version"]
-    boxes = [b for b in student["sheet"]["boxes"] if b["page"] == page]
+    boxes = [column for column, on in student["boxes"] if on == page]
     anyone = seen.anyone
     if (version, page) in seen.known_unread:
         source, cause = seen.known_unread[(version, page)]
@@ -326,11 +407,11 @@ def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_
     else:
         why = (reason("paper_not_found", n=anyone) if anyone
                else reason("paper_not_scanned"))
-    for box in boxes:
-        row[box["column"]] = NEEDS_REVIEW
+    for column in boxes:
+        row[column] = NEEDS_REVIEW
         result.boxes += 1
         result.review += 1
-        tally.review_rows.append([version, student["name"], student["roll"], box["column"],
+        tally.review_rows.append([version, student["name"], student["roll"], column,
                                   str(page), why.text(lang), ""])
 
 

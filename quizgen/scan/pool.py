@@ -8,6 +8,7 @@ image crosses back, and none is kept.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -40,11 +41,14 @@ class PageUnseen:
     page: int | None
     anyone: bool              # could be any student's page (no code read)
     thumb: str | None
+    # a first page whose own code was not read, measured as the page its cover's code names:
+    # used when the pile confirms it (`quizgen.scan._named_by_cover`)
+    named: PageSeen | None = None
 
 
 #: A worker is started for every this many pages at least.
 PAGES_PER_WORKER = 3
-#: What every worker reads by: the scan layout, each version's boxes by page, and the options.
+#: What every worker reads by: the scan layout, where the class's grids are, and the options.
 _JOB: dict[str, Any] = {}
 
 
@@ -59,34 +63,57 @@ def workers_for(pages: int, jobs: int | None = None) -> int:
     return max(1, min(jobs, pages // PAGES_PER_WORKER))
 
 
-def read_scans(tasks: list[Any], layout: dict[str, Any], students: dict[str, Any], *,
-               report: bool, debug: str | None, jobs: int | None = None) -> Iterator[Any]:
-    """Each page of `tasks` (`pages.PageTask`), read: a `PageSeen` or a `PageUnseen`, in order."""
-    boxes: dict[str, dict[int, list[dict[str, Any]]]] = {}
-    for version, student in students.items():
-        by_page = boxes.setdefault(version, {})
-        for box in student["sheet"]["boxes"]:
-            by_page.setdefault(box["page"], []).append(box)
-    _JOB.update(layout=layout, boxes=boxes, report=report, debug=debug)
+def read_scans(tasks: list[Any], layout: dict[str, Any], papers: Any, *, report: bool,
+               debug: str | None, jobs: int | None = None) -> Iterator[Any]:
+    """Each page of `tasks` (`pages.PageTask`), read: a `PageSeen` or a `PageUnseen`, in order.
+    `papers` says where the class's grids are (`papers.Papers.where`)."""
+    job = {"layout": layout, "papers": papers, "report": report, "debug": debug}
     workers = workers_for(len(tasks), jobs)
     numbered = list(enumerate(tasks))
     if workers == 1:
-        yield from (_checked(_read(item)) for item in numbered)
+        _start(job, threads=False)
+        try:
+            yield from (_checked(_read(item)) for item in numbered)
+        finally:
+            _JOB.pop("grids").close()
         return
     import multiprocessing
 
     # new interpreters, not forks: a fork of a process whose OpenCV threads are running can hang
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_start, initargs=(dict(_JOB),)) as pool:
+    with _without_main():
+        pool = context.Pool(workers, initializer=_start, initargs=(job,))
+    with pool:
         for got in pool.imap(_read, numbered, chunksize=1):
             yield _checked(got)
 
 
-def _start(job: dict[str, Any]) -> None:
-    import cv2
+@contextmanager
+def _without_main() -> Iterator[None]:
+    """Workers started without the caller's script: a spawned process runs the parent's main
+    module again, so a script calling `scan_class` at its top level (no ``__main__`` guard) would
+    start workers that each start workers. They need nothing from it (their work is here)."""
+    import sys
+    import types
 
-    cv2.setNumThreads(1)          # one page per process: the processes fill the cores
-    _JOB.update(job)
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
+def _start(job: dict[str, Any], threads: bool = True) -> None:
+    from quizgen.scan.papers import GridReader
+
+    if threads:
+        import cv2
+
+        cv2.setNumThreads(1)      # one page per process: the processes fill the cores
+    _JOB.clear()
+    _JOB.update(job, grids=GridReader(job["papers"]))
 
 
 def _checked(got: Any) -> Any:
@@ -97,9 +124,7 @@ def _checked(got: Any) -> Any:
 
 def _read(item: tuple[int, Any]) -> Any:
     """One page: decoded, found, measured (in a worker)."""
-    from quizgen.scan.pages import Page, load_page, locate
-    from quizgen.scan.read import measure_page
-    from quizgen.scan.report import box_shot
+    from quizgen.scan.pages import Page, load_page, locate, straighten
 
     index, task = item
     try:
@@ -108,10 +133,23 @@ def _read(item: tuple[int, Any]) -> Any:
         return ("error", str(exc))
     layout, report = _JOB["layout"], _JOB["report"]
     found = locate(scan, layout)
+    if not isinstance(found, Page) or found.version not in _JOB["grids"]:
+        unseen = _unseen(found, report)
+        if getattr(found, "cover", None) in _JOB["grids"] and found.placed is not None:
+            unseen.named = _seen(index, straighten(scan, layout, found.placed, found.cover, 1,
+                                                   4))
+        return unseen
     scan.image = None
-    if not isinstance(found, Page) or found.version not in _JOB["boxes"]:
-        return _unseen(found, report)
-    boxes = _JOB["boxes"][found.version].get(found.page, [])
+    return _seen(index, found)
+
+
+def _seen(index: int, found: Any) -> PageSeen:
+    """A recognised page's boxes measured (and drawn, with ``--debug``)."""
+    from quizgen.scan.read import measure_page
+    from quizgen.scan.report import box_shot
+
+    layout, report = _JOB["layout"], _JOB["report"]
+    boxes = _JOB["grids"].grids(found.version).get(found.page, [])
     measured = measure_page(found, layout, boxes)
     shots = [box_shot(found.image, box["region"]) for box in boxes] if report else None
     if _JOB["debug"] is not None:
@@ -128,7 +166,7 @@ def _unseen(found: Any, report: bool) -> PageUnseen:
     else:
         why = found.reason
         anyone = (found.reason.key not in ("other_exam", "unknown_version")
-                  and not (found.version in _JOB["boxes"] and found.page is not None))
+                  and not (found.version in _JOB["grids"] and found.page is not None))
     return PageUnseen(found.source, why, found.version, found.page, anyone,
                       crop(found.image, None, width=700) if report else None)
 
@@ -136,8 +174,9 @@ def _unseen(found: Any, report: bool) -> PageUnseen:
 def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], measured: list[Any],
                  n: int) -> None:
     """The straightened page with what was found drawn on it: each bubble's disc as read on this
-    page (green filled, red a stroke, orange a trace, purple a stain, grey empty or an answer
-    changed) and each box's frame (green read, orange to review)."""
+    page (green filled, red a stroke, orange a trace, purple a stain, pale purple a light one
+    passed over, grey empty or an answer changed) and each box's frame (green read, orange to
+    review)."""
     import re
 
     import cv2
@@ -146,7 +185,8 @@ def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], measured:
     from quizgen.scan.read import INNER, read_paper
 
     colour = {"filled": (40, 170, 40), "mark": (30, 30, 220), "faint": (0, 140, 255),
-              "erased": (200, 200, 200), "stain": (160, 60, 160), "empty": (160, 160, 160)}
+              "erased": (200, 200, 200), "stain": (160, 60, 160), "shade": (200, 150, 200),
+              "empty": (160, 160, 160)}
     image = cv2.cvtColor(page.image, cv2.COLOR_GRAY2BGR)
     radius = int(round(1.7 * INNER * PX_PER_MM))
     for box, reading in zip(boxes, read_paper([(boxes, measured)])[0]):

@@ -90,6 +90,10 @@ class ReportSpool:
         self.doubtful: list[tuple[tuple[str, int], int, int]] = []
         self.unreadable: list[tuple[int, int]] = []
 
+    def say(self, key: str, **values: Any) -> str:
+        """A phrase of ``[scan]`` in the report's language."""
+        return _say(self.lang, key, **values)
+
     def _put(self, text: str) -> tuple[int, int]:
         data = text.encode("utf-8")
         self.spool.seek(0, 2)
