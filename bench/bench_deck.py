@@ -51,7 +51,7 @@ def clock(fn, *args, **kwargs):
 
 def bench_recipe(notes: int) -> dict:
     """A recipe of about `notes` problems over every cell whose family works today."""
-    from quizgen.export.cards import figure_svg
+    from quizgen.render.cards import figure_svg
     from quizgen.generator import families, generate_one
 
     cells = []

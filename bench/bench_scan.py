@@ -51,7 +51,8 @@ def make_class_pdf(pages_wanted: int, dpi: int, work: Path) -> tuple[Path, Path,
     into one PDF: (manifest, pdf, pages)."""
     import pypdfium2 as pdfium
 
-    from quizgen.export.sheet import build_exam, parse_exam_recipe
+    from quizgen.export.sheet import build_exam
+    from quizgen.recipes import parse_exam_recipe
     from quizgen.generator import generate_one
     from quizgen.scan.synth import distort, fill_page, images_to_pdf, plan_answers
 
@@ -120,7 +121,8 @@ def run_photos(count: int) -> dict:
     (decoding the same JPEG files alone)."""
     import pypdfium2 as pdfium
 
-    from quizgen.export.sheet import build_exam, parse_exam_recipe
+    from quizgen.export.sheet import build_exam
+    from quizgen.recipes import parse_exam_recipe
     from quizgen.generator import generate_one
     from quizgen.scan.synth import STYLES, fill_page, photograph, plan_answers
 

@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from quizgen.export.sheet import (Student, build_exam, compile_typst, parse_exam_recipe,  # noqa: E402
-                                  plan_exam)
+from quizgen.export.sheet import build_exam, compile_typst, plan_exam  # noqa: E402
+from quizgen.recipes import Student, parse_exam_recipe  # noqa: E402
 
 RECIPE = {
     "title": "GPU Architecture — Midterm", "course": "CS 433", "date": "2025-10-14",
@@ -86,7 +86,7 @@ def _chunk_documents(recipe, roster, generate) -> list[tuple[str, str]]:
     """The Typst documents `build_exam` compiles for this class: each chunk's exam and key."""
     from quizgen.export import sheet
 
-    exam = sheet._Exam(recipe, roster, None, generate=generate, paper="a4", practice=False,
+    exam = sheet.build._Exam(recipe, roster, None, generate=generate, paper="a4", practice=False,
                        font_paths=())
     out = []
     for start in range(0, len(exam), sheet.CHUNK):

@@ -32,6 +32,7 @@ BENCHES = {
     "cli": "bench_cli",
     "gen": "bench_generate",
     "occupancy": "bench_occupancy",
+    "code": "bench_code",
     "deck": "bench_deck",
     "sheet": "bench_sheet",
     "grade": "bench_grade",

@@ -98,7 +98,8 @@ class Tally:
 
 
 def build(students: int, work: Path) -> tuple[Path, dict[str, Any]]:
-    from quizgen.export.sheet import build_exam, parse_exam_recipe
+    from quizgen.export.sheet import build_exam
+    from quizgen.recipes import parse_exam_recipe
     from quizgen.generator import generate_one
 
     warnings.simplefilter("ignore")

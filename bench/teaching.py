@@ -25,7 +25,8 @@ from typing import Any, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from quizgen.generator import LANGS, families, generate_one  # noqa: E402
+from quizgen.generator import families, generate_one  # noqa: E402
+from quizgen.languages import LANGS  # noqa: E402
 from quizgen.problems.model import Problem, SolutionStep  # noqa: E402
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")

@@ -14,12 +14,14 @@ from typing import Any, Iterable
 from quizgen.errors import QuizgenError
 from quizgen.problems import LEVELS, check_level, draw, families, family, resolve_named_gpu, spec_dicts
 from quizgen.problems.base import problem_id
+from quizgen.problems.identity import identity_gpu
 from quizgen.problems.model import Problem
 from quizgen.render.choices import build_choices
-from quizgen.render.phrases import DEFAULT_LANG, LANGS, book
+from quizgen.render.phrases import book
+from quizgen.languages import DEFAULT_LANG, LANGS
 from quizgen.render.writers import writer_for
 
-__all__ = ["CELLS", "LANGS", "LEVELS", "families", "family", "generate", "generate_one",
+__all__ = ["CELLS", "LEVELS", "families", "family", "generate", "generate_one",
            "resolve_named_gpu"]
 
 
@@ -34,9 +36,10 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
     """One problem of `cell`: the same arguments always give the same problem.
 
     Seeds 0…N−1 give N distinct problems as long as the cell's level has N candidates.
-    ``mcq=False`` leaves out the multiple-choice options and stem (and the misconceptions they
-    are drawn from), for a card that never asks the problem as a choice (a skill's variant);
-    everything else is the same problem.
+    ``mcq=False`` leaves out the multiple-choice options (and the misconceptions they are drawn
+    from), for a card that never asks the problem as a choice (a skill's variant); everything
+    else is the same problem, the one-answer stem too (what a card that takes one typed answer
+    asks).
     """
     fam = family(cell)
     if level.__class__ is not int or level not in LEVELS:
@@ -48,7 +51,7 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
     the_gpu, params = draw(fam.cell, level=level, seed=seed, gpu=gpu)
     solved = fam.solve(params, the_gpu, explain=True)
     answers = solved.answers
-    pid = problem_id(fam.cell, params, the_gpu, seed, level)
+    pid = problem_id(fam.cell, params, identity_gpu(fam.cell, level, the_gpu), seed, level)
     writer = writer_for(fam)
     title, question, solution = writer.write(params, the_gpu, solved, lang, pid)
     if not mcq:
@@ -70,13 +73,30 @@ def generate_one(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAUL
         topics=[solved.data.get("topic", fam.topic)],
         figure=fam.figure(params, the_gpu, solved),
         answer_specs={k: specs[k] for k in answers if k in specs} if specs else {},
-        mcq_stem=writer.mcq_stem(params, the_gpu, solved, lang, pid) if choices else "",
+        mcq_stem=_one_answer_stem(writer, fam, params, the_gpu, solved, lang, pid, choices),
     )
+
+
+def _one_answer_stem(writer, fam, params, gpu, solved, lang: str, pid: str, choices) -> str:
+    """The question with one ask, the main answer: a choice card's question, and the question of
+    a card that takes one typed answer. A problem without options has one where its family's
+    stem can be written for its numbers (a stem may name what only a drawn option needs, and
+    then this problem has none: a card asks the whole question)."""
+    from quizgen.render.jinja import TemplateError
+
+    if choices:
+        return writer.mcq_stem(params, gpu, solved, lang, pid)
+    if not fam.main_answer:
+        return ""
+    try:
+        return writer.mcq_stem(params, gpu, solved, lang, pid)
+    except TemplateError:
+        return ""
 
 
 def generate_worked(cell: str, *, level: int = 1, seed: int = 0, lang: str = DEFAULT_LANG,
                     gpu: str | None = None) -> Problem:
-    """`generate_one` without the multiple-choice parts: the problem as a worked solution."""
+    """`generate_one` without the multiple-choice options: the problem as a worked solution."""
     return generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu, mcq=False)
 
 

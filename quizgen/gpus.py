@@ -39,6 +39,17 @@ INT_FIELDS: dict[str, int] = {
 }
 
 
+#: Fields that hold a text (the others are whole numbers, and `smem_carveout_kb` a list of KB).
+TEXT_FIELDS = ("name", "compute_capability", "description", "base", "peak_source")
+
+
+def field_kinds() -> dict[str, str]:
+    """Every field a GPU has (what the catalogue, a GPU file and ``--set`` may give), by the kind
+    of value it takes: "int" (its least value in `INT_FIELDS`, else 0), "text" or "kb_list"."""
+    return {f.name: ("kb_list" if f.name == "smem_carveout_kb" else
+                     "text" if f.name in TEXT_FIELDS else "int") for f in dataclasses.fields(GPU)}
+
+
 @dataclass(frozen=True, slots=True)
 class GPU:
     """Per-SM facts of one GPU, under the canonical field names."""
@@ -79,6 +90,13 @@ class GPU:
         if not (self.peak_fp32_gflops and self.mem_bandwidth_gbs):
             return None
         return Fraction(self.peak_fp32_gflops, self.mem_bandwidth_gbs)
+
+    @property
+    def dual_issue(self) -> bool:
+        """Whether one warp scheduler can issue two independent instructions of a warp in one
+        cycle: two dispatch units per scheduler on Kepler, Maxwell and Pascal (cc 3.x to 6.x;
+        the architectures' whitepapers), one on Fermi GF100 (cc 2.0) and from Volta on."""
+        return 3 <= self.cc_major <= 6
 
     @property
     def max_threads_per_sm(self) -> int:

@@ -126,7 +126,8 @@ def make_class(folder: Path, recipe: dict, roster: list[tuple[str, str]],
                fill: Fill = right_answer) -> ClassFiles:
     """Plan `recipe` (an exam recipe's table) for `roster` ((name, roll) pairs), write its
     manifest and the answer sheet with every box as `fill` says (no Typst, no PDFs)."""
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.generator import generate_one
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -136,17 +137,16 @@ def make_class(folder: Path, recipe: dict, roster: list[tuple[str, str]],
     manifest.write_text(plan.manifest_text(), encoding="utf-8")
     rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
     header = rows[0]
-    for row, student in zip(rows[1:], plan.manifest["students"]):
-        for question in student["questions"]:
+    for row, paper in zip(rows[1:], plan.manifest.students):
+        for question in paper.questions:
             for box, right in question["answers"].items():
                 column = f"Q{question['number']}.{box}"
                 if column in header:
-                    row[header.index(column)] = fill(student["roll"], question["number"], box,
-                                                     right)
+                    row[header.index(column)] = fill(paper.roll, question["number"], box, right)
     answers = folder / "answers.csv"
     with answers.open("w", encoding="utf-8", newline="") as fh:
         csv.writer(fh).writerows(rows)
-    return ClassFiles(folder, manifest, answers, plan.manifest)
+    return ClassFiles(folder, manifest, answers, plan.manifest.to_dict())
 
 
 #: The shared class's exam: two questions of different rooms (occupancy, warps).
@@ -192,10 +192,11 @@ def with_answer_grid(manifest: dict) -> dict:
     import json
 
     from quizgen.export import bubbles
-    from quizgen.export.sheet import _scan_layout, parse_exam_recipe
+    from quizgen.export.sheet.layout import scan_layout
+    from quizgen.recipes import parse_exam_recipe
 
     data = json.loads(json.dumps(manifest))
-    data["scan"] = _scan_layout(parse_exam_recipe(data["recipe"]), "a4")
+    data["scan"] = scan_layout(parse_exam_recipe(data["recipe"]), "a4")
     labels = {"bubble_sign": "-", "bubble_as": "as", "bubble_percent": "%",
               "bubble_fraction": "f", "bubble_choose": "choose"}
     grid = bubbles.box_grid("fraction", 0.5, labels)

@@ -21,6 +21,7 @@ from quizgen.cli import app
 from quizgen.errors import QuizgenError
 from quizgen.export.anki import intro
 from quizgen.kernels import KERNEL_DIR
+from quizgen.languages import LANGS
 from quizgen.generator import CELLS, generate_one
 from quizgen.render import phrases
 from quizgen.render.jinja import TemplateError
@@ -62,6 +63,20 @@ CALCULATORS = [
     "waves --gpu a100 --grid 1000 --blocks-per-sm 4",
     "bound --load-bytes 16 --store-bytes 4 --flops 10 --load-latency 400",
     "bound --load-bytes 4 --flops 400",
+    "divergence --if threadIdx.x<40||threadIdx.x>=104 --block 128 --grid 8",
+    "divergence --if i%2==0 --let i=blockIdx.x*blockDim.x+threadIdx.x --n 1000 --exit i>=n "
+    "--block 256 --grid 4 --warp 3,7 --costs 20,12",
+    "divergence --if threadIdx.x<16 --block 100 --warp 3",
+    "divergence --loop 5-(i%3) --let i=threadIdx.x --block 256 --iteration 4 --warp 2",
+    "divergence --loop threadIdx.x --block 64",
+    "divergence --loop 2+threadIdx.x/32 --block 128",
+    "divergence --reduction interleaved --block 256 --grid 4 --iteration 3",
+    "divergence --reduction sequential --block 96",
+    "barrier --arrivals 2.0,2.3,3.0,2.8,2.4,1.9,2.6,2.9 --unit µs",
+    "barrier --arrivals 500,740,920 --weights 32,32,8",
+    "barrier --read t^1 --block 32",
+    "barrier --read t --block 64",
+    "barrier --read (t+32)%blockDim.x --block 128",
 ]
 
 
@@ -79,7 +94,7 @@ def solution_texts(problem) -> None:
 
 
 def run(args: str) -> None:
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         result = CliRunner().invoke(app, [*args.split(), "--lang", lang])
         if isinstance(result.exception, AssertionError):
             raise result.exception
@@ -100,10 +115,11 @@ def grade_a_class(tmp: Path) -> None:
 
     import test_class_of_40 as c40
 
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.grade.grader import grade_class
 
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         roster = [Student(f"Student {roll}", roll) for roll, *_ in c40.CLASS]
         plan = plan_exam(parse_exam_recipe({**c40.RECIPE, "lang": lang}), roster, None,
                          generate=c40.fixed_problem)
@@ -164,7 +180,7 @@ def grade_remarks(tmp: Path) -> None:
             for key, value in data["answers"].items():
                 kind = data["answer_specs"][key]["kind"]
                 problems.setdefault(kind, (data, key))
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for data, key in problems.values():
             for text in ("(1, 2)", "maybe", "registers", "warps, registers, blocks", "nothing"):
                 check_answer(data, key, text, lang=lang)
@@ -189,7 +205,7 @@ def grade_remarks(tmp: Path) -> None:
     issues += read_answer_sheet(tmp / "sep.csv").issues
     too_long = "x" * (csv.field_size_limit() + 1)      # a field the CSV reader refuses
     _records(io.StringIO(f"name\n{too_long}\n"), ",", 0, issues)
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         graded = grade_class_results(tmp)
         student = graded[0]
         wrong = next(b for s in graded for b in s.boxes if b.check.status == "wrong")
@@ -201,7 +217,7 @@ def grade_remarks(tmp: Path) -> None:
             Override(5, owner.roll, wrong.column, None, wrong.check.answer, "a reason")],
             lang=lang)
     remarks += [issue.message for issue in issues]
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for remark in remarks:
             note_text(remark, lang)
 
@@ -219,7 +235,7 @@ def library_only() -> None:
     """Phrases that only a library call (no command or family) renders, by their call sites."""
     from quizgen import get_gpu, launch_config
     from quizgen.engine import inverse
-    from quizgen.export.lms.words import _misconception_feedback
+    from quizgen.export.lms.words import misconception_feedback
     from quizgen.render.solution import step_context
     from quizgen.render.writers.exact import inverse_whys
 
@@ -232,7 +248,7 @@ def library_only() -> None:
                            inverse.max_smem_for_blocks(gpu, cfg, 4, model=model),
                            inverse.max_smem_for_blocks(gpu, cfg, 4, model=model, dynamic=True)):
                 answers += [(gpu, answer.steps), (gpu, inverse_whys(answer.steps))]
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for gpu, steps in answers:      # their whys, as a worked solution fills them
             for step in steps:
                 if step.why and phrases.has(lang, "why", step.why):
@@ -240,7 +256,7 @@ def library_only() -> None:
                         phrases.phrase(lang, "why", step.why, step_context(step, gpu.to_dict()))
                     except TemplateError:    # a why this step's numbers do not fill: checked above
                         pass
-        _misconception_feedback(lang, "a_trap_without_a_phrase", "")
+        misconception_feedback(lang, "a_trap_without_a_phrase", "")
         for T in (256, 1000):      # OccupancyExactFamily.real_note's sentence
             phrases.phrase(lang, "real-gpu", "exact_largest", {"T": T})
 
@@ -249,7 +265,7 @@ def templated() -> set[tuple[str, str, str, int]]:
     """Every variant that is a Jinja template (the ``[*-label]`` tables' ``{name}`` placeholders
     are for str.format: Jinja prints them as written)."""
     out = set()
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for section, table in phrases.book(lang).items():
             for key, value in table.items():
                 if not isinstance(value, (str, list)):    # a setting, not a phrase
@@ -311,7 +327,7 @@ def _sample_contexts(text: str):
 def main(seeds: int) -> None:
     assert phrases.CHECK, "run with QUIZGEN_CHECK_PHRASES=1"
     todo = cases(seeds)
-    for lang in phrases.LANGS:
+    for lang in LANGS:
         for cell, level, seed, gpu in todo:
             try:
                 problem = generate_one(cell, level=level, seed=seed, lang=lang, gpu=gpu)
@@ -324,7 +340,7 @@ def main(seeds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         grade_a_class(Path(tmp))
         grade_remarks(Path(tmp))
-        for lang in phrases.LANGS:
+        for lang in LANGS:
             out = Path(tmp) / f"bank-{lang}.xml"
             run_once(["export", "occupancy-basics", "--format", "moodle", "--variants", "1",
                       "--lang", lang, "--out", str(out)])
@@ -335,7 +351,7 @@ def main(seeds: int) -> None:
     # A variant no flow above reached is rendered with the contexts its section's phrases were
     # rendered with (a call site fills all keys of a section alike, e.g. the notes of a failed
     # launch); counted only where it renders text.
-    lazies = {v.where: v for lang in phrases.LANGS for entry in phrases._entries(lang).values()
+    lazies = {v.where: v for lang in LANGS for entry in phrases._entries(lang).values()
               for v in entry[0] if v.__class__ is phrases._Lazy}
     for where in sorted(templated() - phrases.CHECKED):
         for context in phrases.CONTEXTS.get(where[:2], []):

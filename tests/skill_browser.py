@@ -123,7 +123,8 @@ async function noScript(card) {
       steps: !!doc.querySelector('[data-v="1"] details.qz-fold ol.qz-steps li'),
       summary: visible(doc.querySelector('[data-v="1"] details.qz-fold > summary')),
       imgs: [...doc.querySelectorAll('[data-v="1"] img')].map((img) => [img.naturalWidth, visible(img)]),
-      typeBox: visible(doc.querySelector(".qz-type")),
+      typeBox: visible(doc.querySelector("#typeans")),
+      comparison: doc.querySelector("code#typeans") ? doc.querySelector("code#typeans").textContent : null,
     };
     f.remove();
   }
@@ -131,14 +132,12 @@ async function noScript(card) {
 }
 
 async function main() {
-  const result = { cards: [], checks: [], typed: [] };
+  const result = { cards: [], checks: [] };
   for (const card of CARDS) {
     const entry = { id: card.id, days: [], typeset: [], noscript: null };
     for (let d = 0; d < PLAN.days; d++) {
       FAKE_NOW = PLAN.base + d * PLAN.dayMs + (PLAN.hours[d % PLAN.hours.length] || 0) * 3600000;
-      window.qzSkillTyped = undefined;            // AnkiDroid, AnkiMobile: nothing kept
       const front = shown(setQA(card.q));
-      window.qzSkillTyped = undefined;
       const back = shown(setQA(card.a));
       entry.days.push([front, back]);
       if (d < PLAN.typesetDays) entry.typeset.push(Object.assign({ v: back.shown }, await typeset(document.getElementById("qa"))));
@@ -146,27 +145,6 @@ async function main() {
     entry.noscript = await noScript(card);
     result.cards.push(entry);
   }
-  // Anki desktop keeps the page across the flip: type on the front, read the verdict on the back.
-  for (const t of PLAN.typed) {
-    const card = CARDS.find((c) => c.id === t.card);
-    FAKE_NOW = PLAN.base + t.day * PLAN.dayMs;
-    if (t.desktop) window.pycmd = () => null; else delete window.pycmd;
-    const day = setQA(card.q).querySelector(".qz-skill").getAttribute("data-shown");
-    for (const text of t.forms[day]) {
-      const qa = setQA(card.q);
-      const input = qa.querySelector(".qz-typed");
-      const box = visible(qa.querySelector(".qz-type"));
-      const v = qa.querySelector(".qz-skill").getAttribute("data-shown");
-      if (box) { input.value = text; input.dispatchEvent(new Event("input")); }
-      const after = setQA(card.a);
-      const checked = after.querySelector(".qz-checked");
-      result.typed.push({ card: t.card, day: t.day, desktop: !!t.desktop, expect: t.expect, text, box, v,
-                          back: after.querySelector(".qz-skill").getAttribute("data-shown"),
-                          verdict: checked && !checked.hidden ? checked.getAttribute("data-verdict") : null,
-                          message: checked ? checked.textContent : "" });
-    }
-  }
-  delete window.pycmd;
   for (const c of PLAN.checks) result.checks.push(window.qzAnswer.check(c[0], c[1], c[2], c[3], c[4]));
   document.getElementById("qz-result").textContent = JSON.stringify(result);
 }
@@ -176,11 +154,12 @@ main().catch((e) => { document.getElementById("qz-result").textContent = "ERROR 
 
 
 def run_page(cards: list[dict], media_dir: str | Path, *, days: int, typeset_days: int = 0,
-             hours: list[int] | None = None, typed: list[dict] | None = None,
-             checks: list[list] | None = None, timeout: float = 180) -> dict:
-    """Load one page with every card and plan in Chromium; return what the page measured."""
+             hours: list[int] | None = None, checks: list[list] | None = None,
+             timeout: float = 180) -> dict:
+    """Load one page with every card and plan in Chromium; return what the page measured.
+    Each card's sides are HTML as Anki desktop shows them (the type-in box filled in)."""
     plan = {"base": BASE_MS, "dayMs": DAY_MS, "days": days, "typesetDays": typeset_days,
-            "hours": hours or [0], "typed": typed or [], "checks": checks or []}
+            "hours": hours or [0], "checks": checks or []}
     text = (PAGE.replace("__MATHJAX__", mathjax_url())
             .replace("__CARDS__", _script_json(cards)).replace("__PLAN__", _script_json(plan)))
     page = Path(media_dir) / "skill-harness.html"

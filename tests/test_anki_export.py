@@ -252,6 +252,74 @@ def test_guids_come_from_problems_not_text_or_seed(tmp_path):
     assert theirs - mine
 
 
+def test_a_deck_for_another_gpu_shares_the_notes_that_do_not_depend_on_the_gpu(tmp_path):
+    """The default deck and the same recipe built for the A100, imported into one collection:
+    a problem that does not depend on the GPU (the warps of a block, a divergence split, and an
+    SM's efficiency where the A100 has the textbook's warps and schedulers) is one note, with
+    the default deck's GUID; one that depends on it (occupancy) is a note per GPU."""
+    recipe = small_recipe(cells=["W-A", "W-B", "W-C", "W-G", "W-H", "OCC-6", "OCC-2"],
+                          levels=[1, 2, 3], per_cell=2, kinds=["numeric", "mcq"])
+    home, a100 = tmp_path / "default.apkg", tmp_path / "a100.apkg"
+    A.build_deck(recipe, home, timestamp=T0)
+    A.build_deck(apply_overrides(recipe, gpu="a100"), a100, timestamp=T0 + 60)
+    col = new_collection(tmp_path)
+    try:
+        first = import_apkg(col, home)
+        second = import_apkg(col, a100)
+        home_guids = set(guids_and_mods(home, tmp_path))
+        by_question: dict[tuple, list[str]] = {}
+        added = set()
+        for nid in col.find_notes("tag:quizgen::cell::*"):
+            note = col.get_note(nid)
+            cell = next(t for t in note.tags if "::cell::" in t).rsplit("::", 1)[1]
+            by_question.setdefault((note.mid, note.fields[0]), []).append(cell)
+            if note.guid not in home_guids:
+                added.add(cell)
+        twice = [cells for cells in by_question.values() if len(cells) > 1]
+        assert not twice, twice                         # no question asked by two notes
+        assert len(first.new) == len(home_guids)
+        assert len(second.updated) + len(second.duplicate) >= 20
+        assert added == {"OCC-2"}                       # only the GPU's own problems are new
+    finally:
+        col.close()
+
+
+def test_a_type_in_card_asks_only_the_answer_its_box_takes(tmp_path):
+    """A numeric card takes one answer (the main one), so its question asks that one: the
+    family's one-answer stem (the multiple-choice card's question), not the whole problem's
+    list of asks ("blocks/SM, active warps and occupancy, and the limiter"), on the front and
+    the back, for every cell in both languages."""
+    from html import unescape
+
+    from quizgen.render.cards import question_html
+
+    recipe = small_recipe(cells="all", levels=[1, 2, 3], per_cell=1, lang="both",
+                          kinds=["numeric"])
+    problems = {(i.problem.id, i.problem.lang): i.problem for i in A.deck_items(recipe)
+                if i.kind == "numeric"}
+    out = tmp_path / "numeric.apkg"
+    A.build_deck(recipe, out, timestamp=T0)
+    col = new_collection(tmp_path)
+    plain = lambda html: " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # noqa: E731
+    try:
+        import_apkg(col, out)
+        shorter = 0
+        for cid in col.find_cards(f'"note:{A.MODEL_NAMES["numeric"]}"'):
+            card = col.get_card(cid)
+            lang = next(t for t in card.note().tags if "::lang::" in t).rsplit("::", 1)[1]
+            problem = problems[card.note()["Source"].rsplit(" · ", 1)[-1], lang]
+            assert problem.mcq_stem, problem.id              # every family writes one
+            asked = plain(card.note()["Question"])
+            assert asked == plain(question_html(problem, stem=True))
+            assert asked in plain(card.question()) and asked in plain(card.answer())
+            if plain(question_html(problem)) != asked:
+                shorter += 1
+                assert plain(question_html(problem)) not in plain(card.question())
+        assert len(problems) >= 60 and shorter >= len(problems) // 2
+    finally:
+        col.close()
+
+
 def test_failed_build_leaves_no_file(tmp_path):
     calls = []
 
@@ -312,7 +380,7 @@ def test_the_private_genanki_method_the_notes_override_is_still_there_and_called
 
     import genanki
 
-    from quizgen.export.anki.shared import _note_class
+    from quizgen.export.anki.shared import note_class
 
     assert callable(getattr(genanki.Note, "_check_invalid_html_tags_in_fields", None))
     assert "self._check_invalid_html_tags_in_fields()" in inspect.getsource(genanki.Note.write_to_db)
@@ -321,7 +389,7 @@ def test_the_private_genanki_method_the_notes_override_is_still_there_and_called
         genanki.Note(model=A.note_model("concept"), fields=fields)._check_invalid_html_tags_in_fields()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _note_class()(model=A.note_model("concept"), fields=fields)._check_invalid_html_tags_in_fields()
+        note_class()(model=A.note_model("concept"), fields=fields)._check_invalid_html_tags_in_fields()
 
 
 def test_note_type_ids_are_fixed_and_distinct():
@@ -525,13 +593,13 @@ def test_repeat_check_key_before_generating_is_the_problems_own_key():
                         problem = generate_one(cell, level=level, seed=seed, lang="en", gpu=gpu)
                     except QuizgenError:
                         continue
-                    assert cheap(slot, seed) == P._same_problem_key(problem), (cell, level, seed, gpu)
+                    assert cheap(slot, seed) == P.same_problem_key(problem), (cell, level, seed, gpu)
 
 
 def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts():
     """Skill notes take their variants from `generate_worked`: the very problem `generate_one`
-    gives (same numbers, words, figure and specs), minus the options and stem no skill card
-    shows, so the deck's repeat check treats both sources alike."""
+    gives (same numbers, words, figure, specs and one-answer stem), minus the options no skill
+    card shows, so the deck's repeat check treats both sources alike."""
     import dataclasses
 
     from quizgen.generator import CELLS, generate_one, generate_worked
@@ -543,11 +611,14 @@ def test_a_skill_variant_is_the_same_problem_without_its_multiple_choice_parts()
         for level in (1, 2, 3):
             full = generate_one(cell, level=level, seed=3, lang="hinglish")
             worked = generate_worked(cell, level=level, seed=3, lang="hinglish")
-            assert worked.choices == [] and worked.mcq_stem == ""
+            # the stem of the one answer a card can type stays; a concept's (its options') goes
+            assert worked.choices == [] and worked.mcq_stem == (full.mcq_stem if full.main_answer
+                                                                else "")
             with_choices += bool(full.choices)
-            assert dataclasses.replace(full, choices=[], mcq_stem="") == worked, (cell, level)
+            assert dataclasses.replace(full, choices=[], mcq_stem=worked.mcq_stem) == worked, \
+                (cell, level)
             slot = Slot(cell, level, 0, "hinglish", None, 3)
-            assert P._cheap_key(generate_worked)(slot, 3) == P._same_problem_key(worked)
+            assert P._cheap_key(generate_worked)(slot, 3) == P.same_problem_key(worked)
     assert with_choices > len(CELLS)      # the full problems did have options to leave out
 
 

@@ -137,17 +137,3 @@ def test_a_record_without_specs_takes_its_family_declaration_or_its_values():
                                              "pick": "a"}}
     assert {k: s.kind for k, s in record_specs(unknown).items()} == \
         {"n": "real", "ok": "yes_no", "why": "limits", "at": "coords", "pick": "choice"}
-
-
-def test_the_grader_still_answers_to_its_old_names():
-    """Modules that asked the grader what an answer is keep working while they move."""
-    import importlib
-
-    from quizgen.problems import records, specs
-
-    carry, compare, parse = (importlib.import_module(f"quizgen.grade.{m}")
-                             for m in ("carry", "compare", "parse"))
-
-    assert carry.record_specs is records.record_specs
-    assert compare.KINDS is specs.COMPARE_KINDS and compare.COUNT_UNITS is specs.COUNT_UNITS
-    assert parse.canonical_unit is specs.canonical_unit and parse.UNITS is specs.UNITS

@@ -78,7 +78,9 @@ def test_twenty_thousand_problems_say_only_what_applies():
         floor_notes = variants(lang, "note", "floor_drops")
         for cell in CELLS:
             fam = family(cell)
-            whys = variants(lang, cell, "correct") or variants(lang, "misconception", "correct")
+            # the cell's own reasons (a case of it may have its own: "correct_threads")
+            whys = {v for key in book(lang).get(cell, {}) if key.startswith("correct")
+                    for v in variants(lang, cell, key)} or variants(lang, "misconception", "correct")
             for level in LEVELS:
                 for seed in range(SEEDS):
                     p = generate_one(cell, level=level, seed=seed, lang=lang)

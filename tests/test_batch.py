@@ -16,10 +16,13 @@ def _launches(n: int, seed: int = 3):
     for _ in range(n):
         gpu = get_gpu(rng.choice(preset_names()))
         block = rng.choice([None, [rng.choice([8, 16, 32, 64]), rng.randint(1, 8), 1]])
-        cfg = launch_config(None if block else rng.randint(1, 1100), rng.randint(0, 255),
-                            rng.choice([0, rng.randint(0, 60000)]), rng.choice([0, rng.randint(0, 200000)]),
-                            rng.choice([None, True, rng.randint(0, 200000)]),
-                            rng.choice([-1, rng.randint(0, 100)]), rng.randint(0, 3), block)
+        threads, regs = None if block else rng.randint(1, 1100), rng.randint(0, 255)
+        smem, dyn = rng.choice([0, rng.randint(0, 60000)]), rng.choice([0, rng.randint(0, 200000)])
+        optin, carveout = rng.choice([None, True, rng.randint(0, 200000)]), rng.choice([-1, rng.randint(0, 100)])
+        # as the GPU can be asked: its per-thread register cap, no carveout before cc 7.0
+        regs = regs if gpu.is_textbook else regs % (gpu.max_regs_per_thread + 1)
+        carveout = carveout if not 0 < gpu.cc_major < 7 else -1
+        cfg = launch_config(threads, regs, smem, dyn, optin, carveout, rng.randint(0, 3), block)
         yield gpu, cfg, rng.choice([None, "textbook", "exact"])
 
 

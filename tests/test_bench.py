@@ -17,6 +17,7 @@ from conftest import REFERENCE_LOOP_S, REPO
 EVERY_BENCHMARK = ("machine:", "CLI start: quizgen --help", "CLI: one quizgen occupancy",
                    "generate + solve + worked solution (hinglish)",
                    "generate + solve + worked solution (en)", "occupancy --batch",
+                   "code engine: a condition over",
                    "deck end to end", "deck build peak memory", "default deck: `quizgen deck`",
                    "exam: 3 students", "exam peak memory", "exam CPU time",
                    "grading ",           # "grading 3,008 answers": the count follows the exam

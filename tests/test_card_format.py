@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from quizgen.export import cards as C
+from quizgen.export.anki import typed as C
 from quizgen.generator import generate_one
 
 

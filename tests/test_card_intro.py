@@ -10,10 +10,11 @@ import pytest
 
 from quizgen.export import anki as A
 from quizgen.export.anki import intro
-from quizgen.export.anki.layout import FigureMedia
+from quizgen.render.cards import FigureMedia
 from quizgen.recipes import apply_overrides, load_deck_recipe, plan_slots, recipe_from_dict
 from quizgen.render import figures
-from quizgen.render.phrases import labels, language_name
+from quizgen.render.phrases import labels
+from quizgen.languages import language_name
 
 from test_anki_export import T0, import_apkg, new_collection
 

@@ -17,7 +17,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 
 from browser import Browser, chromium_path
 from quizgen.export import anki as A
-from quizgen.export import cards as C
+from quizgen.export.anki import typed as C
 from quizgen.export.anki import typed as T
 from quizgen.recipes import recipe_from_dict
 
@@ -95,8 +95,10 @@ FIGURES_ONLY = (".qa{display:inline-block;width:380px;vertical-align:top}"
                 ".qa .qz>*:not(.qz-figure){display:none!important}")
 
 
-#: A mark that each kind of figure draws (lids, warp grid, divergence, waves, curves).
-FIGURE_KINDS = ("qz-bar", "data-warp", "qz-live", "qz-wave", "qz-curve")
+#: A mark that each kind of figure draws (lids, warp grid, divergence, waves, curves; lanes by
+#: path, a reduction's divergent warps, waits at a barrier).
+FIGURE_KINDS = ("qz-bar", "data-warp", "qz-live", "qz-wave", "qz-curve", "qz-lane-", "qz-divergent",
+                "qz-wait")
 
 
 def test_figures_are_visible_in_every_anki_and_system_theme(browser, collection):
@@ -148,7 +150,7 @@ TYPED = recipe_from_dict({"name": "typed", "deck": "quizgen::Typed", "cells": "a
 
 
 def _pct(value: Fraction, places: int | None) -> str:
-    return T._decimal_text(value * 100, None if places is None else max(places - 2, 0))
+    return T.decimal_text(value * 100, None if places is None else max(places - 2, 0))
 
 
 def answer_forms(problem) -> tuple[list[str], list[str]]:
@@ -183,12 +185,12 @@ def answer_forms(problem) -> tuple[list[str], list[str]]:
         if exact * 100 > 1:
             right.append(_pct(exact, typed.places))          # a bare 37.5 can only be a percent
         if typed.places is None and exact.denominator > 10_000:
-            right.append(T._decimal_text(exact, 4))          # within the grader's 0.0005
-        wrong = [T._decimal_text(exact + Fraction(1, 50) if exact < Fraction(1, 2)
+            right.append(T.decimal_text(exact, 4))          # within the grader's 0.0005
+        wrong = [T.decimal_text(exact + Fraction(1, 50) if exact < Fraction(1, 2)
                                  else exact - Fraction(1, 50), None), "8 blocks"]
     else:
         right += [typed.text + "x", typed.text + " ×"] if typed.kind == "ratio" else []
-        wrong = [T._decimal_text(exact + Fraction(1, 10), 3)]
+        wrong = [T.decimal_text(exact + Fraction(1, 10), 3)]
     return right, wrong
 
 

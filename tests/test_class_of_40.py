@@ -25,7 +25,8 @@ from fractions import Fraction
 
 import pytest
 
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import plan_exam
+from quizgen.recipes import Student, parse_exam_recipe
 from quizgen.grade.grader import grade_class
 from quizgen.problems import family, resolve_named_gpu, spec_dicts
 from quizgen.render.writers import writer_for
@@ -153,7 +154,7 @@ def graded(tmp_path_factory):
 
 def test_the_key_is_the_hand_worked_one(graded):
     manifest, _ = graded
-    for question in manifest["students"][0]["questions"]:
+    for question in manifest.students[0].questions:
         key = KEY[question["cell"]]
         assert {k: question["answers"][k] for k in key} == key
 

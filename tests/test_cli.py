@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 
 import pytest
+
+from quizgen.problems import CELLS
 from typer.testing import CliRunner
 
 from conftest import REPO
@@ -134,7 +137,7 @@ def test_readme_main_job_builds_the_default_deck(tmp_path):
     deck = tmp_path / out_name
     assert deck.is_file() and deck.stat().st_size > 10_000
     summary = result.stdout.strip().splitlines()[-1]
-    assert re.match(r"\d+ notes, \d+ cards, 32 cells", summary), summary
+    assert re.match(rf"\d+ notes, \d+ cards, {len(CELLS)} cells", summary), summary
 
 
 def _readme_calculator_lines() -> list[str]:
@@ -154,7 +157,7 @@ def test_readme_calculator_examples_run(tmp_path):
     lines = _readme_calculator_lines()
     assert len(lines) >= 9
     for command in lines:
-        args = command.split()[1:]
+        args = shlex.split(command)[1:]          # as a shell reads the line (quoted conditions)
         result = subprocess.run([sys.executable, "-m", "quizgen", *args], cwd=tmp_path,
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, (command, result.stderr)

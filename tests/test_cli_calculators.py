@@ -66,7 +66,7 @@ SEED_CASES = [
      {"thread.linear_index": 70, "thread.warp_id": 2, "thread.lane": 6}),
     # seed 001 Ex 6: W = 1 cannot be hidden: 400 warps per scheduler (the seed's count), and the
     # textbook SM's 4 schedulers each need their own (shared physics: 1600, not 400)
-    ("001-ex6", ["latency", "--latency", "400", "--work", "1"],
+    ("001-ex6", ["latency", "--latency", "400", "--work", "1", "--stall", "memory"],
      {"warps_per_scheduler": 400, "warps_needed": 1600, "max_warps": 64, "memory_bound": True,
       "degenerate": True}),
     ("001-ex6-one-scheduler", ["latency", "--latency", "400", "--work", "1", "--schedulers", "1"],
@@ -201,7 +201,7 @@ TEXT_CASES = [
      ["32×8×1", "29 × 32 = 928 ≥ 900 > 896 = 28 × 32"]),
     (["latency", "--latency", "400", "--work", "20", "--schedulers", "4"],
      ["4·20 = 80", "= 16 warps", "4 × ⌈20/2⌉ = 40"]),
-    (["latency", "--latency", "400", "--work", "1"], ["4 × 400 = 1,600 > 64 ✗", "memory-bound"]),
+    (["latency", "--latency", "400", "--work", "1", "--stall", "memory"], ["4 × 400 = 1,600 > 64 ✗", "memory-bound"]),
     (["latency", "--latency", "300", "--resident", "600", "--max-warps", "1024"],
      ["η(600) = 100%", "300"]),
     (["divergence", "--branch", "20:30", "--branch", "12:30"],

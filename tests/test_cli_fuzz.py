@@ -245,7 +245,8 @@ def _run(args: list[str], stdin: bytes) -> tuple[object, str]:
 
 
 def _exam():
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.generator import generate_one
 
     recipe = {"title": "Fuzz", "lang": "en", "seed": 3,

@@ -193,3 +193,90 @@ def test_help_documents_every_option(command, options):
     for option in options:
         assert option in result.stdout
     assert "Example: quizgen " + command in result.stdout
+
+
+def _counting(monkeypatch, manifest):
+    """Count the opens of `manifest` (by any route: open, Path.read_text, the size-limited
+    reader) and the class analyses made, while a command runs in this process."""
+    import builtins
+    import io
+
+    from quizgen.grade.analysis import ClassAnalysis
+
+    seen = {"reads": 0, "analyses": 0}
+    target = os.path.realpath(manifest)
+    real_open, real_init = io.open, ClassAnalysis.__init__
+
+    def counting_open(file, *args, **kwargs):
+        if isinstance(file, (str, bytes, os.PathLike)) and os.path.realpath(file) == target:
+            seen["reads"] += 1
+        return real_open(file, *args, **kwargs)
+
+    def counting_init(self, *args, **kwargs):
+        seen["analyses"] += 1
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr(ClassAnalysis, "__init__", counting_init)
+    return seen
+
+
+def test_grade_reads_the_manifest_once_and_analyses_the_class_once(exam, monkeypatch):
+    out, follow = exam["dir"] / "graded", exam["dir"] / "follow"
+    overrides = exam["dir"] / "overrides.csv"
+    overrides.write_text("roll,box,points,reason\nB2,Q1.occupancy,1,partly right\n",
+                         encoding="utf-8")
+    seen = _counting(monkeypatch, exam["manifest"])
+    result = runner.invoke(app, ["grade", str(exam["manifest"]), str(exam["answers"]), "--out",
+                                 str(out), "--lms", "moodle", "--remedial", str(follow),
+                                 "--overrides", str(overrides), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert seen == {"reads": 1, "analyses": 1}
+    # everything the one read and the one analysis feed was written
+    assert (out / "moodle-grades.csv").is_file() and (out / "class-report.html").is_file()
+    assert sorted(p.name for p in follow.glob("*.apkg")) == ["A1.apkg", "B2.apkg", "class.apkg"]
+
+    seen.update(reads=0, analyses=0)
+    again = runner.invoke(app, ["regrade", str(exam["manifest"]), str(exam["answers"]), "--out",
+                                str(out), "--overrides", str(overrides), "--quiet"])
+    assert again.exit_code == 0, again.output
+    assert seen == {"reads": 1, "analyses": 1}
+
+
+def _roster(path, rows) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([["Roll No", "Name"], *rows])
+
+
+def test_grading_the_roster_instead_of_the_answers_is_refused(exam):
+    """The class list given where the filled answer sheet belongs: every box would be 'missing'
+    and everyone 0. One line, exit 2, nothing written."""
+    roster = exam["dir"] / "class.csv"
+    _roster(roster, [["A1", "Asha"], ["B2", "Ravi"]])
+    out = exam["dir"] / "g"
+    result = runner.invoke(app, ["grade", str(exam["manifest"]), str(roster), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().count("\n") == 0
+    assert "class.csv" in result.stderr and "roster" in result.stderr
+    assert "answers.csv" in result.stderr and not out.exists()
+    # the same through regrade: the earlier results stay as they were
+    graded = exam["dir"] / "graded"
+    assert runner.invoke(app, ["grade", str(exam["manifest"]), str(exam["answers"]), "--out",
+                               str(graded)]).exit_code == 0
+    before = (graded / "results.csv").read_bytes()
+    again = runner.invoke(app, ["regrade", str(exam["manifest"]), str(roster), "--out", str(graded)])
+    assert again.exit_code == 2 and "roster" in again.stderr
+    assert (graded / "results.csv").read_bytes() == before
+    assert not (graded / "history").exists() or not any((graded / "history").iterdir())
+
+
+def test_a_missing_input_is_named_before_the_output_folder(exam):
+    out = exam["dir"] / "graded"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")     # an existing, non-empty folder
+    for manifest, answers, named in ((exam["manifest"], exam["dir"] / "nope.csv", "nope.csv"),
+                                     (exam["dir"] / "nope.json", exam["answers"], "nope.json")):
+        result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out)])
+        assert result.exit_code == 2
+        assert named in result.stderr and "--force" not in result.stderr, result.stderr

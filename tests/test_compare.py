@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quizgen.errors import QuizgenError
-from quizgen.grade.compare import KINDS, Verdict, compare
+from quizgen.grade.compare import Verdict, compare
 from quizgen.grade.notes import note_text
 from quizgen.grade.parse import parse_answer
 

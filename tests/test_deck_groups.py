@@ -8,7 +8,8 @@ import pytest
 from quizgen.export.anki import deck_name
 from quizgen.generator import CELLS
 from quizgen.recipes import load_deck_recipe
-from quizgen.render.phrases import LANGS, labels
+from quizgen.render.phrases import labels
+from quizgen.languages import LANGS
 
 
 @pytest.mark.parametrize("lang", LANGS)

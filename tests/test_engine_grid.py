@@ -88,4 +88,7 @@ def test_formulas_agree_with_sympy_and_phrases_cover_steps():
     steps = []
     for G in (40, 2000, 1280, 700, 640, 1279):
         steps += waves(G, 80, 8, explain=True).steps
+    # a whole grid's threads and warps: by blocks (1D and gridDim x,y,z) and by elements
+    steps += grid.grid_count("30,30", "4,2", explain=True).steps
+    steps += grid.grid_count(512, elements=2000, explain=True).steps
     check_steps(steps, grid.FORMULAS)

@@ -15,7 +15,8 @@ import pytest
 
 from quizgen.errors import QuizgenError
 from quizgen.export import sheet
-from quizgen.export.sheet import Student, build_exam, load_exam_recipe, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import build_exam, plan_exam
+from quizgen.recipes import Student, load_exam_recipe, parse_exam_recipe
 from quizgen.grade.grader import question_points
 from quizgen.generator import generate_one
 
@@ -33,7 +34,7 @@ def test_points_per_box():
     assert first.answers == ("blocks_per_sm", "occupancy") and first.total == 6
     assert recipe.total_points == 9
     plan = plan_exam(recipe, None, 1, generate=occupancy_problem)
-    q1, q2 = plan.manifest["students"][0]["questions"]
+    q1, q2 = plan.manifest.students[0].questions
     assert q1["points"] == {"blocks_per_sm": 2, "occupancy": 4}
     assert question_points(q1["points"], q1["asked"]) == {"blocks_per_sm": 2, "occupancy": 4}
     assert question_points(q2["points"], q2["asked"]) == {k: Fraction(1) for k in q2["asked"]}
@@ -107,7 +108,7 @@ def test_no_title_that_names_the_answer(printed):
 
 def _survey_default(versions: int):
     recipe = load_exam_recipe(MIDTERM)
-    exam = sheet._Exam(recipe, None, versions, generate=generate_one, paper="a4", practice=False,
+    exam = sheet.build._Exam(recipe, None, versions, generate=generate_one, paper="a4", practice=False,
                        font_paths=())
     return exam, exam.entries(range(versions))
 
@@ -123,7 +124,7 @@ def test_no_box_has_one_value_for_more_than_half_the_class(default_200):
     for _, _, questions in entries:
         for number, _, problem, asked in questions:
             for key in asked:
-                seen.setdefault(f"Q{number}.{key}", Counter())[sheet._canonical(problem.answers[key])] += 1
+                seen.setdefault(f"Q{number}.{key}", Counter())[sheet.plan._canonical(problem.answers[key])] += 1
     assert len(seen) == 25
     for column, values in seen.items():
         value, times = values.most_common(1)[0]
@@ -178,15 +179,15 @@ def test_shuffled_order_is_recorded_and_columns_stay(tmp_path):
     plan = plan_exam(recipe, roster, None, generate=occupancy_problem)
     plain = plan_exam(parse_exam_recipe(RECIPE), roster, None, generate=occupancy_problem)
     assert plan.answers_csv == plain.answers_csv
-    orders = [s.get("order", [1, 2, 3]) for s in plan.manifest["students"]]
+    orders = [p.order or [1, 2, 3] for p in plan.manifest.students]
     assert all(sorted(o) == [1, 2, 3] for o in orders) and len({tuple(o) for o in orders}) > 1
-    for student, order in zip(plan.manifest["students"], orders):
-        assert [q["number"] for q in student["questions"]] == order
-    assert plan.manifest["recipe"]["shuffle"] is True
+    for paper, order in zip(plan.manifest.students, orders):
+        assert [q["number"] for q in paper.questions] == order
+    assert plan.manifest.recipe["shuffle"] is True
     # each student's problems are the same as unshuffled, only their order differs
-    by_number = lambda s: {q["number"]: q["id"] for q in s["questions"]}  # noqa: E731
-    assert [by_number(s) for s in plan.manifest["students"]] == \
-        [by_number(s) for s in plain.manifest["students"]]
+    by_number = lambda p: {q["number"]: q["id"] for q in p.questions}  # noqa: E731
+    assert [by_number(p) for p in plan.manifest.students] == \
+        [by_number(p) for p in plain.manifest.students]
 
 
 def test_sheet_lang_and_shuffle_options(tmp_path):
@@ -213,13 +214,13 @@ def test_sheet_lang_and_shuffle_options(tmp_path):
     "\ufeffStudent,Enrollment No.\nAsha,7\nRavi,8\n",
 ])
 def test_roster_headers_and_separators(text):
-    from quizgen.export.sheet import parse_roster
+    from quizgen.recipes import parse_roster
 
     assert parse_roster(text) == [Student("Asha", "7"), Student("Ravi", "8")]
 
 
 def test_duplicate_rolls_warn(tmp_path):
-    from quizgen.export.sheet import RosterWarning, parse_roster
+    from quizgen.recipes import RosterWarning, parse_roster
 
     with pytest.warns(RosterWarning, match=r"line 4: roll number '7' is also on line 2"):
         students = parse_roster("name,roll\nAsha,7\nRavi,8\nMeera,7\n")

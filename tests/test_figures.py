@@ -11,6 +11,7 @@ from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.errors import QuizgenError
 from quizgen.gpus import get_gpu
 from quizgen.problems.model import Problem, Solution
+from quizgen.render import code_figures as CF
 from quizgen.render import figures as F
 from quizgen.render import grid_figures, occupancy_figures
 from quizgen.render.canvas import num
@@ -379,7 +380,25 @@ def test_waves_seed_000_example_7_big_grid():
 # ---------------------------------------------------------------------------------------------
 # every figure: deterministic, small, night-mode ready, readable by a real renderer
 
+#: The figures of the cells worked from code: (a spec, the figure drawn directly).
+LANE_ROWS = ["T" * 32, "T" * 8 + "E" * 24, "E" * 20 + "X" * 12]
+REDUCTION = ([1, 2, 4, 8, 16, 32], [[16, 16], [8, 8], [4, 4], [2, 2], [1, 1], [1, 0]], [32, 32])
+ARRIVALS = [2.0, 2.3, 3.0, 2.8, 2.4, 1.9, 2.6, 2.9]
+CODE_FIGURES = {
+    "lanes": ({"kind": "lane_grid", "legend": "paths", "rows": LANE_ROWS, "highlight": 1,
+               "values": {"block": 0}},
+              lambda lang: CF.lane_grid(LANE_ROWS, "paths", lang, values={"block": 0}, highlight=1)),
+    "reduction": ({"kind": "reduction_grid", "reduction": "interleaved", "strides": REDUCTION[0],
+                   "active": REDUCTION[1], "present": REDUCTION[2]},
+                  lambda lang: CF.reduction_grid(*REDUCTION, "interleaved", lang)),
+    "barrier": ({"kind": "barrier_timeline", "arrivals": ARRIVALS, "weights": [1] * 8, "unit": "cycles"},
+                lambda lang: CF.barrier_timeline(ARRIVALS, [1] * 8, "cycles", lang)),
+}
+
 ALL = {
+    "code_lanes": lambda lang: CODE_FIGURES["lanes"][1](lang),
+    "code_reduction": lambda lang: CODE_FIGURES["reduction"][1](lang),
+    "code_barrier": lambda lang: CODE_FIGURES["barrier"][1](lang),
     "lids": lambda lang: F.occupancy_lids(occupancy(TEXTBOOK, launch_config(256, 32)), lang),
     "sweep": lambda lang: F.occupancy_sweep("a100", launch_config(256, 40), "threads", None, lang),
     "eta": lambda lang: F.efficiency_curve(300, 64, lang),
@@ -451,6 +470,7 @@ def test_figure_for_dispatches_every_kind():
         ({"kind": "measured_bandwidth"}, MF.bandwidth_figure("en")),
         ({"kind": "kernel_source", "kernel": "reduce_sum", "arch": "sm_80"},
          kernel_source_figure("reduce_sum", "sm_80", "en")),
+        *[(spec, draw("en")) for spec, draw in CODE_FIGURES.values()],
     ]
     assert {spec["kind"] for spec, _ in cases} == set(F.KINDS)
     for spec, expected in cases:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.export.sheet import Student, build_exam, parse_exam_recipe
+from quizgen.export.sheet import build_exam
+from quizgen.recipes import Student, parse_exam_recipe
 from quizgen.gpus import get_gpu, gpu_from_dict
 from quizgen.grade import check_answer, grade_class
 from quizgen.grade.grader import read_answer_sheet

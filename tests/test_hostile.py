@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import make_class, run_quizgen, with_answer_grid
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import plan_exam
+from quizgen.recipes import Student, parse_exam_recipe
 from quizgen.generator import generate_one
 
 RECIPE = {"title": "Hostile quiz", "lang": "en", "seed": 4,
@@ -132,7 +133,7 @@ def test_two_excel_exports_pasted_into_one_overrides_file(work):
 
 def test_invisible_characters_are_dropped_from_every_csv_read(work):
     """A roster and an answer sheet with zero-width characters and a pasted BOM."""
-    from quizgen.export.sheet import parse_roster
+    from quizgen.recipes import parse_roster
     from quizgen.grade.sheet import read_answer_sheet
 
     students = parse_roster("name,roll\nAsha\u200b,\ufeffR01\n\ufeffRavi,R\u200d02\n"
@@ -257,6 +258,7 @@ BAD_MANIFESTS = [
     (("scan", "page_size"), [210], "scan.page_size"),
     (("scan", "page_size"), "a4", "scan.page_size"),
     (("scan", "marks"), [[11, 11]], "scan.marks"),
+    (("scan", "marks"), [[11, 11], [199, 11], [199, 286]], "scan.marks"),   # one mark short
     (("scan", "marks"), [[11, 11], [199, 11], [199, 286], [5000, 11]], "scan.marks[4]"),
     (("scan", "radius"), -1, "scan.radius"),
     (("scan", "qr_size"), True, "scan.qr_size"),
@@ -299,6 +301,7 @@ def test_a_malformed_manifest_is_one_line_naming_the_field(scan_manifest, where,
     ("infinite", '{"students": [{"questions": [], "version": "V"}], "x": 1e400}', "finite"),
     ("nan", '{"students": [{"questions": [], "version": "V"}], "x": NaN}', "finite"),
     ("points", None, "questions[1].points"),
+    ("three_marks", None, "scan.marks"),
 ])
 def test_every_command_that_reads_a_manifest_refuses_it_alike(scan_manifest, tmp_path, command,
                                                               name, text, field):
@@ -309,11 +312,13 @@ def test_every_command_that_reads_a_manifest_refuses_it_alike(scan_manifest, tmp
         data["students"][0]["sheet"]["boxes"] = "abc"
     elif name == "points":
         data["students"][0]["questions"][0]["points"] = -3
+    elif name == "three_marks":          # the loader and the scanner hold one rule: four marks
+        data["scan"]["marks"] = data["scan"]["marks"][:3]
     path = tmp_path / "manifest.json"
     path.write_text(text if text is not None else json.dumps(data), encoding="utf-8")
     (tmp_path / "page.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (tmp_path / "answers.csv").write_text("name,roll,version\n", encoding="utf-8")
-    if command in ("grade", "check") and name in ("huge_page", "boxes_text"):
+    if command in ("grade", "check") and name in ("huge_page", "boxes_text", "three_marks"):
         field = None                     # the grader does not read the answer grids' layout
     args = {"scan": ["scan", tmp_path / "page.png", "--manifest", path, "--out", tmp_path / "out"],
             "grade": ["grade", path, tmp_path / "answers.csv", "--out", tmp_path / "out"],

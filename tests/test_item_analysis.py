@@ -38,10 +38,11 @@ from fractions import Fraction
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import plan_exam
+from quizgen.recipes import Student, grade_bands, parse_exam_recipe
 from quizgen.generator import generate_one
-from quizgen.grade.analysis import (analyse_class, cronbach_alpha, grade_band, grade_bands,
-                                    pearson, upper_lower_index)
+from quizgen.grade.analysis import (analyse_class, cronbach_alpha, grade_band, pearson,
+                                    upper_lower_index)
 from quizgen.grade.follow_up import follow_ups, slip_cards, write_follow_up_decks
 from quizgen.grade.grader import check_answer, grade_class
 from quizgen.grade.results import BoxResult, CheckResult, QuestionResult, StudentResult
@@ -158,8 +159,8 @@ def planted(tmp_path_factory):
     rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
     header = rows[0]
     truth: dict[str, set[tuple[str, int]]] = {}      # misconception → {(roll, question)}
-    for i, (row, student) in enumerate(zip(rows[1:], manifest["students"])):
-        questions = {q["number"]: q for q in student["questions"]}
+    for i, (row, paper) in enumerate(zip(rows[1:], manifest.students)):
+        questions = {q["number"]: q for q in paper.questions}
         for number, q in questions.items():
             for key, value in q["answers"].items():
                 column = f"Q{number}.{key}"
@@ -195,9 +196,11 @@ def planted(tmp_path_factory):
 def test_the_map_recovers_exactly_the_planted_misconceptions(planted):
     work, manifest, summary, truth = planted
     assert sum(len(v) for v in truth.values()) >= 50        # the planting found its slips
-    from quizgen.grade.report import answer_columns
+    from quizgen.grade.graded import answer_columns, bands_of
 
-    analysis = analyse_class(summary.students, answer_columns(summary.students, manifest), manifest)
+    analysis = summary.graded.analysis              # the one grading worked out
+    assert analysis == analyse_class(summary.students, answer_columns(summary.students, manifest),
+                                     manifest, bands_of(manifest))
     found = {m.key: m for m in analysis.misconceptions}
     assert set(found) == set(truth)
     label = {s.label: s.roll for s in summary.students}
@@ -258,12 +261,9 @@ def test_each_follow_up_holds_what_the_paper_showed(planted, tmp_path):
 def test_follow_up_decks_import_into_anki_with_their_notes(planted, tmp_path):
     from anki.collection import Collection, ImportAnkiPackageRequest
 
-    from quizgen.grade.report import answer_columns
-
     work, manifest, summary, truth = planted
-    analysis = analyse_class(summary.students, answer_columns(summary.students, manifest), manifest)
-    written = write_follow_up_decks(summary.students, manifest, analysis, tmp_path / "decks",
-                                    lang="en", title="Planted class", timestamp=1_700_000_000)
+    written = write_follow_up_decks(summary.graded, tmp_path / "decks", lang="en",
+                                    timestamp=1_700_000_000)
     assert len(written) == 61 and written[-1][0].name == "class.apkg"
     for path, plan in written:      # every deck: one skill note per skill, one card per concept
         with zipfile.ZipFile(path) as z:

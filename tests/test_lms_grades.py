@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from conftest import make_class
 from quizgen.cli import app
-from quizgen.export.sheet import Student
+from quizgen.recipes import Student
 
 runner = CliRunner()
 
@@ -42,13 +42,18 @@ def _read(path):
         return list(csv.reader(fh))
 
 
-def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_item(graded):
+def _graded_into(graded, folder, lms):
+    """Grade the class with ``--lms``: (the output folder, the rows of its gradebook CSV)."""
     manifest, answers, tmp = graded
-    out = tmp / "g"
+    out = tmp / folder
     result = runner.invoke(app, ["grade", str(manifest), str(answers), "--out", str(out),
-                                 "--lms", "moodle"])
+                                 "--lms", lms])
     assert result.exit_code == 0, result.output
-    rows = _read(out / "moodle-grades.csv")
+    return out, _read(out / f"{lms}-grades.csv")
+
+
+def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_item(graded):
+    out, rows = _graded_into(graded, "g", "moodle")
     assert rows[0] == ["ID number", "Full name", "Unit test: Q1 OCC-3", "Unit test: Q2 W-B",
                        "Unit test: total"]
     assert [r[0] for r in rows[1:]] == [s.roll for s in ROSTER]
@@ -63,6 +68,58 @@ def test_moodle_gradebook_has_an_id_column_matching_the_roster_and_a_column_per_
     assert by_roll["CS21-001"] == [4, Fraction(5, 2), Fraction(13, 2)]
     assert by_roll["CS21-002"] == [2, Fraction(5, 2), Fraction(9, 2)]     # occupancy wrong
     assert by_roll["CS21-003"] == [4, 0, 4]                                # question 2 blank
+
+
+# ---------------------------------------------------------------------------------------------
+# Moodle's CSV grade import, as its code does it: grade_import_mapping_form (grade/import/
+# grade_import_form.php: every column's mapping starts at its first option, "Ignore"; "New grade
+# item" or an existing item are the others), gradeimport_csv_load_data::map_user_data_with_value
+# and import_new_grade_item (grade/import/csv/classes/load_data.php: a "new" column becomes a
+# grade_import_newitem named by its header), grade_import_commit (grade/import/lib.php: a new
+# item is `new grade_item(courseid, itemtype manual, itemname)`, so its maximum is grade_item's
+# default, 100); the course total of natural aggregation sums every item, grades and maximums.
+
+
+def moodle_import(rows, mapping, items):
+    """(course total per ID number, course maximum) after importing `rows` with `mapping`
+    (column header → "ignore", "new", or the name of an existing item in `items`, name → max)."""
+    header, body = rows[0], rows[1:]
+    maxima = dict(items)
+    grades = {name: {} for name in items}
+    id_column = header.index("ID number")
+    for j, title in enumerate(header):
+        target = mapping.get(title, "ignore")
+        if target == "ignore" or j == id_column:
+            continue
+        if target == "new":
+            target = title
+            maxima[target] = 100
+            grades[target] = {}
+        for row in body:
+            grades[target][row[id_column]] = Fraction(row[j])
+    totals = {row[id_column]: sum(g.get(row[id_column], 0) for g in grades.values()) for row in body}
+    return totals, sum(maxima.values())
+
+
+def test_moodle_import_as_the_readme_says_keeps_the_total_and_each_questions_points(graded):
+    from conftest import REPO
+
+    out, rows = _graded_into(graded, "m", "moodle")
+    questions, total = rows[0][2:-1], rows[0][-1]
+    points = dict(zip(questions, (Fraction(4), Fraction(5, 2))))
+    quizgen_totals = {r[0]: Fraction(r[-1]) for r in rows[1:]}
+    # the README: items out of each question's points first, each question's column mapped to
+    # its item, the total's column left at Ignore
+    totals, maximum = moodle_import(rows, {q: q for q in questions}, points)
+    assert totals == quizgen_totals and maximum == sum(points.values())
+    # what the README said before: every column a new item, the total among them
+    naive, naive_max = moodle_import(rows, {title: "new" for title in rows[0][2:]}, {})
+    assert naive == {roll: 2 * value for roll, value in quizgen_totals.items()}
+    assert naive_max == 100 * (len(questions) + 1)
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "leave the total's column at *Ignore*" in readme
+    assert "*Maximum grade* the question's points" in readme
+    assert '("New grade item") is out of 100' in readme and total.endswith(": total")
 
 
 def test_canvas_gradebook_has_points_possible_and_sis_ids(graded):

@@ -79,7 +79,34 @@ def test_a_percent_without_a_declared_unit_is_graded_as_the_bare_number():
     unit = NumericalQuestion([NumericalAnswer("0.375", 1.0, 0)], AnswerProcessor({"%": 100}),
                              UNITINPUT)
     assert unit.grade("37.5%").fraction == 1 and unit.grade("0.375").fraction == 1
-    assert unit.correct_response() == "0.375 %"    # why quizgen's unit is "%" × 1, not × 100
+    # the review's "The correct answer is" adds the unit to the first right answer: "0.375 %",
+    # which is 0.00375 (Moodle grades it right only by falling back to the typed 0.375, the
+    # slip a bank catches), so a bank lists the right answer's percent form (37.5) first
+    assert unit.correct_response() == "0.375 %"
+    assert unit.ap.apply_units("0.375 %")[0] * unit.ap.apply_units("0.375 %")[2] == 0.00375
+
+
+# ---------------------------------------------------------------------------------------------
+# The order Moodle tries answers in (question/type/numerical/question.php,
+# qtype_numerical_question::get_matching_answer: for each answer in turn, the scaled number,
+# then the number as typed; the first window that holds either decides)
+
+
+def test_a_percent_typed_after_a_share_matches_the_share_unless_its_hundredth_comes_first():
+    """"0.5%" for a share of 0.5: scaled 0.005, typed 0.5. Listed after the right answer, the
+    window at 0.005 never sees it (Moodle grades 100%); listed first, it does."""
+    percent = AnswerProcessor({"%": 100})
+    right, misread = NumericalAnswer("0.5", 1.0, 0), NumericalAnswer("0.005", 0.0, 0)
+    late = NumericalQuestion([right, misread], percent, UNITINPUT)
+    early = NumericalQuestion([misread, right], percent, UNITINPUT)
+    assert late.grade("0.5%").fraction == 1 and late.grade("0.5%").answer is right
+    assert early.grade("0.5%").fraction == 0 and early.grade("0.5%").answer is misread
+    for question in (late, early):
+        assert question.grade("50%").fraction == 1 and question.grade("50 %").fraction == 1
+        assert question.grade("0.5").fraction == 1 and question.grade("0.005").fraction == 0
+    # without a declared unit there is no scaled number: the two cannot be told apart
+    bare = NumericalQuestion([misread, right], AnswerProcessor({}), UNITNONE)
+    assert bare.grade("0.5%").fraction == 1 and bare.grade("0.5%").error == "invalidnumbernounit"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,6 +127,14 @@ def bank(name):
     return build_bank(load_bank_recipe(recipe), figures=False, **kwargs)
 
 
+def misread(box, answer):
+    """The grade Moodle must give "v%" typed for a plain answer v of a box whose question
+    declares the % unit: v ÷ 100 is that share, so the grade of the answer whose window holds
+    it (a wrong value: 0% when none does)."""
+    value = answer.value / 100
+    return next((a.grade for a in box.answers if abs(a.value - value) <= a.tolerance + 1e-12), 0.0)
+
+
 def forms(answer):
     """How a student writes `answer`: the number, a longer decimal, or the percentage."""
     if answer.percent:
@@ -113,8 +148,17 @@ def far_from(box):
     return number_text(max(abs(a.value) + a.tolerance for a in box.answers) * 7 + 13)
 
 
-def _check_box(box, model, *, percent_complete: bool, seen: dict):
+def _check_box(box, model, *, percent_complete: bool, seen: dict, units: bool = False):
+    """Every form of every answer earns its declared grade; with `units` (a Moodle XML
+    question with the % unit) "v%" for each plain answer v earns what v ÷ 100 earns, and
+    without (cloze, GIFT: no units) it earns v's own grade, as the README says."""
     for answer in box.answers:
+        if box.percent and not answer.percent:
+            typed = model.grade(f"{answer.text}%")
+            want = misread(box, answer) if units else answer.grade
+            assert typed.fraction == pytest.approx(want / 100, abs=1e-9), (box.key, answer.text)
+            seen["misread"] = seen.get("misread", 0) + 1
+            seen["misread caught"] = seen.get("misread caught", 0) + (want != answer.grade)
         for text in forms(answer):
             graded = model.grade(text)
             assert graded.fraction == pytest.approx(answer.grade / 100, abs=1e-9), \
@@ -132,23 +176,22 @@ def _check_box(box, model, *, percent_complete: bool, seen: dict):
 def test_every_offered_answer_form_gets_its_declared_grade_in_moodle_xml(name):
     built = bank(name)
     records = {q.idnumber: q for q in built.questions}
-    seen = {"plain": 0, "percent": 0, "misconception": 0, "shown as percent": 0,
-            "shown as fraction": 0}
+    seen = {"plain": 0, "percent": 0, "misconception": 0, "shown as percent": 0}
     percent_boxes = 0
     for question in read_moodle_xml(moodle_xml(built)):
         record = records[question.idnumber]
         if question.qtype == "numerical":
             box = record.boxes[0]
             model = numerical_from_import(question)
-            _check_box(box, model, percent_complete=True, seen=seen)
+            _check_box(box, model, percent_complete=True, seen=seen, units=True)
             if box.percent:
                 percent_boxes += 1
                 right = next(a for a in box.answers if a.percent and a.grade == 100)
                 shown, unit = model.correct_response().split(" ")
                 assert unit == "%"
-                shows_percent = float(shown) == pytest.approx(right.value, rel=1e-12)
-                seen["shown as percent"] += shows_percent
-                seen["shown as fraction"] += not shows_percent   # its window meets a trap's
+                assert float(shown) == pytest.approx(right.value, rel=1e-12)
+                assert model.grade(model.correct_response()).fraction == 1
+                seen["shown as percent"] += 1
             else:
                 assert model.correct_response() == box.answers[0].text
         elif question.qtype == "cloze":
@@ -159,8 +202,8 @@ def test_every_offered_answer_form_gets_its_declared_grade_in_moodle_xml(name):
                     _check_box(box, numerical_from_cloze(sub), percent_complete=False, seen=seen)
     assert seen["plain"] and seen["misconception"]
     assert percent_boxes and seen["percent"], "no box of this bank offers a percentage"
-    # Moodle's "The correct answer is" reads "37.5 %" except where that would shadow a trap
-    assert seen["shown as fraction"] <= seen["shown as percent"] / 10
+    if seen["shown as percent"]:          # numerical questions: every right "v%" is caught
+        assert seen["misread caught"] >= seen["shown as percent"]
 
 
 def test_every_offered_answer_form_gets_its_declared_grade_in_gift():
@@ -175,3 +218,48 @@ def test_every_offered_answer_form_gets_its_declared_grade_in_gift():
             _check_box(by_name[question.name], numerical_from_gift(question),
                        percent_complete=False, seen=seen)
     assert seen["plain"] and seen["percent"] and seen["misconception"]
+
+
+# ---------------------------------------------------------------------------------------------
+# What the Check button says (interactive behaviours): the question is invalid, not graded, and
+# shows its validation error. qtype_multianswer_question::get_validation_error gives the string
+# 'pleaseananswerallparts' when a part is incomplete (question/type/multianswer/question.php,
+# lang/en/qtype_multianswer.php); a numerical question with a unit it does not declare is
+# incomplete (qtype_numerical_question::is_complete_response) with 'invalidnumbernounit'.
+
+MOODLE_STRINGS = {
+    "pleaseananswerallparts": "Please answer all parts of the question.",
+    "invalidnumbernounit": "You must enter a valid number. Do not include a unit in your response.",
+}
+
+
+def test_the_readme_quotes_what_check_says_to_a_percent_in_cloze_and_gift():
+    from conftest import REPO
+
+    built = bank("every-answer")
+    clozes = [q for q in read_moodle_xml(moodle_xml(built)) if q.qtype == "cloze"]
+    records = {q.idnumber: q for q in built.questions}
+    shown = 0
+    for question in clozes:
+        _, subs = extract_cloze(question.questiontext)
+        for box, sub in zip(records[question.idnumber].boxes, subs, strict=True):
+            if box.kind == "numerical" and box.percent:
+                right = box.answers[0]
+                # "0.375%" for 0.375: full marks on submission (nothing tells it from 0.375),
+                # but incomplete: the cloze's Check shows its string instead of a grade
+                graded = numerical_from_cloze(sub).grade(f"{right.text}%")
+                assert right.grade == 100 and graded.fraction == 1 and not graded.complete
+                assert graded.error == "invalidnumbernounit"
+                shown += 1
+    gift = [q for q in read_gift(gift_text(bank("course-en"))) if q.qtype == "numerical"]
+    percent_gift = 0
+    for question in gift:
+        model = numerical_from_gift(question)
+        if model.grade("37.5%").error == "invalidnumbernounit":
+            percent_gift += 1
+    assert shown and percent_gift == len(gift)
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f'a cloze question says "{MOODLE_STRINGS["pleaseananswerallparts"]}"' in readme
+    assert f'a GIFT one "{MOODLE_STRINGS["invalidnumbernounit"]}"' in readme
+    assert "asks for a number without a unit" not in readme
+    assert "cannot tell from `0.375`" in readme

@@ -52,3 +52,23 @@ def test_only_new_refuses_what_is_not_a_moodle_bank_in_one_line(tmp_path):
     run, out = _export(tmp_path, "x.xml", "--variants", "2", "--only-new", "a.xml")
     assert run.returncode == 2 and "already in the previous one" in run.stderr
     assert not out.exists()
+
+
+def test_only_new_given_twice_leaves_out_the_problems_of_both_banks(tmp_path):
+    """A bank grown twice (2, then 4, then 6 variants): the third export is made against both
+    banks already imported, and holds exactly what neither has."""
+    _, a = _export(tmp_path, "a.xml", "--variants", "2")
+    _, b = _export(tmp_path, "b.xml", "--variants", "4", "--only-new", "a.xml")
+    _, full = _export(tmp_path, "full.xml", "--variants", "6")
+    run, c = _export(tmp_path, "c.xml", "--variants", "6", "--only-new", "a.xml",
+                     "--only-new", "b.xml")
+    assert run.returncode == 0, run.stderr
+    ids = lambda p: {q.idnumber for q in read_moodle_xml(p.read_bytes())}   # noqa: E731
+    assert ids(c) == ids(full) - ids(a) - ids(b) and ids(c)
+    assert not ids(c) & (ids(a) | ids(b))
+    assert f"({len(ids(a) | ids(b))} already in a.xml, b.xml left out)" in run.stdout
+    bank = MoodleBank()                  # the three imports: every idnumber kept, none twice
+    for path in (a, b, c):
+        added, removed = bank.import_questions(read_moodle_xml(path.read_bytes()))
+        assert removed == 0
+    assert sum(len(v) for v in bank.entries.values()) == len(ids(full))

@@ -93,7 +93,7 @@ def test_every_forbidden_character_in_problem_text_and_feedback(tmp_path):
 
 
 def test_svg_figures_and_card_html_pass_the_sanitiser():
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
     from quizgen.gpus import resolve_gpu
     from quizgen.render.figures import occupancy_sweep
     from quizgen.engine.occupancy import launch_config
@@ -134,7 +134,8 @@ def test_html_pages_drop_what_xml_forbids_from_a_students_answer(tmp_path):
     import csv
     import io
 
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.generator import generate_one
     from quizgen.grade.grader import grade_class
 

@@ -109,7 +109,7 @@ def _run(templates: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def test_the_third_language_is_listed_only_where_pointed(templates, tmp_path):
     env = {**os.environ, "QUIZGEN_TEMPLATES": str(templates)}
-    code = "from quizgen.render.phrases import LANGS, DEFAULT_LANG; print(DEFAULT_LANG, *LANGS)"
+    code = "from quizgen.languages import LANGS, DEFAULT_LANG; print(DEFAULT_LANG, *LANGS)"
     pointed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     packaged = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               env={k: v for k, v in os.environ.items() if k != "QUIZGEN_TEMPLATES"})
@@ -204,7 +204,7 @@ _TEXTS = ("48", "8.5", "1.5", "25", "0.25", "8 KB", "3 cycles", "8 blocks", "200
 
 _GRADE_ALL = f"""
 import json, sys
-from quizgen.export.sheet import _value_text
+from quizgen.export.sheet.layout import _value_text
 from quizgen.generator import generate_one
 from quizgen.grade.grader import check_answer
 from quizgen.problems import CELLS

@@ -7,6 +7,7 @@ compiler needed) and fed one launch per line; every number it prints must match
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import shutil
 import subprocess
@@ -29,7 +30,9 @@ CONFIGS_PER_PRESET = 1400
 # cudaOccLimitingFactor bits
 BITS = {"warps": 0x01, "registers": 0x02, "shared_memory": 0x04, "blocks": 0x08, "barriers": 0x10}
 
-PRESETS = [name for name in preset_names() if name != "textbook"]
+#: Every real preset the header covers: cc 3.0 and later (it answers CUDA_OCC_ERROR_UNKNOWN_DEVICE
+#: for cc 2.x, so Fermi is checked against NVIDIA's occupancy spreadsheet in test_old_sms.py).
+PRESETS = [name for name in preset_names() if get_gpu(name).cc_major >= 3]
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,21 @@ def random_config(rng: random.Random) -> LaunchConfig:
     return launch_config(threads, regs, static, dyn, optin, carveout, barriers)
 
 
+def within_table(gpu: GPU, cfg: LaunchConfig) -> LaunchConfig:
+    """The launch as this GPU can be asked it: registers within the table's per-thread cap (63 on
+    cc 3.0, where the header allows 255), and no carveout before cc 7.0 (the header ignores it
+    there; the engine refuses it with one line, see test_pre_volta_carveout_is_refused_and_ignored)."""
+    regs = cfg.regs_per_thread % (gpu.max_regs_per_thread + 1)
+    carveout = cfg.carveout if gpu.cc_major >= 7 else -1
+    if (regs, carveout) == (cfg.regs_per_thread, cfg.carveout):
+        return cfg
+    return dataclasses.replace(cfg, regs_per_thread=regs, carveout=carveout)
+
+
 def sample() -> list[tuple[GPU, LaunchConfig]]:
     rng = random.Random(SEED)
-    return [(get_gpu(name), random_config(rng)) for name in PRESETS for _ in range(CONFIGS_PER_PRESET)]
+    return [(gpu, within_table(gpu, random_config(rng)))
+            for gpu in map(get_gpu, PRESETS) for _ in range(CONFIGS_PER_PRESET)]
 
 
 def header_limiter(h: HeaderResult) -> list[str]:
@@ -113,6 +128,8 @@ def test_sample_is_large_and_covers_every_preset():
     cases = sample()
     assert len(cases) >= 10_000
     assert {gpu.name for gpu, _ in cases} == set(PRESETS)
+    assert {"gtx680", "k40", "gtx750ti", "gtx980", "p100", "gtx1080"} <= set(PRESETS)
+    assert "c2050" not in PRESETS
     assert any(cfg.threads_per_block > 1024 for _, cfg in cases)
     assert {cfg.barriers for _, cfg in cases} == {0, 1, 2, 3, 4}
 
@@ -175,6 +192,25 @@ def test_header_agrees_on_hand_picked_edges(driver):
         (v100, launch_config(32, 0, carveout=0)),                       # no shared memory at all
         (v100, launch_config(1025, 8)),
     ]
+    k40, gtx680, gtx750ti, gtx980, p100, gtx1080 = (
+        get_gpu(n) for n in ("k40", "gtx680", "gtx750ti", "gtx980", "p100", "gtx1080"))
+    cases += [
+        (k40, launch_config(1024, 64)),                                 # exactly 64 K registers
+        (k40, launch_config(1024, 65)),                                 # 2,304 per warp: too many
+        (k40, launch_config(64, 16)),                                   # Kepler's cap of 16 blocks
+        (k40, launch_config(128, 0, 48 * 1024)),                        # 48 KB, no reserve
+        (k40, launch_config(128, 0, 48 * 1024 + 1)),                    # one byte over, no opt-in
+        (k40, launch_config(128, 0, 0, 40 * 1024, optin=True)),         # opt-in means nothing here
+        (gtx680, launch_config(256, 63)),
+        (gtx750ti, launch_config(128, 0, 20 * 1024)),                   # 64 KB per SM: 3 blocks
+        (gtx980, launch_config(128, 0, 24 * 1024 + 1)),                 # rounded to 256 B
+        (gtx980, launch_config(32, 8)),                                 # Maxwell's cap of 32 blocks
+        (p100, launch_config(256, 176)),                                # 2 sub-partitions: 1 block
+        (p100, launch_config(288, 176)),                                # fits GP100, not GP10x: 0
+        (p100, launch_config(320, 168)),
+        (gtx1080, launch_config(288, 176)),
+        (gtx1080, launch_config(96, 255)),
+    ]
     header = run_driver(driver, [input_line(gpu, cfg) for gpu, cfg in cases])
     for (gpu, cfg), h in zip(cases, header):
         assert h.status == 0
@@ -192,6 +228,13 @@ def random_variant(rng: random.Random) -> GPU:
     refuse too.
     """
     base = get_gpu(rng.choice(PRESETS))
+    if not base.smem_carveout_kb:       # before cc 7.0: any size, no carveout, no opt-in
+        smem_sm = rng.choice([16384, 32768, 49152, 65536, 98304, rng.randint(1, 114688)])
+        return base.with_overrides(
+            regs_per_sm=rng.choice([32768, 65536]), regs_per_block=rng.choice([32768, 65536]),
+            max_warps_per_sm=rng.choice([32, 48, 64]), smem_per_sm=smem_sm,
+            smem_per_block=rng.choice([16384, 49152]),
+            smem_per_block_optin=rng.choice([49152, 98304]))
     top = base.smem_carveout_kb[-1] * 1024
     smem_sm = rng.choice([1024 * rng.choice(base.smem_carveout_kb or (64,)) or 1024,
                           rng.randint(1, top), top + rng.randint(1, 64 * 1024)])
@@ -206,9 +249,9 @@ def random_variant(rng: random.Random) -> GPU:
 def test_exact_model_matches_header_on_modified_gpus(driver):
     rng = random.Random(SEED + 1)
     cases = []
-    for _ in range(120):
+    for _ in range(180):
         gpu = random_variant(rng)
-        cases += [(gpu, random_config(rng)) for _ in range(12)]
+        cases += [(gpu, within_table(gpu, random_config(rng))) for _ in range(12)]
     header = run_driver(driver, [input_line(gpu, cfg) for gpu, cfg in cases])
     refused = 0
     for (gpu, cfg), h in zip(cases, header):
@@ -224,3 +267,34 @@ def test_exact_model_matches_header_on_modified_gpus(driver):
             gpu.to_dict(), cfg)
     # Both kinds of outcome occur, so both branches above were exercised.
     assert 50 < refused < len(cases) - 500, refused
+
+
+def test_pre_volta_carveout_is_refused_and_ignored(driver):
+    """Before cc 7.0 the header reads no carveout (Kepler's split is a cache config, Maxwell and
+    Pascal have dedicated shared memory): its answer with a carveout is its answer without one,
+    so the engine refuses a carveout there with one line instead of answering another question."""
+    rng = random.Random(SEED + 2)
+    old = [get_gpu(n) for n in PRESETS if get_gpu(n).cc_major < 7]
+    cases = []
+    for gpu in old:
+        for _ in range(60):
+            cfg = within_table(gpu, random_config(rng))
+            cases.append((gpu, cfg, rng.choice([0, 25, 50, 100])))
+    lines = []
+    for gpu, cfg, c in cases:
+        lines += [input_line(gpu, cfg), input_line(gpu, dataclasses.replace(cfg, carveout=c))]
+    header = run_driver(driver, lines)
+    for i, (gpu, cfg, c) in enumerate(cases):
+        plain, asked = header[2 * i], header[2 * i + 1]
+        assert asked == plain, (gpu.name, cfg, c)
+        with pytest.raises(QuizgenError, match="carveout"):
+            occupancy(gpu, dataclasses.replace(cfg, carveout=c), model="exact")
+
+
+def test_the_header_does_not_cover_fermi(driver):
+    """cuda_occupancy.h answers CUDA_OCC_ERROR_UNKNOWN_DEVICE for cc 2.0: the C2050's exact model
+    is checked against NVIDIA's occupancy spreadsheet instead (test_old_sms.py)."""
+    fermi = get_gpu("c2050")
+    (h,) = run_driver(driver, [input_line(fermi, launch_config(256, 21))])
+    assert h.status != 0
+    assert occupancy(fermi, launch_config(256, 21), model="exact").blocks_per_sm == 5

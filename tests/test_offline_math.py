@@ -14,7 +14,8 @@ import pytest
 from browser import Browser, chromium_path
 from conftest import run_quizgen
 
-from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import plan_exam
+from quizgen.recipes import Student, parse_exam_recipe
 from quizgen.generator import generate_one
 
 CELLS = ("OCC-2", "OCC-9", "W-H", "L-5", "X-1")

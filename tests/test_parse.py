@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizgen.grade.parse import (
-    KNOWN_WORDS, MAX_DEPTH, MAX_EXPONENT, MAX_LENGTH, MAX_MAGNITUDE, Parsed, canonical_unit,
-    parse_answer, parse_with_work,
-)
+from quizgen.grade.parse import Parsed, parse_answer, parse_with_work
+from quizgen.grade.reading import MAX_DEPTH, MAX_EXPONENT, MAX_LENGTH, MAX_MAGNITUDE
+from quizgen.grade.tokens import KNOWN_WORDS
+from quizgen.problems.specs import canonical_unit
 
 # text, value, kind, unit
 ACCEPTED = [

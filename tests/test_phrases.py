@@ -15,7 +15,8 @@ import pytest
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 
 from quizgen.render.jinja import TemplateError, environment, phrase_renderer, template
-from quizgen.render.phrases import LANGS, _Lazy, book, phrase
+from quizgen.render.phrases import _Lazy, book, phrase
+from quizgen.languages import LANGS
 from quizgen.resources import data_dir
 
 ENV = environment()
@@ -252,3 +253,62 @@ def test_a_phrase_file_quizgen_cannot_read_is_one_line_naming_it(tmp_path, writt
     (pack / "phrases" / "zz.hinglish.toml").write_text(written, encoding="utf-8")
     line = _one_error_line(_generate(tmp_path, pack))
     assert f"{pack / 'phrases' / 'zz.hinglish.toml'}: " in line and said in line, line
+
+
+#: Phrases the internals test renders both ways (texts of their own: `phrase_renderer` keeps
+#: every text it compiled).
+INTERNALS_PHRASES = [
+    ("{{ n }} blocks of {{ t }} threads: internals check", {"n": 3, "t": 9750}),
+    ("{% for x in xs %}{{ loop.index }}={{ x }}{% if not loop.last %}, {% endif %}{% endfor %}"
+     " (internals check)", {"xs": ["a", "b", "c"]}),
+    ("{{ share | pct }} of {{ d.cap }}{% set k = 2 %} ×{{ k }} (internals check)",
+     {"share": 0.375, "d": {"cap": 64}}),
+]
+
+
+def test_the_jinja_internals_a_phrase_renders_with_are_still_there_and_called(monkeypatch):
+    """pyproject.toml pins jinja2 for this: `phrase_renderer` builds the context Jinja makes for a
+    phrase by hand (`PhraseContext`, with an `EvalContext` made without its ``__init__``) and
+    calls the compiled template's ``root_render_func`` as `Template.render` does. Were a Jinja
+    release to change either, every worked solution would break or, worse, change unseen."""
+    import inspect
+    import re
+    import tomllib
+
+    from jinja2.nodes import EvalContext
+
+    from quizgen.render import jinja as J
+
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text("utf-8"))
+    pin = next(d for d in pyproject["project"]["dependencies"] if d.startswith("jinja2"))
+    low, high = re.fullmatch(r"jinja2>=(\d+\.\d+),<(\d+\.\d+)", pin).groups()
+    installed = tuple(int(part) for part in jinja2.__version__.split(".")[:2])
+    assert tuple(map(int, low.split("."))) <= installed < tuple(map(int, high.split("."))), pin
+
+    env = J.environment()
+    assert set(vars(EvalContext(env))) == {"environment", "autoescape", "volatile"}
+    assert "self.root_render_func(ctx)" in inspect.getsource(jinja2.Template.render)
+    for text, values in INTERNALS_PHRASES:
+        compiled = J._phrase_template(env, text)
+        theirs = compiled.new_context(values, shared=True)      # what Jinja itself makes
+        ours = J.PhraseContext(env, values)
+        assert set(vars(theirs)) == set(vars(ours)) and ours.parent is theirs.parent is values
+        for name, value in vars(theirs).items():
+            mine = getattr(ours, name)
+            if name == "eval_ctx":
+                value, mine = vars(value), vars(mine)
+            assert (set(value) == set(mine)) if name == "globals_keys" else value == mine, name
+
+    made = []
+    real_init = J.PhraseContext.__init__
+
+    def counted(self, environment, values):
+        made.append(values)
+        real_init(self, environment, values)
+
+    monkeypatch.setattr(J.PhraseContext, "__init__", counted)
+    for text, values in INTERNALS_PHRASES:
+        assert phrase_renderer(text)(values) == J._phrase_template(env, text).render(values)
+    assert len(made) == len(INTERNALS_PHRASES)          # each phrase went the hand-built way
+    with pytest.raises(jinja2.UndefinedError):
+        phrase_renderer(INTERNALS_PHRASES[0][0])({"n": 3})  # strict: a missing value is an error

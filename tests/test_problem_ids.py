@@ -50,3 +50,127 @@ def test_ids_of_fixed_inputs_never_change():
     for (cell, params, gpu, seed, level), expected in FIXED_IDS:
         assert problem_id(cell, params, get_gpu(gpu), seed, level) == expected
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Problems that do not depend on the GPU: one identity on every GPU that agrees on what they read
+
+import pytest  # noqa: E402
+
+from quizgen.gpus import preset_names  # noqa: E402
+from quizgen.generator import CELLS, generate_one  # noqa: E402
+from quizgen.problems import LEVELS, draw, family, resolve_named_gpu  # noqa: E402
+from quizgen.problems.identity import GPU_FACTS, gpu_facts, identity_gpu  # noqa: E402
+from quizgen.render.choices import build_choices  # noqa: E402
+from quizgen.render.writers import writer_for  # noqa: E402
+
+SEEDS = range(6)
+
+
+class ReadsOf:
+    """A GPU that records which of its facts are read (its name aside)."""
+
+    def __init__(self, gpu):
+        object.__setattr__(self, "_gpu", gpu)
+        object.__setattr__(self, "read", set())
+
+    def __getattr__(self, name):
+        if name != "name":
+            self.read.add(name)
+        return getattr(self._gpu, name)
+
+
+def listed():
+    return [(cell, level) for cell in GPU_FACTS for level in LEVELS
+            if gpu_facts(cell, level) is not None]
+
+
+#: Salts of the phrase choices: a cell's sentences come in variants, and one may name the GPU
+SALTS = [f"X-{n}-{n:010d}" for n in range(6)]
+
+
+def words(cell, params, gpu, langs=("en", "hinglish")):
+    """Everything a problem shows (answers, title, question, solution, options, figure) in
+    every language and phrase variant (the salts fixed): what differs is what the GPU changes."""
+    fam = family(cell)
+    solved = fam.solve(params, gpu, explain=True)
+    writer = writer_for(fam)
+    out = [solved.answers, fam.figure(params, gpu, solved)]
+    for lang in langs:
+        for salt in SALTS:
+            out.append(writer.write(params, gpu, solved, lang, salt))
+            out.append(build_choices(fam, solved, fam.applicable_misconceptions(params, gpu, solved),
+                                     lang, salt) if fam.main_answer else
+                       writer.choices(params, gpu, solved, lang, salt))
+    return repr(out)
+
+
+def agreeing(cell, level):
+    home = resolve_named_gpu(family(cell).gpu_choices(level)[0])
+    facts = gpu_facts(cell, level)
+    return home, [resolve_named_gpu(n) for n in preset_names()
+                  if n != home.name and all(getattr(resolve_named_gpu(n), f) == getattr(home, f)
+                                            for f in facts)]
+
+
+@pytest.mark.parametrize("cell, level", listed())
+def test_a_listed_cell_reads_only_its_facts_and_shows_the_same_words_on_every_agreeing_gpu(
+        cell, level):
+    assert len(family(cell).gpu_choices(level)) == 1          # one own GPU to take the id of
+    home, others = agreeing(cell, level)
+    assert others, "no preset agrees with the cell's own GPU: nothing to share an identity with"
+    for seed in SEEDS:
+        gpu, params = draw(cell, level=level, seed=seed)
+        assert gpu.name == home.name
+        probe = ReadsOf(gpu)
+        family(cell).solve(params, probe, explain=True)
+        assert probe.read <= set(gpu_facts(cell, level)), (cell, level, probe.read)
+        shown = words(cell, params, home)
+        for other in others:
+            assert words(cell, params, other) == shown, (cell, level, seed, other.name)
+
+
+def test_every_other_cell_depends_on_its_gpu():
+    """A cell not listed reads a GPU fact that some preset changes, or names its GPU in its
+    words: there a problem on another GPU is another problem (a new cell that depends on no
+    GPU fails here until it is listed in GPU_FACTS)."""
+    for cell in CELLS:
+        for level in LEVELS:
+            if gpu_facts(cell, level) is not None:
+                continue
+            assert any(_depends(cell, level, seed) for seed in SEEDS), (cell, level)
+
+
+def _depends(cell, level, seed):
+    gpu, params = draw(cell, level=level, seed=seed)
+    shown = words(cell, params, gpu)
+    for name in preset_names():
+        try:
+            if words(cell, params, resolve_named_gpu(name)) != shown:
+                return True
+        except Exception:                       # a launch this GPU cannot run: another problem
+            return True
+    return False
+
+
+@pytest.mark.parametrize("cell, level", listed())
+def test_a_problem_that_does_not_depend_on_the_gpu_keeps_its_default_id_on_another(cell, level):
+    home, others = agreeing(cell, level)
+    for seed in SEEDS[:3]:
+        own = generate_one(cell, level=level, seed=seed, lang="en")
+        for other in others[:4]:
+            if draw(cell, level=level, seed=seed, gpu=other.name)[1] != own.params:
+                continue                        # this GPU's pool gives another launch
+            there = generate_one(cell, level=level, seed=seed, lang="en", gpu=other.name)
+            assert there.gpu["name"] == other.name and there.id == own.id
+            assert (there.question, there.solution, there.choices) == \
+                (own.question, own.solution, own.choices)
+            assert identity_gpu(cell, level, there.gpu) == home.name
+
+
+def test_a_problem_that_depends_on_the_gpu_has_another_id_on_another_gpu():
+    own = generate_one("OCC-6", level=1, seed=3, lang="en")
+    t4 = generate_one("OCC-6", level=1, seed=3, lang="en", gpu="t4")     # a 32-warp SM
+    assert t4.gpu["max_warps_per_sm"] != own.gpu["max_warps_per_sm"] and t4.id != own.id
+    occ = [generate_one("OCC-2", level=1, seed=3, gpu=g).id for g in (None, "a100")]
+    assert occ[0] != occ[1]

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from quizgen.problems import CELLS
+
 from conftest import REPO
 
 README = REPO / "README.md"
@@ -194,8 +196,6 @@ def _prepare(folder: Path, command: str) -> None:
         shutil.copy(folder / "midterm" / "exam.pdf", folder / "class.pdf")
     if "--fix scanned/review.csv" in command:
         _filled_review(folder)
-    if "my-recipe.toml" in command and not (folder / "my-recipe.toml").exists():
-        _quizgen(folder, "recipe", "copy", "occupancy-basics", "my-recipe.toml")
     if "build.log" in command and not (folder / "build.log").exists():
         _build_log(folder)
     if "kernels.cu" in command and not (folder / "kernels.cu").exists():
@@ -271,6 +271,46 @@ def test_every_readme_command(tmp_path):
     assert len(ran) >= len(readme_commands()) - len(NOT_HERE) - 3
 
 
+#: The files a teacher brings (the README says what each is); every other file a README line
+#: reads is written by a line before it.
+TEACHERS_FILES = ("class.csv", "filled-answers.csv", "overrides.csv", "launches.jsonl",
+                  "class.pdf", "build.log", "kernels.cu", "scanned/review.csv")
+
+
+def _last_of_pipe(command: str) -> list[str]:
+    """The words of a command line's last command, read as a shell reads them (a `|` inside
+    quotes, as in a condition `a || b`, is part of its word)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars="|")
+    lexer.whitespace_split = True
+    tokens = list(lexer)
+    pipes = [i for i, t in enumerate(tokens) if set(t) == {"|"}]
+    return tokens[pipes[-1] + 1:] if pipes else tokens
+
+
+def test_a_readme_line_reads_only_what_an_earlier_line_wrote_or_the_teacher_brings():
+    """From an empty folder, in order: a recipe file is copied out before it is built, an exam
+    folder is made before it is graded, and the benchmarks (not in the installed package) are
+    introduced as a checkout's."""
+    text = README.read_text(encoding="utf-8")
+    made: set[str] = set()
+    for command in readme_commands():
+        words = _last_of_pipe(command)
+        if words[:3] == ["quizgen", "recipe", "copy"]:
+            made.add(words[-1])
+            continue
+        for word in words:
+            if word in TEACHERS_FILES or word.startswith("-"):
+                continue
+            if word.endswith(".toml") and not word.startswith(("decks/", "~")):
+                assert word in made, f"{command}: {word} is read before a line writes it"
+            if word.endswith("/manifest.json"):
+                assert word.split("/")[0] in made, f"{command}: {word} before its sheet"
+        made.update(out.rstrip("/") for out in _outputs(command))
+    bench = text.index("    python3 bench/run.py ")
+    assert "checkout" in text[text.rindex("\n\n", 0, bench - 1):bench]
+    assert "decks/exams/" not in " ".join(readme_commands())
+
+
 def test_readme_python_block_is_true():
     block = _readme_block("from quizgen import get_gpu, launch_config, occupancy")
     lines = block.splitlines()
@@ -344,7 +384,7 @@ def test_setup_lines_on_the_system_python(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert (clone / "quizgen-course.apkg").stat().st_size > 100_000
     # the deck's summary is its last line (pip's lines come before it), progress on stderr
-    assert re.match(r"\d+ notes, \d+ cards, 32 cells", done.stdout.splitlines()[-1]), done.stdout
+    assert re.match(rf"\d+ notes, \d+ cards, {len(CELLS)} cells", done.stdout.splitlines()[-1]), done.stdout
     assert re.search(r"^deck: [\d,]+/[\d,]+ problems", done.stderr, re.M) or \
         "notes" not in done.stderr
     venv = clone / ".venv" / "bin"

@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 
 from quizgen.errors import QuizgenError
-from quizgen.recipes import (LANGS, apply_overrides, known_cells, load_deck_recipe,
-                             packaged_path, plan_slots, problem_seed, recipe_from_dict)
+from quizgen.recipes import (apply_overrides, known_cells, load_deck_recipe, packaged_path,
+                             plan_slots, problem_seed, recipe_from_dict)
+from quizgen.languages import LANGS
 
 
 def test_default_recipe_is_the_whole_course():
     recipe = load_deck_recipe(None)
     assert recipe.name == "default"
     assert recipe.cells == known_cells()
-    assert len(recipe.cells) == 32 and recipe.cells[0] == "OCC-1" and recipe.cells[-1] == "K-1"
+    assert len(recipe.cells) == 37 and recipe.cells[0] == "OCC-1" and recipe.cells[-1] == "D-5"
     assert recipe.langs == ("hinglish",)
     assert set(recipe.kinds) == {"numeric", "mcq", "cloze", "concept", "skill"}
     assert "::" in recipe.deck

@@ -32,7 +32,8 @@ def run_cli(args: list[str], capsys, monkeypatch, stdin: bytes | None = None) ->
 
 @pytest.fixture(scope="module")
 def manifest_data():
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.generator import generate_one
 
     recipe = {"title": "Quiz", "lang": "en", "seed": 9,
@@ -306,7 +307,8 @@ FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "@SUM(1+1)", "+cmd|' /C calc'!A0",
 def test_every_csv_cell_that_a_spreadsheet_would_run_is_neutralised(tmp_path, manifest_data):
     import csv
 
-    from quizgen.export.sheet import Student, parse_exam_recipe, plan_exam
+    from quizgen.export.sheet import plan_exam
+    from quizgen.recipes import Student, parse_exam_recipe
     from quizgen.files import csv_text, plain_cell, safe_cell
     from quizgen.grade.grader import grade_class
     from quizgen.generator import generate_one

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from quizgen.export import bubbles
-from quizgen.export.sheet import build_exam, parse_exam_recipe
+from quizgen.export.sheet import build_exam
+from quizgen.recipes import parse_exam_recipe
 from quizgen.generator import generate_one
 
 RECIPE = {

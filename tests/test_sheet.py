@@ -19,8 +19,9 @@ from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.errors import QuizgenError
 from quizgen.render import numbers
 from quizgen.export import sheet
-from quizgen.export.sheet import (FontWarning, Student, build_exam, load_exam_recipe,
-                                  parse_exam_recipe, parse_roster, plan_exam, read_roster)
+from quizgen.export.sheet import FontWarning, build_exam, plan_exam
+from quizgen.recipes import (Student, known_cells, load_exam_recipe, parse_exam_recipe,
+                             parse_roster, read_roster)
 from quizgen.files import plain_cell
 from quizgen.gpus import get_gpu
 from quizgen.problems.model import Problem, Solution, SolutionStep
@@ -317,11 +318,11 @@ def test_same_inputs_same_bytes_and_stable_versions(tmp_path):
     plan = plan_exam(recipe, [Student("Late Comer", "Z9")] + roster, None,
                      generate=occupancy_problem)
     before = json.loads((one.out_dir / "manifest.json").read_text(encoding="utf-8"))["students"]
-    assert plan.manifest["students"][1:] == before
+    assert [paper.to_dict() for paper in plan.manifest.students[1:]] == before
     # another seed gives other versions
     other = plan_exam(parse_exam_recipe({**RECIPE, "seed": 12}), roster, None,
                       generate=occupancy_problem)
-    assert [s["version"] for s in other.manifest["students"]] != [s["version"] for s in before]
+    assert [p.version for p in other.manifest.students] != [s["version"] for s in before]
 
 
 def test_anonymous_versions_and_practice_mode(tmp_path):
@@ -335,17 +336,23 @@ def test_anonymous_versions_and_practice_mode(tmp_path):
     assert [round(float(v)) for v in reader.pages[0].mediabox[2:]] == [612, 792]
     pages = _pages(result.exam_pdf)
     text = " ".join(_unit_pages(pages, manifest["students"][0]["version"]))
+    # the solutions come after every problem, from a page of their own
+    q1, q2, solutions = text.index("Question 1"), text.index("Question 2"), text.index("Solutions")
+    assert q1 < q2 < solutions < text.index("Forecast")
+    under = build_exam(recipe, None, 1, tmp_path / "under", generate=occupancy_problem,
+                       practice=True, solutions="under")
+    text = " ".join(_pages(under.exam_pdf))
     q1, forecast1, q2, forecast2 = (text.index("Question 1"), text.index("Forecast"),
                                     text.index("Question 2"), text.rindex("Forecast"))
-    assert q1 < forecast1 < q2 < forecast2
+    assert q1 < forecast1 < q2 < forecast2 and "Solutions" not in text
     a4 = build_exam(recipe, None, 1, tmp_path / "a4", generate=occupancy_problem)
     assert [round(float(v)) for v in pypdf.PdfReader(a4.exam_pdf).pages[0].mediabox[2:]] == [595, 842]
     assert "Forecast" not in " ".join(_pages(a4.exam_pdf))
 
 
 def test_devanagari_names_render_or_warn(built, tmp_path):
-    families = sheet._font_families(())
-    has_font = any("devanagari" in f.lower() or f in sheet._DEVANAGARI_FONTS for f in families)
+    families = sheet.fonts._font_families(())
+    has_font = any("devanagari" in f.lower() or f in sheet.fonts._DEVANAGARI_FONTS for f in families)
     font_warnings = [w for w in built["caught"] if issubclass(w.category, FontWarning)]
     if has_font:
         assert not font_warnings and not built["result"].warnings
@@ -420,7 +427,7 @@ def test_bad_recipes(change, needle):
 def test_recipe_files(tmp_path):
     recipe = load_exam_recipe(ROOT / "decks" / "exams" / "midterm.toml")
     assert recipe.title and recipe.questions
-    assert all(c in sheet.CELLS for q in recipe.questions for c in q.cells)
+    assert all(c in known_cells() for q in recipe.questions for c in q.cells)
     bad = tmp_path / "bad.toml"
     bad.write_text("title = \"x\"\n[[questions]\ncell = 1\n", encoding="utf-8")
     with pytest.raises(QuizgenError) as exc:
@@ -488,7 +495,7 @@ def test_shipped_recipe_with_the_real_generator(tmp_path):
 
 
 def test_key_carries_each_problems_figure():
-    from quizgen.export.sheet import _solution
+    from quizgen.export.sheet.layout import _solution
     from quizgen.generator import generate_one
     from quizgen.render.figures import figure_for
 
@@ -509,10 +516,10 @@ def test_the_answer_sheet_carries_each_versions_problem_ids_and_grades_as_withou
     (tmp_path / "manifest.json").write_text(plan.manifest_text(), encoding="utf-8")
     rows = list(csv.reader(io.StringIO(plan.answers_csv.removeprefix("\ufeff"))))
     header = rows[0]
-    numbers_asked = sorted({q["number"] for q in plan.manifest["students"][0]["questions"]})
+    numbers_asked = sorted({q["number"] for q in plan.manifest.students[0].questions})
     assert header[-len(numbers_asked):] == [f"Q{n}.id" for n in numbers_asked]
-    for row, student in zip(rows[1:], plan.manifest["students"]):
-        for q in student["questions"]:          # the id under its question, whatever the order
+    for row, paper in zip(rows[1:], plan.manifest.students):
+        for q in paper.questions:          # the id under its question, whatever the order
             assert row[header.index(f"Q{q['number']}.id")] == q["id"]
             for i, key in enumerate(q["asked"]):
                 value = q["answers"][key]
@@ -528,7 +535,8 @@ def test_the_answer_sheet_carries_each_versions_problem_ids_and_grades_as_withou
         summary = grade_class(tmp_path / "manifest.json", path, tmp_path / f"graded-{name}")
         out = tmp_path / f"graded-{name}"
         graded[name] = (summary.students, (out / "results.csv").read_bytes(),
-                        (out / "report.md").read_text(encoding="utf-8").replace(name, "X"),
+                        (out / "report.md").read_text(encoding="utf-8")
+                        .replace(f"graded-{name}", "X").replace(f"{name}.csv", "X"),
                         sorted(p.name for p in out.rglob("*")))
     assert graded["with"] == graded["without"]
     assert len(graded["with"][0]) == len(roster)

@@ -3,7 +3,6 @@ manifest streamed. The joined build must equal the one-document build page for p
 
 from __future__ import annotations
 
-import io
 import json
 
 import pypdf
@@ -11,7 +10,8 @@ import pytest
 
 from quizgen.export import sheet
 from quizgen.export.pdfjoin import join_pdfs
-from quizgen.export.sheet import Student, build_exam, parse_exam_recipe, plan_exam
+from quizgen.export.sheet import build_exam, plan_exam
+from quizgen.recipes import Student, parse_exam_recipe
 
 from test_sheet import RECIPE, _bookmarks, _pages, occupancy_problem
 
@@ -83,23 +83,10 @@ def test_chunked_build_is_deterministic(chunked, tmp_path):
         assert (again.out_dir / name).read_bytes() == (chunked["joined"].out_dir / name).read_bytes()
 
 
-def test_manifest_writer_matches_json_dumps():
-    head = {"format": "x", "recipe": {"title": "Zoë \"quoted\"", "questions": [1, 2]},
-            "practice": False}
-    students = [{"name": "राम", "questions": [{"a": [1, {"b": None}]}]}, {"name": "", "x": []}]
-    buf = io.StringIO()
-    writer = sheet._ManifestWriter(buf, head)
-    for item in students:
-        writer.student(item)
-    writer.close()
-    assert buf.getvalue() == json.dumps({**head, "students": students}, sort_keys=True, indent=2,
-                                        ensure_ascii=False) + "\n"
-
-
 def test_a_failing_compile_process_leaves_no_folder(tmp_path, monkeypatch):
     recipe = SMALL
     # A template that Typst refuses: the compile process fails, the build raises, nothing stays.
-    monkeypatch.setattr(sheet._Exam, "exam_data", lambda self, entries: "{not json")
+    monkeypatch.setattr(sheet.build._Exam, "exam_data", lambda self, entries: "{not json")
     with pytest.raises(RuntimeError, match="Typst could not compile"):
         build_exam(recipe, _roster(4), None, tmp_path / "out", generate=occupancy_problem,
                    chunk=2)

@@ -99,8 +99,8 @@ def test_recipe_list_show_copy(tmp_path):
     again = run(["recipe", "copy", "midterm", "my-exam.toml"], tmp_path)
     assert again.returncode == 2 and "--force" in again.stderr
     # the copy is the teacher's: edit it, build from it
-    mine.write_text(packaged.replace('course = "CS 433: Parallel Computer Architecture"',
-                                     'course = "EE 739"'), encoding="utf-8")
+    mine.write_text(packaged.replace('# course = "CS 610: GPU Programming"', 'course = "EE 739"'),
+                    encoding="utf-8")
     built = run(["sheet", "my-exam.toml", "--versions", "1", "--out", "mine"], tmp_path)
     assert built.returncode == 0, built.stderr
     manifest = json.loads((tmp_path / "mine" / "manifest.json").read_text(encoding="utf-8"))
@@ -184,7 +184,11 @@ def test_a_date_in_the_answer_sheet_is_needs_review_with_its_reason(tmp_path, ex
 
     pages = [html.unescape(page.read_text(encoding="utf-8"))      # the pages are HTML
              for page in sorted((tmp_path / "graded" / "feedback").iterdir())]
-    assert sum("'3/8/2026' is a date" in page for page in pages) == 1
+    # the student reads what happened to the box; the teacher's instruction is in report.md
+    assert sum("reached the grader as the date '3/8/2026'" in page for page in pages) == 1
+    assert not any("read what the student wrote" in page for page in pages)
+    report = (tmp_path / "graded" / "report.md").read_text(encoding="utf-8")
+    assert "'3/8/2026' is a date" in report and "read what the student wrote" in report
 
 
 def test_version_and_completion(tmp_path):

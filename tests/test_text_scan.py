@@ -18,9 +18,13 @@ PLURAL = re.compile(r"(?<![\d.,/])(?<![+\u2212-] )\b1 (cycles|blocks|warps|threa
 SEEDS = 112           # cells × 3 levels × 112 seeds × 2 languages ≥ 20,000 problems
 
 
+#: A fenced block of a question is code (a kernel, its launch), read as code, not prose.
+FENCED = re.compile(r"```.*?```", re.S)
+
+
 def texts_of(p) -> list[str]:
     s = p.solution
-    out = [p.title, p.question, s.forecast, s.answer, s.trap, *s.verify]
+    out = [p.title, FENCED.sub("", p.question), s.forecast, s.answer, s.trap, *s.verify]
     out += [x for step in s.steps for x in (step.title, step.why, step.note or "")]
     out += [x for c in p.choices for x in (c.text, c.why)]
     return out

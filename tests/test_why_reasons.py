@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from quizgen.generator import LANGS, generate_one
+from quizgen.generator import generate_one
+from quizgen.languages import LANGS
 from quizgen.problems import families
 
 _spec = importlib.util.spec_from_file_location(

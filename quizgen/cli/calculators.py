@@ -17,9 +17,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from quizgen.cli import code
 from quizgen.cli.root import app
-from quizgen.cli.options import (DEFAULT_LANG, GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt,
-                                 check_lang, load_gpu, parse_size)
+from quizgen.cli.options import (GpuFileOpt, GpuOpt, JsonOpt, LangOpt, ModelOpt, SetOpt, check_lang,
+                                 load_gpu, parse_size, parse_whole)
+from quizgen.languages import DEFAULT_LANG
 from quizgen.errors import QuizgenError
 
 
@@ -46,7 +48,8 @@ def number(field: str, text: str | None, *, positive: bool = False) -> Fraction 
     one-line error; 0.5, 1/3 and 1,000 read as they look."""
     if text is None:
         return None
-    from quizgen.grade.parse import MAX_SCALAR, read_number
+    from quizgen.grade.parse import read_number
+    from quizgen.grade.reading import MAX_SCALAR
 
     value = read_number(field, text, minimum=0, maximum=MAX_SCALAR,
                         expected="a number > 0" if positive else "a number ≥ 0")
@@ -75,6 +78,8 @@ def warps_command(
     coords: Annotated[Optional[str], typer.Option("--coords", help="One thread's coordinates x,y,z (e.g. 6,0,2): find its linear index, warp and lane.")] = None,
     warp: Annotated[Optional[int], typer.Option("--warp", help="A warp index: list that warp's threads as pieces of rows.")] = None,
     compare: Annotated[Optional[str], typer.Option("--compare", help="A second block shape (e.g. 30,30): compare idle lanes, warps and row alignment with --block.")] = None,
+    grid: Annotated[Optional[str], typer.Option("--grid", help="Blocks in the grid (e.g. 8, or gridDim 4,2,1): count the whole grid's threads and warps.")] = None,
+    elements: Annotated[Optional[int], typer.Option("--elements", help="Elements, one thread each (n in <<<(n + T - 1)/T, T>>>): the grid is ⌈n/T⌉ blocks; count its threads, its warps and the threads past the end.")] = None,
     lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
@@ -82,8 +87,10 @@ def warps_command(
 
     Example: quizgen warps --block 8,4,3 --thread 70
 
-    With --json the block's numbers are at the top level; thread, warp_members and compare are
-    nested objects.
+    A whole grid: quizgen warps --block 512 --elements 2000 (or --grid 4).
+
+    With --json the block's numbers are at the top level; thread, warp_members, compare and grid
+    are nested objects.
     """
     from quizgen.engine.warps import (block_shape, block_warps, compare_blocks, locate_thread,
                                       warp_members)
@@ -108,12 +115,20 @@ def warps_command(
             location = locate_thread(block, linear=thread, coords=coords, explain=explain)
         segments = warp_members(block, warp) if warp is not None else None
         comparison = compare_blocks(block, compare, explain=explain) if compare is not None else None
+    whole = None
+    if grid is not None or elements is not None:
+        from quizgen.engine.grid import grid_count
+
+        if grid is not None and elements is not None:
+            raise QuizgenError("give --grid or --elements, not both (--elements sets the grid to "
+                               "⌈n/T⌉ blocks)", field="grid")
+        whole = grid_count(block, grid, elements=elements, explain=explain)
     _print_warps(result, location, segments, comparison, thread=thread, warp=warp, lang=lang,
-                 as_json=as_json)
+                 as_json=as_json, whole=whole)
 
 
 def _print_warps(result, location, segments, comparison, *, thread: int | None, warp: int | None,
-                 lang: str, as_json: bool) -> None:
+                 lang: str, as_json: bool, whole=None) -> None:
     """The block's warps (and the thread, the warp's members, the comparison asked for) as one
     JSON object, or as worked solutions: the block's, then the comparison's."""
     if as_json:
@@ -124,6 +139,8 @@ def _print_warps(result, location, segments, comparison, *, thread: int | None, 
             data["warp_members"] = {"warp_id": warp, "segments": [s.to_dict() for s in segments]}
         if comparison is not None:
             data["compare"] = comparison.to_dict()
+        if whole is not None:
+            data["grid"] = whole.to_dict()
         _emit_json(data)
         return
 
@@ -138,19 +155,26 @@ def _print_warps(result, location, segments, comparison, *, thread: int | None, 
         title = calculator_title(lang, "compare", a=shape_text(comparison.first.block),
                                  b=shape_text(comparison.second.block))
         _emit_text(compare_solution(comparison, lang), lang, title)
+    if whole is not None:
+        from quizgen.render.calculators import grid_solution
+
+        typer.echo("")
+        _emit_text(grid_solution(whole, lang), lang,
+                   calculator_title(lang, "grid", G=whole.blocks, shape=shape_text(result.block)))
 
 
 # ------------------------------------------------------------------------------------------------
 
 
 LATENCY_OPTIONS = {"latency": "latency", "work_per_warp": "work", "schedulers": "schedulers",
+                   "stall": "stall",
                    "issue_interval": "issue-interval", "max_warps": "max-warps",
                    "resident_warps": "resident", "throughput": "throughput", "ilp": "ilp"}
 
 
 @app.command("latency")
 def latency_command(
-    latency: Annotated[int, typer.Option("--latency", "-L", help="Stall latency L in cycles (e.g. a global load, about 400).")],
+    latency: Annotated[Optional[int], typer.Option("--latency", "-L", help="Stall latency L in cycles (e.g. a global load, about 400).")] = None,
     work: Annotated[Optional[int], typer.Option("--work", "-W", help="Independent instructions one warp issues between stalls (W, or I_warp): each scheduler needs ⌈L/W⌉ warps.")] = None,
     schedulers: Annotated[Optional[int], typer.Option("--schedulers", help="Warp schedulers per SM (N_sched; default: the GPU's). Each needs its own warps, so the SM needs N_sched times one scheduler's.")] = None,
     issue_interval: Annotated[int, typer.Option("--issue-interval", help="Cycles between two issues of one scheduler (T_issue).")] = 1,
@@ -158,6 +182,11 @@ def latency_command(
     resident: Annotated[Optional[int], typer.Option("--resident", help="Resident warps N on one scheduler: also print the efficiency η(N) = min(N, L)/L (at most the SM's cap of resident warps).")] = None,
     throughput: Annotated[Optional[str], typer.Option("--throughput", help="Operations one scheduler must start per cycle (X_s, e.g. 1 or 0.5), for Little's law; instead of --issue-interval.")] = None,
     ilp: Annotated[Optional[str], typer.Option("--ilp", help="Independent operations in flight per warp (ILP, default 1); multiplies the work a warp brings.")] = None,
+    stall: Annotated[Optional[str], typer.Option("--stall", help="What the warps wait for: memory (a load; an unhidden one makes the kernel memory-bound) or arithmetic (a dependent instruction's latency: never memory-bound, ILP closes the gap). Default: not said.")] = None,
+    bandwidth: Annotated[Optional[str], typer.Option("--bandwidth", help="Little's law in bytes: peak memory bandwidth in GB/s (default: the GPU's); bytes in flight = bandwidth × latency.")] = None,
+    latency_ns: Annotated[Optional[str], typer.Option("--latency-ns", help="Little's law in bytes: the load latency in ns (or give --latency in cycles with --clock).")] = None,
+    clock: Annotated[Optional[str], typer.Option("--clock", help="Little's law in bytes: the SM clock in GHz, to turn --latency (cycles) into ns.")] = None,
+    lane_bytes: Annotated[int, typer.Option("--lane-bytes", help="Little's law in bytes: bytes one thread loads at a time (a float 4, a float4 16).")] = 4,
     gpu: GpuOpt = "textbook",
     gpu_file: GpuFileOpt = None,
     set_: SetOpt = None,
@@ -168,24 +197,27 @@ def latency_command(
 
     Example: quizgen latency --latency 400 --work 20 --schedulers 4
 
-    With --json the warps-needed numbers are at the top level; efficiency (--resident) is a
-    nested object.
+    An arithmetic latency (GK110: 4 schedulers, 2 instructions per cycle each, 10 cycles):
+    quizgen latency --latency 10 --schedulers 4 --throughput 2 --stall arithmetic
+
+    Little's law in bytes: quizgen latency --gpu a100 --latency-ns 500 --lane-bytes 16
+
+    With --json the warps-needed numbers are at the top level; efficiency (--resident) and
+    bytes (Little's law in bytes) are nested objects.
     """
     from quizgen.engine.latency import efficiency, hide_latency
 
     lang = check_lang(lang)
-    if work is None and resident is None and throughput is None and ilp is None:
-        raise QuizgenError("nothing to compute: give --work (warps needed), --resident (η(N)) or "
-                           "--throughput (Little's law)", field="work")
-    if throughput is not None and issue_interval != 1:
-        raise QuizgenError("give --throughput or --issue-interval, not both (X_s = 1/T_issue)",
-                           field="throughput")
+    in_bytes = _check_latency_asks(latency, work, resident, throughput, ilp, stall, issue_interval,
+                                   bandwidth, latency_ns, clock)
     the_gpu = load_gpu(gpu, gpu_file, set_)
     cap = max_warps if max_warps is not None else the_gpu.max_warps_per_sm
     explain = not as_json
     hiding = eta = None
+    in_flight = _bytes_in_flight(the_gpu, cap, latency, latency_ns, bandwidth, clock, lane_bytes,
+                                 ilp, explain) if in_bytes else None
     with option_names(LATENCY_OPTIONS):
-        if work is not None or throughput is not None or ilp is not None:
+        if work is not None or throughput is not None or (ilp is not None and not in_bytes):
             hiding = hide_latency(latency, work if work is not None else 1,
                                   schedulers=(schedulers if schedulers is not None
                                               else the_gpu.schedulers_per_sm),
@@ -193,32 +225,88 @@ def latency_command(
                                   throughput=(number("throughput", throughput, positive=True)
                                               if throughput is not None else None),
                                   ilp=number("ilp", ilp, positive=True) if ilp is not None else 1,
-                                  max_warps=cap,
-                                  explain=explain)
+                                  max_warps=cap, stall=stall, explain=explain)
         if resident is not None:
             if isinstance(resident, int) and isinstance(cap, int) and resident > cap >= 1:
                 # an SM holds at most its cap of warps: more are not resident (CELLS.md, OCC-6)
                 raise QuizgenError(f"got {resident}; at most {cap} warps can be resident on one "
                                    "SM (--max-warps sets another cap)", field="resident_warps")
             eta = efficiency(resident, latency, max_warps=cap, explain=explain)
-    _print_latency(latency, hiding, eta, lang, as_json)
+    _print_latency(latency, hiding, eta, lang, as_json, in_flight)
 
 
-def _print_latency(latency: int, hiding, eta, lang: str, as_json: bool) -> None:
-    """The warps needed and η(N) as one JSON object (η nested), or as a worked solution."""
+def _check_latency_asks(latency, work, resident, throughput, ilp, stall, issue_interval,
+                        bandwidth, latency_ns, clock) -> bool:
+    """One line for options that ask nothing or clash; True when Little's law in bytes is asked."""
+    from quizgen.engine.latency import STALLS
+
+    if stall is not None and stall not in STALLS:
+        raise QuizgenError(f"got {stall!r}; expected {' or '.join(STALLS)}", field="stall")
+    in_bytes = bandwidth is not None or latency_ns is not None or clock is not None
+    if work is None and resident is None and throughput is None and ilp is None and not in_bytes:
+        raise QuizgenError("nothing to compute: give --work (warps needed), --resident (η(N)), "
+                           "--throughput (Little's law) or --latency-ns / --bandwidth (Little's "
+                           "law in bytes)", field="work")
+    warps_asked = work is not None or throughput is not None or resident is not None or (
+        ilp is not None and not in_bytes)
+    if latency is None and (warps_asked or latency_ns is None):
+        raise QuizgenError("missing; give the stall latency in cycles (--latency)"
+                           + ("" if warps_asked else ", or in ns (--latency-ns)"), field="latency")
+    if throughput is not None and issue_interval != 1:
+        raise QuizgenError("give --throughput or --issue-interval, not both (X_s = 1/T_issue)",
+                           field="throughput")
+    return in_bytes
+
+
+def _bytes_in_flight(gpu, cap, latency, latency_ns, bandwidth, clock, lane_bytes, ilp, explain):
+    """Little's law in bytes on `gpu`: its bandwidth (or --bandwidth) × the latency in ns
+    (--latency-ns, or --latency cycles at --clock GHz), shared by its SMs."""
+    from quizgen.engine.flight import bytes_to_hide
+
+    if latency_ns is None and clock is None:
+        raise QuizgenError("Little's law in bytes needs the latency in ns: give --latency-ns, or "
+                           "--clock (GHz) to turn --latency cycles into ns", field="latency-ns")
+    if latency_ns is not None and clock is not None:
+        raise QuizgenError("give --latency-ns, or --latency with --clock, not both", field="clock")
+    peak = number("bandwidth", bandwidth, positive=True) if bandwidth is not None else gpu.mem_bandwidth_gbs
+    if not peak:
+        raise QuizgenError(f"GPU {gpu.name!r} has no mem_bandwidth_gbs: give --bandwidth",
+                           field="bandwidth")
+    with option_names({"latency_ns": "latency-ns" if latency_ns is not None else "latency",
+                       "lane_bytes": "lane-bytes", "max_warps": "max-warps"}):
+        return bytes_to_hide(peak, number("latency-ns", latency_ns, positive=True)
+                             if latency_ns is not None else latency, gpu.num_sms,
+                             lane_bytes=lane_bytes,
+                             ilp=parse_whole("ilp", ilp, minimum=1) if ilp is not None else 1,
+                             max_warps=cap, clock_ghz=number("clock", clock, positive=True)
+                             if clock is not None else None, explain=explain)
+
+
+def _print_latency(latency: int | None, hiding, eta, lang: str, as_json: bool,
+                   in_flight=None) -> None:
+    """The warps needed and η(N) as one JSON object (η and the bytes nested), or as worked
+    solutions."""
     if as_json:
         data: dict[str, Any] = {"latency": latency}
         if hiding is not None:
             data.update(hiding.to_dict())
         if eta is not None:
             data["efficiency"] = eta.to_dict()
+        if in_flight is not None:
+            data["bytes"] = in_flight.to_dict()
         _emit_json(data)
         return
 
-    from quizgen.render.calculators import calculator_title, latency_solution
+    from quizgen.render.calculators import bytes_solution, calculator_title, latency_solution
 
-    solution = latency_solution(lang, hiding=hiding, eta=eta)
-    _emit_text(solution, lang, calculator_title(lang, "latency", L=latency))
+    if hiding is not None or eta is not None:
+        solution = latency_solution(lang, hiding=hiding, eta=eta)
+        _emit_text(solution, lang, calculator_title(lang, "latency", L=latency))
+    if in_flight is not None:
+        if hiding is not None or eta is not None:
+            typer.echo("")
+        _emit_text(bytes_solution(in_flight, lang), lang,
+                   calculator_title(lang, "bytes", B=in_flight.bandwidth, t=in_flight.latency_ns))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -238,18 +326,38 @@ def parse_branch(text: str, index: int) -> tuple[int, Fraction]:
 
 @app.command("divergence")
 def divergence_command(
-    branch: Annotated[list[str], typer.Option("--branch", "-b", help="One branch as lanes:cost, e.g. 20:30 = 20 lanes take it, 30 cycles; repeat for every branch (0 lanes = nobody takes it).")],
+    branch: Annotated[Optional[list[str]], typer.Option("--branch", "-b", help="One branch as lanes:cost, e.g. 20:30 = 20 lanes take it, 30 cycles; repeat for every branch (0 lanes = nobody takes it).")] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Convergent time to compare with, in cycles (default: the time if every lane of a warp agreed).")] = None,
     active_lanes: Annotated[int, typer.Option("--active-lanes", help="Active lanes in the warp; the branches' lanes must add up to it.")] = 32,
+    cond: code.IfOpt = None,
+    loop: code.LoopOpt = None,
+    reduction: code.ReductionOpt = None,
+    block: code.BlockOpt = None,
+    grid: code.GridOpt = "1",
+    let: code.LetOpt = None,
+    n: code.NOpt = None,
+    exit_: code.ExitOpt = None,
+    costs: code.CostsOpt = None,
+    warp: code.WarpOpt = None,
+    iteration: code.IterationOpt = None,
     lang: LangOpt = DEFAULT_LANG,
     as_json: JsonOpt = False,
 ) -> None:
-    """Serialised time, slowdown and lane utilisation of a divergent warp (any number of branches).
+    """Divergence of a warp: from its lanes per branch (--branch), or worked out from the code:
+    a condition (--if), a thread-dependent loop (--loop) or a reduction (--reduction).
 
-    Example: quizgen divergence --branch 20:30 --branch 12:30
+    Examples: quizgen divergence --branch 20:30 --branch 12:30
+              quizgen divergence --if 'threadIdx.x < 40 || threadIdx.x >= 104' --block 128 --grid 8
     """
     from quizgen.engine.divergence import divergence
 
+    if branch is None or cond or loop or reduction:
+        if branch is not None:
+            raise QuizgenError("give --branch, or one of --if, --loop, --reduction, not both",
+                               field="branch")
+        return code.divergence_from_code(cond=cond, loop=loop, reduction=reduction, block=block,
+                                         grid=grid, lets=let, n=n, exit_=exit_, costs=costs,
+                                         warp=warp, iteration=iteration, lang=lang, as_json=as_json)
     lang = check_lang(lang)
     pairs = [parse_branch(text, i) for i, text in enumerate(branch)]
     with option_names({"branches": "branch", "active_lanes": "active-lanes",
@@ -335,7 +443,7 @@ def waves_command(
 def bound_command(
     load_bytes: Annotated[int, typer.Option("--load-bytes", help="Bytes one thread loads from global memory (a float4 is 16).")],
     flops: Annotated[str, typer.Option("--flops", help="Floating-point operations one thread does.")],
-    load_latency: Annotated[int, typer.Option("--load-latency", help="Latency of the load in cycles (global memory: about 400).")],
+    load_latency: Annotated[Optional[int], typer.Option("--load-latency", help="Latency of the load in cycles (global memory: about 400), for one thread's critical path; leave it out when only the verdict is asked (the roofline needs no latency).")] = None,
     store_bytes: Annotated[int, typer.Option("--store-bytes", help="Bytes one thread stores (traffic, but not on the critical path).")] = 0,
     flop_latency: Annotated[str, typer.Option("--flop-latency", help="Latency of one FLOP in cycles (the shortest compute time).")] = "4",
     flops_per_cycle: Annotated[str, typer.Option("--flops-per-cycle", help="FLOPs one thread issues per cycle when pipelined.")] = "1",
@@ -348,6 +456,10 @@ def bound_command(
     """Memory-bound or compute-bound: bytes, arithmetic intensity and one thread's critical path.
 
     Example: quizgen bound --load-bytes 16 --store-bytes 4 --flops 10 --load-latency 400
+
+    The verdict is the roofline's (arithmetic intensity against the GPU's machine balance, which
+    --set peak_fp32_gflops=… --set mem_bandwidth_gbs=… changes); --load-latency only adds the
+    critical path that explains the wait.
     """
     from quizgen.engine.bound import classify_kernel
 

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import LANGS, either
+from quizgen.cli.options import either
+from quizgen.languages import LANGS
 
 
 @app.command("deck")

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import LANG_CHOICES, LANGS
+from quizgen.cli.options import LANG_CHOICES
+from quizgen.languages import LANGS
 
 _SUFFIXES = {"moodle": ".xml", "gift": ".txt", "qti": ".zip"}
 
@@ -23,7 +24,7 @@ def export_command(
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language: {LANG_CHOICES} (default: the recipe's).")] = None,
     answers: Annotated[str, typer.Option("--answers", help="Deck recipes: main (each problem's one answer), all (every answer, as one multi-part question) or a comma list of answer keys.")] = "main",
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Leave the figures out of the worked solutions.")] = False,
-    only_new: Annotated[Optional[Path], typer.Option("--only-new", help="A Moodle XML bank exported before (and imported): leave out its problems, so that importing this one adds only new problems, each keeping its idnumber.")] = None,
+    only_new: Annotated[Optional[list[Path]], typer.Option("--only-new", help="A Moodle XML bank exported before (and imported): leave out its problems, so that importing this one adds only new problems, each keeping its idnumber. Give it once per bank already imported (every one is left out).")] = None,
 ) -> None:
     """Export a question bank: one category per cell holding N variants, each solved exactly.
 
@@ -47,12 +48,13 @@ def export_command(
         raise QuizgenError(f"{path} is a folder; give a file name", field="out")
     from quizgen.files import refuse_overwriting_inputs
 
-    refuse_overwriting_inputs(path, [recipe, only_new])
+    banks = list(dict.fromkeys(only_new or ()))
+    refuse_overwriting_inputs(path, [recipe, *banks])
     previous = None
-    if only_new is not None:
+    if banks:
         from quizgen.export.lms.moodle import bank_idnumbers
 
-        previous = bank_idnumbers(only_new)
+        previous = frozenset().union(*(bank_idnumbers(bank) for bank in banks))
     if fmt == "moodle":
         from quizgen.export.lms.moodle import write_moodle as write
     elif fmt == "gift":
@@ -65,7 +67,8 @@ def export_command(
                            only_new=previous, progress=progress)
         size = write(bank, path)     # each question written as it is made; nothing if none is
     human = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
-    kept = f" ({bank.already} already in {only_new.name} left out)" if only_new else ""
+    kept = (f" ({bank.already} already in {', '.join(b.name for b in banks)} left out)"
+            if banks else "")
     typer.echo(f"{bank.questions} questions in {bank.categories} categories, "
                f"{len(bank.figures)} figures, {human} → {path}{kept}")
 

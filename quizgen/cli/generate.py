@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import DEFAULT_LANG, LangOpt, check_lang
+from quizgen.cli.options import LangOpt, check_lang
+from quizgen.languages import DEFAULT_LANG
 
 
 #: The most problems `generate` makes per cell and level.

@@ -11,7 +11,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import LANG_CHOICES, LANGS
+from quizgen.cli.options import LANG_CHOICES
+from quizgen.languages import LANGS
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress (a bar on a terminal, else a line on stderr every few seconds).")]
 
@@ -51,8 +52,7 @@ def grade_command(
             from quizgen.files import add_to_ledger
             from quizgen.grade.lms import write_gradebook
 
-            add_to_ledger(summary.out_dir, write_gradebook(summary.students, manifest,
-                                                           summary.out_dir, lms))
+            add_to_ledger(summary.out_dir, write_gradebook(summary.graded, summary.out_dir, lms))
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     for warning in caught:
@@ -65,19 +65,17 @@ def grade_command(
     _review_note(summary)
     if remedial is not None:
         try:
-            _follow_up(summary, manifest, remedial, lang)
+            _follow_up(summary.graded, remedial)
         except QuizgenError as exc:
             raise fail(str(exc)) from None
 
 
 def _adjuster(overrides: Path, lang: Optional[str]):
     """`grade_class`'s ``adjust``: the teacher's decisions of overrides.csv, read first."""
-    from quizgen.grade.match import sheet_lang
     from quizgen.grade.overrides import apply_overrides, read_overrides
 
     rules = read_overrides(overrides)
-    return lambda students, data: apply_overrides(students, data, rules,
-                                                  lang=sheet_lang(data, lang))
+    return lambda students, manifest: apply_overrides(students, manifest, rules, lang=lang)
 
 
 #: What each phase of grading a class counts, as its progress says it.
@@ -110,24 +108,13 @@ def class_progress(quiet: bool):
         yield progress
 
 
-def _follow_up(summary, manifest: Path, folder: Path, lang: Optional[str]) -> None:
-    """The follow-up decks of a graded class (`quizgen.grade.follow_up`)."""
-    from quizgen.grade.analysis import analyse_class
-    from quizgen.grade.class_report import bands_of
+def _follow_up(graded, folder: Path) -> None:
+    """The follow-up decks of a graded class (`quizgen.grade.follow_up`), in its language."""
     from quizgen.grade.follow_up import write_follow_up_decks
-    from quizgen.grade.grader import load_manifest
-    from quizgen.grade.match import sheet_lang
-    from quizgen.grade.report import answer_columns
     from quizgen.render.phrases import book
 
-    data = load_manifest(manifest)
-    the_lang = sheet_lang(data, lang)
-    columns = answer_columns(summary.students, data)
-    analysis = analyse_class(summary.students, columns, data, bands_of(data))
-    recipe = data.get("recipe") if isinstance(data.get("recipe"), dict) else {}
-    written = write_follow_up_decks(summary.students, data, analysis, folder, lang=the_lang,
-                                    title=str(recipe.get("title", "")))
-    typer.echo(book(the_lang)["follow-up"]["written"].format(n=len(written), folder=folder))
+    written = write_follow_up_decks(graded, folder)
+    typer.echo(book(graded.lang)["follow-up"]["written"].format(n=len(written), folder=folder))
 
 
 def _issues(summary) -> None:
@@ -266,19 +253,18 @@ def _box(ref: str, manifest: Path | None, roll: str | None, version: str | None)
     if manifest is None or (roll is None) == (version is None):
         raise QuizgenError(f"box {ref} is on a student's paper: give --manifest and either --roll "
                            "or --version-code", field="problem")
-    from quizgen.grade.match import load_manifest
+    from quizgen.manifest import asked_keys, load_manifest
 
     data = load_manifest(manifest)
     who = roll.strip() if roll is not None else version.strip().upper()
     field = "roll" if roll is not None else "version"
-    papers = [s for s in data["students"] if isinstance(s, dict)
-              and str(s.get(field, "")).strip().upper() == who.upper()]
+    papers = data.papers_of(roll=roll, version=version)
     if not papers:
         raise QuizgenError(f"no paper with {field} {who!r} in {manifest}", field=field)
     number, key = int(match.group(1)), match.group(2)
-    for question in papers[0].get("questions") or []:
-        if isinstance(question, dict) and question.get("number") == number:
-            asked = question.get("asked") or list(question.get("answers") or {})
+    for question in papers[0].questions:
+        if question.get("number") == number:
+            asked = asked_keys(question)
             if key is not None and key not in asked:
                 raise QuizgenError(f"question {number} has no box {key!r}; its boxes: "
                                    f"{', '.join(f'Q{number}.{k}' for k in asked)}", field="problem")
@@ -290,15 +276,12 @@ def _load_problem(ref: str, manifest: Path | None) -> dict[str, Any]:
     from quizgen.errors import QuizgenError
 
     if manifest is not None:
-        from quizgen.grade.match import load_manifest
+        from quizgen.manifest import load_manifest
 
-        data = load_manifest(manifest)
-        for student in data["students"]:
-            questions = student.get("questions") if isinstance(student, dict) else None
-            for question in questions if isinstance(questions, list) else []:
-                if isinstance(question, dict) and question.get("id") == ref:
-                    return question
-        raise QuizgenError(f"no problem {ref!r} in {manifest}", field="problem")
+        found = load_manifest(manifest).problems().get(ref) if ref else None
+        if found is None:
+            raise QuizgenError(f"no problem {ref!r} in {manifest}", field="problem")
+        return found
     from quizgen.files import read_limited, read_stream_limited, utf8_text
 
     if ref == "-":

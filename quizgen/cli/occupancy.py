@@ -9,9 +9,9 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.cli.root import app
-from quizgen.cli.options import (DEFAULT_LANG, LANG_CHOICES, GpuFileOpt, GpuOpt, JsonOpt, ModelOpt,
-                                 SetOpt, check_lang,
-                                 load_gpu, parse_block, parse_size)
+from quizgen.cli.options import (LANG_CHOICES, GpuFileOpt, GpuOpt, JsonOpt, ModelOpt, SetOpt,
+                                 check_lang, load_gpu, parse_block, parse_size)
+from quizgen.languages import DEFAULT_LANG
 
 
 @app.command("occupancy")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from quizgen.errors import QuizgenError
-from quizgen.languages import DEFAULT_LANG, LANGS
+from quizgen.languages import LANGS
 
 
 def either(names) -> str:
@@ -19,7 +19,13 @@ def either(names) -> str:
 #: The phrasebook's languages as a help line lists them (the default first).
 LANG_CHOICES = either(LANGS)
 
-GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU preset (textbook, v100, t4, a100, a10, rtx4090, h100, h200, b200) or a name from --gpu-file.")]
+def _preset_list() -> str:
+    from quizgen.gpus import preset_names
+
+    return ", ".join(preset_names())
+
+
+GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help=f"GPU preset ({_preset_list()}) or a name from --gpu-file.")]
 GpuFileOpt = Annotated[Optional[Path], typer.Option("--gpu-file", help="TOML file with your own GPUs (same fields as the catalogue; `base = \"a100\"` copies a preset).")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="Override a GPU field, e.g. --set smem_per_sm=65536 (repeatable).")]
 LangOpt = Annotated[str, typer.Option("--lang", "-l", help=f"Language of the worked solution: {LANG_CHOICES}.")]
@@ -65,8 +71,11 @@ def parse_block(field: str, text: str | None) -> str | None:
 
 
 def parse_overrides(items: list[str] | None) -> dict[str, object]:
-    from quizgen.gpus import INT_FIELDS, MAX_FIELD, carveout_sizes
+    """`--set field=value` for every field of the catalogue (quizgen.gpus.field_kinds); the GPU
+    they build is checked as a whole afterwards, as a GPU file's is."""
+    from quizgen.gpus import INT_FIELDS, MAX_FIELD, carveout_sizes, field_kinds
 
+    kinds = field_kinds()
     out: dict[str, object] = {}
     for item in items or []:
         if "=" not in item:
@@ -74,18 +83,18 @@ def parse_overrides(items: list[str] | None) -> dict[str, object]:
         key, value = item.split("=", 1)
         key = key.strip()
         value = value.strip()
-        if key == "smem_carveout_kb":
+        kind = kinds.get(key)
+        if kind == "kb_list":
             sizes = [parse_whole("set", v, maximum=1 << 21) for v in value.strip("[]").split(",")
                      if v.strip()]
             out[key] = list(carveout_sizes(sizes))
-        elif key in ("compute_capability", "name", "description", "base"):
+        elif kind == "text":
             out[key] = value
-        elif key in INT_FIELDS:
-            out[key] = parse_whole("set", value, minimum=INT_FIELDS[key], maximum=MAX_FIELD)
+        elif kind == "int":
+            out[key] = parse_whole("set", value, minimum=INT_FIELDS.get(key, 0), maximum=MAX_FIELD)
         else:
-            known = ", ".join(sorted([*INT_FIELDS, "smem_carveout_kb", "compute_capability",
-                                      "name", "description"]))
-            raise QuizgenError(f"unknown GPU field {key!r}; fields are: {known}", field="set")
+            raise QuizgenError(f"unknown GPU field {key!r}; fields are: {', '.join(sorted(kinds))}",
+                               field="set")
     return out
 
 

@@ -18,7 +18,8 @@ def sheet_command(
     versions: Annotated[Optional[int], typer.Option("--versions", help="Without a roster: this many anonymous versions.")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for exam.pdf, key.pdf, manifest.json, answers.csv.")] = Path("exam"),
     paper: Annotated[str, typer.Option("--paper", help="a4 or letter.")] = "a4",
-    practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each worked solution right after its problem.")] = False,
+    practice: Annotated[bool, typer.Option("--practice", help="Practice worksheet: each student's paper also holds the answers and worked solutions (see --solutions).")] = False,
+    solutions: Annotated[Optional[str], typer.Option("--solutions", help="With --practice, where the answers and worked solutions go: end (after a page break at the end of each student's paper; the default) or under (right under each problem's answer boxes).")] = None,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of the questions, solutions and sheet: {LANG_CHOICES} (default: the recipe's).")] = None,
     shuffle: Annotated[Optional[bool], typer.Option("--shuffle/--no-shuffle", help="Print each student's questions in an order of their own (kept in the manifest; question numbers stay). Default: the recipe's.")] = None,
     font_path: Annotated[Optional[list[Path]], typer.Option("--font-path", help="Extra folder of fonts (e.g. a Devanagari font for roster names); repeatable.")] = None,
@@ -49,6 +50,7 @@ def sheet_command(
     from quizgen.recipes import read_roster
 
     paper_name = _paper_and_versions(paper, roster, versions)
+    layout = _solutions(practice, solutions)
     the_recipe = _exam_recipe(recipe, lang, shuffle, title=title, course=course, date=date,
                               duration=duration, instructions=instructions, seed=seed)
     with warnings.catch_warnings(record=True) as caught:
@@ -56,7 +58,7 @@ def sheet_command(
         students = read_roster(roster) if roster is not None else None
         with progress_reporter("sheet", "students") as progress:
             result = build_exam(the_recipe, students, versions, out, generate=generate_one,
-                                paper=paper_name, practice=practice,
+                                paper=paper_name, practice=practice, solutions=layout,
                                 font_paths=[str(p) for p in (font_path or [])], force=force,
                                 progress=progress, bubbles=bubbles)
     for warning in caught:
@@ -64,11 +66,28 @@ def sheet_command(
     typer.echo(f"{result.students} versions → {result.out_dir}/ (exam.pdf, key.pdf, manifest.json, answers.csv)")
 
 
+def _solutions(practice: bool, solutions: Optional[str]) -> str:
+    """Where a practice sheet's solutions go (one error line for a value, or for --solutions
+    without --practice)."""
+    from quizgen.errors import QuizgenError
+    from quizgen.export.sheet.layout import SOLUTIONS
+
+    if solutions is None:
+        return SOLUTIONS[0]
+    if solutions.lower() not in SOLUTIONS:
+        raise QuizgenError(f"got {solutions!r}; expected {' or '.join(SOLUTIONS)}",
+                           field="solutions")
+    if not practice:
+        raise QuizgenError("an exam prints no solutions; --solutions is for a practice sheet "
+                           "(add --practice)", field="solutions")
+    return solutions.lower()
+
+
 def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[int]) -> str:
     """The paper's name for the builder (``letter`` → ``us-letter``), after checking --paper,
     --versions and --roster (one error line each)."""
     from quizgen.errors import QuizgenError
-    from quizgen.recipes import MAX_STUDENTS
+    from quizgen.manifest import MAX_STUDENTS
 
     paper_name = {"a4": "a4", "letter": "us-letter", "us-letter": "us-letter"}.get(paper.lower())
     if paper_name is None:
@@ -84,7 +103,8 @@ def _paper_and_versions(paper: str, roster: Optional[Path], versions: Optional[i
 def _exam_recipe(recipe: Optional[str], lang: Optional[str], shuffle: Optional[bool], **cover):
     """The exam recipe read, with the command line's --lang, --shuffle and cover fields."""
     from quizgen.errors import QuizgenError
-    from quizgen.recipes import LANGS, load_exam_recipe
+    from quizgen.recipes import load_exam_recipe
+    from quizgen.languages import LANGS
 
     the_recipe = load_exam_recipe(recipe)
     if lang is not None:

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizgen.engine.occupancy import LaunchConfig, _align_up_carveout, carveout_size
+from quizgen.engine.arith import ceiling
+from quizgen.engine.occupancy import LaunchConfig, align_up_carveout, fails_on_gp10x, carveout_size
 from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU
 
@@ -28,8 +29,6 @@ from quizgen.gpus import GPU
 #: before them show what they change in a launch that runs.
 RULES = ("reg_granularity", "subpartitions", "smem_granularity", "reserve", "carveout",
          "barriers", "regs_per_block", "block_limit")
-#: Rules the per-warp count leaves out before any of `RULES`.
-BLOCK_RULES = ("whole_blocks", "block_cap")
 
 _ALL = frozenset(RULES)
 
@@ -94,20 +93,21 @@ class Attribution:
 def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Count:
     """Resident blocks under the textbook lids plus the named exact rules."""
     T, r = cfg.threads_per_block, cfg.regs_per_thread
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     P = gpu.schedulers_per_sm
     by_warps = 0 if T > gpu.max_threads_per_block else gpu.max_warps_per_sm // w
     blocks = min(by_warps, gpu.max_blocks_per_sm)
 
     if "reg_granularity" in rules:
         g_r = gpu.reg_alloc_unit
-        regs_warp = -(-(r * 32) // g_r) * g_r
+        regs_warp = ceiling(r * 32, g_r) * g_r
         regs_block = regs_warp * w
     else:
         regs_warp, regs_block = 32 * r, T * r
     per_sub = None
-    if "regs_per_block" in rules and (regs_warp * (-(-w // P) * P) > gpu.regs_per_block
-                                      or regs_block > gpu.regs_per_block):
+    if "regs_per_block" in rules and (regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block
+                                      or regs_block > gpu.regs_per_block
+                                      or fails_on_gp10x(gpu, regs_warp, w)):
         blocks = 0
     elif regs_block:
         if "subpartitions" in rules:
@@ -119,21 +119,22 @@ def count(gpu: GPU, cfg: LaunchConfig, rules: frozenset[str] | set[str]) -> Coun
     reserved = gpu.reserved_smem_per_block if "reserve" in rules else 0
     g_s = gpu.smem_alloc_unit if "smem_granularity" in rules else 1
     static = cfg.smem_per_block + reserved
-    smem_alloc = -(-(static + cfg.dyn_smem) // g_s) * g_s
+    smem_alloc = ceiling(static + cfg.dyn_smem, g_s) * g_s
     smem_sm = carveout_size(gpu, cfg.carveout) if "carveout" in rules else gpu.smem_per_sm
     fits = True
+    before_volta = 0 < gpu.cc_major < 7         # no opt-in and no carveout there
     if "block_limit" in rules:
         limit = gpu.smem_per_block
-        if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block:
+        if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block and not before_volta:
             limit = gpu.smem_per_block_optin
         if (cfg.optin is not None and cfg.dyn_smem > cfg.optin) or smem_alloc > limit + reserved:
             fits = False
     if not fits:
         blocks = 0
     elif smem_alloc:
-        if "carveout" in rules and smem_sm < smem_alloc:
+        if "carveout" in rules and smem_sm < smem_alloc and not before_volta:
             try:
-                smem_sm = _align_up_carveout(gpu, smem_alloc)
+                smem_sm = align_up_carveout(gpu, smem_alloc)
             except QuizgenError:        # more than any carveout (only without the per-block limit)
                 smem_sm = gpu.smem_per_sm
         blocks = min(blocks, smem_sm // smem_alloc)
@@ -147,7 +148,7 @@ def attribute(gpu: GPU, cfg: LaunchConfig, *, per_warp: bool = False) -> Attribu
     """Switch the exact rules on one at a time from the textbook count (or, `per_warp`, from the
     notes' per-warp register count) and keep each rule that changes it."""
     T, r = cfg.threads_per_block, cfg.regs_per_thread
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     effects: list[Effect] = []
     book = count(gpu, cfg, frozenset())
     if per_warp:
@@ -188,9 +189,11 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
     if rule == "subpartitions":
         return {"P": gpu.schedulers_per_sm, "part": gpu.regs_per_sm // gpu.schedulers_per_sm,
                 "per_sub": after.per_sub, "alloc": after.regs_warp,
-                "w": -(-cfg.threads_per_block // 32)}
+                "w": ceiling(cfg.threads_per_block, 32)}
     if rule == "regs_per_block":
-        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * -(-cfg.threads_per_block // 32)}
+        w = ceiling(cfg.threads_per_block, 32)
+        return {"limit": gpu.regs_per_block, "alloc": after.regs_warp * w,
+                "gp10x": fails_on_gp10x(gpu, after.regs_warp, w)}
     if rule == "smem_granularity":
         return {"g": gpu.smem_alloc_unit, "asked": asked, "alloc": after.smem_alloc}
     if rule == "reserve":
@@ -204,10 +207,13 @@ def _detail(rule: str, gpu: GPU, cfg: LaunchConfig, before: Count, after: Count)
         limit = gpu.smem_per_block_optin if (
             optin and cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.optin > gpu.smem_per_block
         ) else gpu.smem_per_block
+        can_opt_in = not 0 < gpu.cc_major < 7          # no opt-in before Volta
         out = {"optin": optin, "limit": limit, "reserve": gpu.reserved_smem_per_block,
                "alloc": after.smem_alloc, "optin_limit": gpu.smem_per_block_optin,
-               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin}
-        if not optin and after.smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block:
+               "dyn": cfg.dyn_smem, "optin_bytes": cfg.optin, "can_opt_in": can_opt_in,
+               "with_optin": None}
+        if not optin and can_opt_in and (after.smem_alloc
+                                          <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block):
             # what the same launch does once it opts in
             from dataclasses import replace
 
@@ -225,7 +231,7 @@ def carveout_reason(gpu: GPU, cfg: LaunchConfig, smem_alloc: int) -> dict[str, A
     size = preference
     why = "rounded" if preference != wanted else "exact"
     if smem_alloc and preference < smem_alloc:
-        size = _align_up_carveout(gpu, smem_alloc)
+        size = align_up_carveout(gpu, smem_alloc)
         why = "raised"
     return {"c": cfg.carveout, "default": default, "wanted": wanted, "preference": preference,
             "size": size, "why": why, "alloc": smem_alloc, "full": gpu.smem_per_sm}

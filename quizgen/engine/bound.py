@@ -53,16 +53,16 @@ class KernelBound:
     bytes_loaded: int
     bytes_stored: int
     flops: int | float
-    load_latency: int
+    load_latency: int | None                # None: only the verdict was asked (no critical path)
     flop_latency: int | float
     flops_per_cycle: int | float
     bytes_moved: int
     arithmetic_intensity: float | None      # None when no bytes move
     compute_cycles: int | float
-    critical_path: int | float
-    memory_share: float
+    critical_path: int | float | None
+    memory_share: float | None
     bound: str                              # "memory" or "compute", by the roofline
-    reason: str                             # a why-key: memory_latency_dominates / compute_dominates
+    reason: str | None                      # a why-key: memory_latency_dominates / compute_dominates
     machine_balance: float = 0.0            # FLOP/B where the roofline bends
     peak_gflops: int = 0
     bandwidth_gbs: int = 0
@@ -90,11 +90,12 @@ class KernelBound:
         return out
 
 
-def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_latency: Any,
+def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_latency: Any = None,
                     flop_latency: Any = 4, flops_per_cycle: Any = 1, gpu: Any = None,
                     explain: bool = False) -> KernelBound:
     """Seed 004 Ex 1–2: memory- or compute-bound by the roofline on `gpu` (default: the notes'
-    SM), with one thread's critical path to explain the wait."""
+    SM), with one thread's critical path to explain the wait. The verdict needs no latency: with
+    `load_latency` None there is no critical path (PMPP's "36 FLOPs, seven 4-byte accesses")."""
     if gpu is None:
         from quizgen.gpus import get_gpu
         gpu = get_gpu("textbook")
@@ -107,46 +108,61 @@ def classify_kernel(bytes_loaded: Any, bytes_stored: Any, flops: Any, *, load_la
     b_ld = require_int("bytes_loaded", bytes_loaded, minimum=0)
     b_st = require_int("bytes_stored", bytes_stored, minimum=0)
     f = require_number("flops", flops, positive=False)
-    L = require_int("load_latency", load_latency, minimum=0)
+    L = None if load_latency is None else require_int("load_latency", load_latency, minimum=0)
     l_f = require_number("flop_latency", flop_latency, positive=False)
     rate = require_number("flops_per_cycle", flops_per_cycle)
     moved = b_ld + b_st
     ai = Fraction(f) / moved if moved else None
     compute = max(f / rate, l_f) if f else Fraction(0)
-    path = L + compute
-    share = float(Fraction(L) / path) if path else 0.0
-    waits = b_ld > 0 and L > compute                 # the critical path's reading (the why)
     memory = ai is not None and ai < balance          # the roofline's verdict
     bound = "memory" if memory else "compute"
-    reason = "memory_latency_dominates" if waits else "compute_dominates"
+    if L is None:
+        path = share = reason = None
+    else:
+        path = L + compute
+        share = float(Fraction(L) / path) if path else 0.0
+        waits = b_ld > 0 and L > compute                 # the critical path's reading (the why)
+        reason = "memory_latency_dominates" if waits else "compute_dominates"
     attainable = min(Fraction(F_peak), ai * B_peak) if ai is not None else Fraction(F_peak)
 
-    steps: list[Step] = []
+    result = KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
+                         float(ai) if ai is not None else None, plain(compute),
+                         None if path is None else plain(path), share,
+                         bound, reason, float(balance), F_peak, B_peak, float(attainable))
     if explain:
-        steps.append(Step("bytes_moved", "bytes_moved", {"b_ld": b_ld, "b_st": b_st}, moved, "B",
-                          "count_traffic", "no_traffic" if moved == 0 else None))
-        if ai is not None:
-            steps.append(Step("arithmetic_intensity", "arithmetic_intensity",
-                              {"F_ops": plain(f), "b_mov": moved}, float(ai), "FLOP/B",
-                              "flops_per_byte", None))
-        steps.append(Step("machine_balance", "machine_balance", {"F_peak": F_peak, "B_peak": B_peak},
-                          float(balance), "FLOP/B", "roofline_bends"))
-        if ai is not None:
-            steps.append(Step("attainable_flops", "attainable_flops",
-                              {"F_peak": F_peak, "I_AI": float(ai), "B_peak": B_peak},
-                              float(attainable), "GFLOP/s", "roofline_decides",
-                              "below_balance" if memory else "above_balance"))
-        steps.append(Step("compute_cycles", "compute_cycles",
-                          {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, plain(compute),
-                          "cycles", "pipelined_compute",
-                          "one_flop_latency" if f and f / rate < l_f else None))
-        steps.append(Step("critical_path", "critical_path", {"L_ld": L, "C_cmp": plain(compute)},
-                          plain(path), "cycles", "load_then_compute",
-                          "store_async" if b_st else None))
-        if path:
-            steps.append(Step("memory_share", "memory_share", {"L_ld": L, "P_crit": plain(path)},
-                              share, "", reason,
-                              "moderate_occupancy_enough" if memory else "few_warps_enough"))
-    return KernelBound(b_ld, b_st, plain(f), L, plain(l_f), plain(rate), moved,
-                       float(ai) if ai is not None else None, plain(compute), plain(path), share,
-                       bound, reason, float(balance), F_peak, B_peak, float(attainable), steps)
+        result.steps = _steps(result, f, rate, l_f, ai, balance, attainable)
+    return result
+
+
+def _steps(r: KernelBound, f: Fraction, rate: Fraction, l_f: Fraction, ai: Fraction | None,
+           balance: Fraction, attainable: Fraction) -> list[Step]:
+    """The derivation: traffic, intensity and the roofline's verdict; with a load latency, also
+    one thread's critical path (which explains the wait, and decides nothing)."""
+    b_ld, b_st, moved, L, memory = r.bytes_loaded, r.bytes_stored, r.bytes_moved, r.load_latency, r.memory_bound
+    F_peak, B_peak, compute, path = r.peak_gflops, r.bandwidth_gbs, r.compute_cycles, r.critical_path
+    steps = [Step("bytes_moved", "bytes_moved", {"b_ld": b_ld, "b_st": b_st}, moved, "B",
+                  "count_traffic", "no_traffic" if moved == 0 else None)]
+    if ai is not None:
+        steps.append(Step("arithmetic_intensity", "arithmetic_intensity",
+                          {"F_ops": plain(f), "b_mov": moved}, float(ai), "FLOP/B",
+                          "flops_per_byte", None))
+    steps.append(Step("machine_balance", "machine_balance", {"F_peak": F_peak, "B_peak": B_peak},
+                      float(balance), "FLOP/B", "roofline_bends"))
+    if ai is not None:
+        steps.append(Step("attainable_flops", "attainable_flops",
+                          {"F_peak": F_peak, "I_AI": float(ai), "B_peak": B_peak},
+                          float(attainable), "GFLOP/s", "roofline_decides",
+                          "below_balance" if memory else "above_balance"))
+    if L is None:
+        return steps
+    steps.append(Step("compute_cycles", "compute_cycles",
+                      {"F_ops": plain(f), "r_F": plain(rate), "l_F": plain(l_f)}, compute,
+                      "cycles", "pipelined_compute",
+                      "one_flop_latency" if f and f / rate < l_f else None))
+    steps.append(Step("critical_path", "critical_path", {"L_ld": L, "C_cmp": compute},
+                      path, "cycles", "load_then_compute", "store_async" if b_st else None))
+    if path:
+        steps.append(Step("memory_share", "memory_share", {"L_ld": L, "P_crit": path},
+                          r.memory_share, "", r.reason,
+                          "moderate_occupancy_enough" if memory else "few_warps_enough"))
+    return steps

@@ -23,9 +23,9 @@ from typing import Any
 
 from quizgen.engine.derivation import Step
 from quizgen.engine.latency import plain, require_number
+from quizgen.engine.warps import WARP_SIZE
 from quizgen.errors import QuizgenError, require_int
 
-WARP_SIZE = 32
 
 #: Formulas of this module: name → (sympy source, {symbol: meaning}).
 FORMULAS: dict[str, tuple[str, dict[str, str]]] = {

@@ -18,12 +18,15 @@ FORMULA_MODULES = (
     "quizgen.engine.occupancy",
     "quizgen.engine.warps",
     "quizgen.engine.latency",
+    "quizgen.engine.flight",
     "quizgen.engine.divergence",
     "quizgen.engine.grid",
     "quizgen.engine.bound",
     "quizgen.engine.inverse",
     "quizgen.engine.whatif",
     "quizgen.engine.compare",
+    "quizgen.engine.code_steps",
+    "quizgen.engine.barrier",
 )
 
 

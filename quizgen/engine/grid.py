@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import require_int
 
@@ -38,6 +39,14 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
     "sm_utilisation": ("U_SM/N_SM", {"U_SM": "SMs that hold a block", "N_SM": "SMs on the GPU"}),
     "slot_utilisation": ("G/(N_waves*C_slots)", {
         "G": "blocks in the grid", "N_waves": "waves", "C_slots": "block slots of one wave"}),
+    # a whole grid's threads and warps (PMPP ch. 4: "how many warps in the grid?")
+    "grid_blocks": ("G_x*G_y*G_z", {"G_x": "gridDim.x", "G_y": "gridDim.y", "G_z": "gridDim.z"}),
+    "grid_threads": ("G*P", {"G": "blocks in the grid", "P": "threads per block"}),
+    "grid_warps": ("G*w", {"G": "blocks in the grid", "w": "warps in one block"}),
+    "threads_past_end": ("G*P - n", {
+        "G": "blocks in the grid", "P": "threads per block", "n": "elements, one thread each"}),
+    "grid_padding_lanes": ("G*(32*w - P)", {
+        "G": "blocks in the grid", "w": "warps in one block", "P": "threads per block"}),
 }
 
 
@@ -76,7 +85,7 @@ class Waves:
     @property
     def packed_tail_sms(self) -> int:
         """The misconception `packed_tail`: the tail packed B blocks per SM, ⌈t/B⌉ SMs."""
-        return -(-self.tail_blocks // self.blocks_per_sm)
+        return ceiling(self.tail_blocks, self.blocks_per_sm)
 
     @property
     def small_grid(self) -> bool:
@@ -108,7 +117,7 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
     slots = S * B
     used = min(G, S)
     idle = S - used
-    n_waves = -(-G // slots)
+    n_waves = ceiling(G, slots)
     full = G // slots
     tail = G - full * slots
     tail_sms = min(tail, S)        # breadth-first: one block per SM first (0 when no tail)
@@ -141,3 +150,90 @@ def waves(grid_blocks: Any, num_sms: Any, blocks_per_sm: Any, *, explain: bool =
                           {"G": G, "N_waves": n_waves, "C_slots": slots}, slot_util, "",
                           "average_over_waves"))
     return Waves(G, S, B, slots, used, idle, n_waves, full, tail, tail_sms, sm_util, slot_util, steps)
+
+
+#: gridDim.x's limit (2^31 − 1, every compute capability from 3.0), and the most blocks in total
+#: a count here takes.
+MAX_GRID_DIM = (1 << 31) - 1
+MAX_GRID_BLOCKS = 1 << 40
+
+
+@dataclass(slots=True)
+class GridCount:
+    """A whole grid's blocks, threads and warps: every block brings its P threads in w warps, so
+    the grid has G·P threads in G·w warps (warps are cut inside each block, never across blocks).
+    With n elements (one thread each) the grid is ⌈n/P⌉ blocks and its last G·P − n threads
+    have no element."""
+
+    block: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    blocks: int
+    threads_per_block: int
+    warps_per_block: int
+    threads: int
+    warps: int
+    idle_lanes: int                 # launched lanes with no thread or no element
+    elements: int | None = None
+    past_end: int | None = None     # threads launched past the last element
+    steps: list[Step] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"grid": list(self.grid), "grid_blocks": self.blocks,
+                "threads_per_block": self.threads_per_block, "warps_per_block": self.warps_per_block,
+                "grid_threads": self.threads, "grid_warps": self.warps,
+                "idle_lanes": self.idle_lanes, "elements": self.elements,
+                "threads_past_end": self.past_end}
+
+
+def grid_count(block: Any, grid: Any = None, *, elements: Any = None,
+               explain: bool = False) -> GridCount:
+    """Threads and warps of a whole grid of `block`-shaped blocks: `grid` blocks (a count or
+    gridDim x,y,z), or the ⌈n/P⌉ blocks a launch of one thread per element needs."""
+    from quizgen.engine.warps import WARP_SIZE, block_shape, block_warps
+    from quizgen.errors import QuizgenError
+
+    if (grid is None) == (elements is None):
+        raise QuizgenError("give the grid (blocks, or gridDim x,y,z) or the elements (one thread "
+                           "each), one of them", field="grid")
+    bw = block_warps(block)
+    P, w = bw.threads, bw.warps
+    steps: list[Step] = []
+    n = past = None
+    if elements is not None:
+        n = require_int("elements", elements, minimum=1, maximum=1 << 40)
+        G = ceiling(n, P)
+        dims = (G, 1, 1)
+        steps.append(Step("launch_blocks", "launch_blocks", {"n": n, "T": P}, G, "blocks",
+                          "launch_blocks"))
+    else:
+        try:
+            dims = block_shape(grid)
+        except QuizgenError as exc:
+            raise QuizgenError(str(exc)[len("block: "):].replace("32,8,1", "8 or 4,2,1"),
+                               field="grid") from None
+        G = dims[0] * dims[1] * dims[2]
+        if max(dims) > MAX_GRID_DIM or G > MAX_GRID_BLOCKS:
+            raise QuizgenError(f"got {grid!r}; a grid has at most {MAX_GRID_DIM:,} blocks along x "
+                               "(and far fewer in total here)", field="grid")
+        if dims[1] * dims[2] > 1:
+            steps.append(Step("grid_blocks", "grid_blocks",
+                              {"G_x": dims[0], "G_y": dims[1], "G_z": dims[2]}, G, "blocks",
+                              "grid_blocks"))
+    steps.append(Step("grid_threads", "grid_threads", {"G": G, "P": P}, G * P, "threads",
+                      "grid_threads"))
+    steps.append(Step("grid_warps", "grid_warps", {"G": G, "w": w}, G * w, "warps", "grid_warps",
+                      None if P % WARP_SIZE == 0 else "grid_partial_warps"))
+    if n is not None:
+        past = G * P - n
+        idle = G * w * WARP_SIZE - n
+        steps.append(Step("threads_past_end", "threads_past_end", {"G": G, "P": P, "n": n}, past,
+                          "threads", "threads_past_end"))
+        steps.append(Step("launch_idle_lanes", "launch_idle_lanes", {"n": n, "T": P, "w": w}, idle,
+                          "lanes", "launch_idle_lanes"))
+    else:
+        idle = G * (w * WARP_SIZE - P)
+        if idle:
+            steps.append(Step("grid_padding_lanes", "grid_padding_lanes", {"G": G, "w": w, "P": P},
+                              idle, "lanes", "grid_padding_lanes"))
+    return GridCount(bw.block, dims, G, P, w, G * P, G * w, idle, n, past,
+                     steps if explain else [])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import MODELS, LaunchConfig, OccupancyResult, occupancy
 from quizgen.errors import QuizgenError, require_int
@@ -148,8 +149,8 @@ def max_regs_for_occupancy(gpu: GPU, config: LaunchConfig, target_occupancy: Any
     """Most registers per thread that still give ≥ `target_occupancy` (a fraction in (0, 1])."""
     model = _model(gpu, model)
     occ = _occupancy_target(target_occupancy)
-    w = -(-config.threads_per_block // 32)
-    target = max(1, -(-(occ * gpu.max_warps_per_sm) // w))  # ceil(O·W_max/w), exact in Fraction
+    w = ceiling(config.threads_per_block, 32)
+    target = max(1, ceiling(occ * gpu.max_warps_per_sm, w))  # ceil(O·W_max/w), exact in Fraction
     steps = [Step("target_blocks", "inv_blocks_for_occupancy",
                   {"O": float(occ), "W_max": gpu.max_warps_per_sm, "w": w}, int(target), "blocks",
                   "occupancy_to_blocks")]
@@ -397,10 +398,10 @@ def _regs_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str) -> list[S
                 Step("answer", "inv_largest", {"x_lid": lid, "x_max": top}, min(lid, top),
                      "registers", "largest_that_fits")]
     P, g = gpu.schedulers_per_sm, gpu.reg_alloc_unit
-    w = -(-T // 32)
-    n_p = -(-(B * w) // P)
+    w = ceiling(T, 32)
+    n_p = ceiling(B * w, P)
     by_sm = (gpu.regs_per_sm // P) // n_p
-    by_block = gpu.regs_per_block // (P * -(-w // P))
+    by_block = gpu.regs_per_block // (P * ceiling(w, P))
     r_warp = min(by_sm, by_block)
     lid = (r_warp // g) * g // 32
     steps = [
@@ -444,7 +445,7 @@ def _threads_closed_form(gpu: GPU, cfg: LaunchConfig, B: int, model: str,
     else:
         P, g = gpu.schedulers_per_sm, gpu.reg_alloc_unit
         w_lid = w_slots
-        r_warp = -(-(r * 32) // g) * g
+        r_warp = ceiling(r * 32, g) * g
         if r_warp:
             n_p = (gpu.regs_per_sm // P) // r_warp
             steps.append(Step("warps_per_subpartition", "warps_per_subpartition",

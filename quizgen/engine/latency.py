@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
 
@@ -143,10 +144,6 @@ def plain(value: Fraction | int | float) -> int | float:
     return value
 
 
-def _ceil(value: Fraction) -> int:
-    return -(-value.numerator // value.denominator)
-
-
 @dataclass(slots=True)
 class LatencyHiding:
     """Warps an SM needs to hide an L-cycle stall: per scheduler ⌈L·X_s/(W·ILP)⌉, × N_sched."""
@@ -166,6 +163,9 @@ class LatencyHiding:
     ilp_factor: int               # extra ILP that brings the need under the cap (1: none needed)
     warps_with_ilp: int
     steps: list[Step] = field(default_factory=list)
+    #: What the stall waits for: "memory" (a load), "arithmetic" (a dependent instruction's
+    #: pipeline latency) or None (not said). Only a memory stall makes a kernel memory-bound.
+    stall: str | None = "memory"
 
     @property
     def hidable(self) -> bool:
@@ -176,8 +176,16 @@ class LatencyHiding:
         return self.deficit == 0
 
     @property
-    def memory_bound(self) -> bool:
-        return not self.hidable
+    def memory_bound(self) -> bool | None:
+        """A memory stall the SM cannot hide (None: unhidable, but the stall's kind was not said)."""
+        if self.hidable or self.stall == "arithmetic":
+            return False
+        return True if self.stall == "memory" else None
+
+    @property
+    def no_overlap(self) -> bool:
+        """A degenerate memory stall: nothing to overlap it with, so it stays unhidden."""
+        return self.degenerate and self.stall == "memory"
 
     @property
     def degenerate(self) -> bool:
@@ -195,7 +203,8 @@ class LatencyHiding:
             "throughput": self.throughput, "sm_throughput": self.sm_throughput,
             "max_warps": self.max_warps, "in_flight": self.in_flight,
             "warps_per_scheduler": self.warps_per_scheduler, "warps_needed": self.warps_needed,
-            "deficit": self.deficit, "hidable": self.hidable, "memory_bound": self.memory_bound,
+            "deficit": self.deficit, "hidable": self.hidable, "stall": self.stall,
+            "memory_bound": self.memory_bound,
             "degenerate": self.degenerate, "ilp_factor": self.ilp_factor,
             "warps_with_ilp": self.warps_with_ilp,
         }
@@ -204,16 +213,25 @@ class LatencyHiding:
         return out
 
 
+#: The kinds of stall a latency question can name.
+STALLS = ("memory", "arithmetic")
+
+
 def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
                  issue_interval: Any = 1, throughput: Any = None, ilp: Any = 1,
-                 max_warps: Any = 64, explain: bool = False) -> LatencyHiding:
+                 max_warps: Any = 64, stall: str | None = "memory",
+                 explain: bool = False) -> LatencyHiding:
     """The one latency-hiding model (see the module docstring): warps per scheduler, × N_sched.
 
     `throughput` is X_s, the operations one scheduler must start per cycle (Little's law); when it
     is left out, X_s = 1/`issue_interval`. `ilp` multiplies the independent work a warp brings.
     When the need is over the cap, the smallest whole extra ILP factor k with
     N_sched·⌈n_s/k⌉ ≤ cap is ⌈n_s/⌊cap/N_sched⌋⌉ (none exists when the cap is below N_sched).
+    `stall` names what the warps wait for: an unhidable memory stall is memory-bound, an
+    arithmetic one (a dependent instruction's latency) is not, and ILP closes its gap.
     """
+    if stall is not None and stall not in STALLS:
+        raise QuizgenError(f"got {stall!r}; expected {' or '.join(STALLS)}", field="stall")
     L = require_int("latency", latency, minimum=1)
     W = require_int("work_per_warp", work_per_warp, minimum=1)
     n_sched = require_int("schedulers", schedulers, minimum=1)
@@ -223,18 +241,18 @@ def hide_latency(latency: Any, work_per_warp: Any = 1, *, schedulers: Any = 1,
     littles = throughput is not None
     x_s = require_number("throughput", throughput) if littles else Fraction(1, t_issue)
     per_sched_exact = L * x_s / (W * k)
-    n_s = _ceil(per_sched_exact)
+    n_s = ceiling(per_sched_exact)
     need = n_sched * n_s
     deficit = max(need - cap, 0)
     c_s = cap // n_sched
     if deficit and c_s:
-        extra = -(-n_s // c_s)
+        extra = ceiling(n_s, c_s)
     else:
         extra = 1
-    with_ilp = n_sched * -(-n_s // extra)
+    with_ilp = n_sched * ceiling(n_s, extra)
     in_flight = L * x_s * n_sched
     result = LatencyHiding(L, W, plain(k), n_sched, t_issue, plain(x_s), cap, plain(in_flight), n_s,
-                           need, deficit, c_s, extra, with_ilp)
+                           need, deficit, c_s, extra, with_ilp, stall=stall)
     if explain:
         round_note = None if per_sched_exact.denominator == 1 else "ceil_rounds_up"
         result.steps = _hiding_steps(result, x_s, k, littles, round_note)
@@ -256,11 +274,18 @@ def _hiding_steps(h: LatencyHiding, x_s: Fraction, k: Fraction | int, littles: b
     steps.append(Step("warps_needed", "sm_warps", {"N_sched": n_sched, "n_s": h.warps_per_scheduler},
                       h.warps_needed, "warps", "every_scheduler_own_warps",
                       "schedulers_add_warps" if n_sched > 1 else None))
-    degenerate = h.work_per_warp == 1 and k == 1
+    # W = 1 without ILP behind a load: nothing to overlap, memory-bound (seed 001 Ex 6); behind an
+    # arithmetic latency the remedy is independent instructions (ILP), never "memory-bound"
+    no_overlap = h.work_per_warp == 1 and k == 1 and h.stall == "memory"
+    if not deficit:
+        note = "hidable"
+    elif h.stall == "arithmetic":
+        note = "latency_bound"
+    else:
+        note = "memory_bound" if no_overlap else "cap_binds"
     steps.append(Step("deficit", "warp_deficit", {"N_w": h.warps_needed, "W_max": cap}, deficit, "warps",
-                      "compare_cap",
-                      ("memory_bound" if degenerate else "cap_binds") if deficit else "hidable"))
-    if deficit and c_s and not degenerate:
+                      "compare_cap", note))
+    if deficit and c_s and not no_overlap:
         steps.append(Step("scheduler_cap", "warps_per_scheduler_cap",
                           {"W_max": cap, "N_sched": n_sched}, c_s, "warps", "share_of_cap"))
         steps.append(Step("ilp_factor", "ilp_factor", {"n_s": h.warps_per_scheduler, "c_s": c_s},
@@ -270,7 +295,8 @@ def _hiding_steps(h: LatencyHiding, x_s: Fraction, k: Fraction | int, littles: b
                           h.warps_with_ilp, "warps", "ilp_check"))
     if littles:
         steps.append(Step("latency", "latency_unchanged", {"L": L}, L, "cycles",
-                          "latency_is_fixed", "no_l_eff"))
+                          "latency_is_fixed_arithmetic" if h.stall == "arithmetic"
+                          else "latency_is_fixed", "no_l_eff"))
     return steps
 
 
@@ -291,7 +317,7 @@ def _per_scheduler_step(h: LatencyHiding, x_s: Fraction, k: Fraction | int, litt
                     {"L": L, "T_issue": t_issue, "I_warp": W}, n_s, "warps",
                     "fill_the_wait_issue", round_note)
     return Step("warps_per_scheduler", "warps_to_hide", {"L": L, "W": W}, n_s, "warps",
-                "fill_the_wait", "no_compute" if W == 1 else round_note)
+                "fill_the_wait", "no_compute" if W == 1 and h.stall == "memory" else round_note)
 
 
 def min_work_to_hide(latency: Any, *, schedulers: Any, max_warps: Any, issue_interval: Any = 1,
@@ -304,7 +330,7 @@ def min_work_to_hide(latency: Any, *, schedulers: Any, max_warps: Any, issue_int
     cap = require_int("max_warps", max_warps, minimum=1)
     t_issue = require_int("issue_interval", issue_interval, minimum=1)
     c_s = cap // n_sched
-    work = -(-L // (t_issue * c_s)) if c_s else None
+    work = ceiling(L, t_issue * c_s) if c_s else None
     steps = [Step("min_work_per_warp", "min_work_per_warp",
                   {"L": L, "T_issue": t_issue, "W_max": cap, "N_sched": n_sched}, work,
                   "instructions", "min_work_per_warp")] if explain and work else []
@@ -330,8 +356,8 @@ def divided_by_schedulers(result: LatencyHiding) -> int:
     """The misconception `divided_by_schedulers` (seed 004's "Mistake 2"): the warps one
     scheduler needs shared out among all N_sched schedulers, ⌈L·X_s/(W·ILP·N_sched)⌉."""
     x_s = Fraction(str(result.throughput))
-    return _ceil(result.latency * x_s / (result.work_per_warp * Fraction(str(result.ilp))
-                                         * result.schedulers))
+    return ceiling(result.latency * x_s / (result.work_per_warp * Fraction(str(result.ilp))
+                                           * result.schedulers))
 
 
 @dataclass(slots=True)
@@ -433,7 +459,7 @@ def least_ilp(latency: Any, resident_warps: Any, work_per_warp: Any = 1, *, sche
     n_sched = require_int("schedulers", schedulers, minimum=1)
     x_s = require_number("throughput", throughput)
     each = n_w // n_sched
-    k = _ceil(L * x_s / (W * each)) if each else None
+    k = ceiling(L * x_s / (W * each)) if each else None
     steps: list[Step] = []
     if explain:
         steps.append(Step("warps_each_scheduler", "warps_each_scheduler",
@@ -453,7 +479,7 @@ def latency_change(before: LatencyHiding, new_latency: Any, *,
     after = hide_latency(new_latency, before.work_per_warp, schedulers=before.schedulers,
                          issue_interval=before.issue_interval,
                          throughput=before.throughput, ilp=before.ilp,
-                         max_warps=before.max_warps, explain=False)
+                         max_warps=before.max_warps, stall=before.stall, explain=False)
     step = None
     if explain:
         step = Step("extra_warps", "extra_warps",
@@ -467,7 +493,7 @@ def warps_for_rate(goal: Any, per_warp_rate: Any, *, explain: bool = False) -> t
     climbs, so reaching X_goal takes ⌈X_goal/x_w⌉ warps."""
     g = require_number("goal", goal)
     x = require_number("per_warp_rate", per_warp_rate)
-    n = _ceil(g / x)
+    n = ceiling(g / x)
     step = (Step("warps_for_rate", "warps_for_rate", {"X_goal": plain(g), "x_w": plain(x)}, n,
                  "warps", "lat_warps_for_rate") if explain else None)
     return n, step
@@ -504,8 +530,8 @@ def bytes_in_flight(peak_gbs: Any, one_warp_gbs: Any, sms: Any, ilp: Any = 1, *,
     t = n_sm * b_1 / one
     q = peak * t
     q_sm = q / n_sm
-    n = _ceil(q_sm / b_w)
-    k_cap = _ceil(q_sm / (cap * b_1))
+    n = ceiling(q_sm / b_w)
+    k_cap = ceiling(q_sm / (cap * b_1))
     steps: list[Step] = []
     if explain:
         steps += [

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import GPU
@@ -64,6 +65,10 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
         "s_dyn": "dynamic shared memory per block (B)",
         "s_res": "shared memory the driver reserves per block (B)",
         "g_S": "shared-memory allocation unit (B)"}),
+    "smem_per_block_rounded": ("ceiling((s_static + s_dyn)/g_S)*g_S", {
+        "s_static": "static shared memory per block (B)",
+        "s_dyn": "dynamic shared memory per block (B)",
+        "g_S": "shared-memory allocation unit (B)"}),
     "smem_carveout": ("c*S_SM/100", {
         "c": "carveout preference (% of the maximum)", "S_SM": "max shared memory per SM (B)"}),
     "blocks_by_barriers": ("floor(N_bar/b)", {
@@ -76,9 +81,6 @@ FORMULAS: dict[str, tuple[str, dict[str, str]]] = {
 
 #: Formulas whose result is a share from 0 to 1 (a worked solution writes it with its percentage).
 SHARES = frozenset({"occupancy"})
-
-_UNLIMITED = 1 << 62
-
 
 @dataclass(frozen=True, slots=True)
 class LaunchConfig:
@@ -212,6 +214,12 @@ def occupancy(gpu: GPU, config: LaunchConfig, *, model: str | None = None,
     if model == "textbook":
         return _textbook(gpu, config, explain)
     if model == "exact":
+        if config.carveout != -1 and _before_volta(gpu):
+            # cuda_occupancy.h reads no carveout before Volta: asking for one is a mistake to name
+            raise QuizgenError(
+                f"got {config.carveout}; the {gpu.spoken_name} (compute capability "
+                f"{gpu.compute_capability}) has no shared-memory carveout, which starts with "
+                "compute capability 7.0: leave the carveout out", field="carveout")
         return _exact(gpu, config, explain)
     raise QuizgenError(f"got {model!r}; expected one of: {', '.join(MODELS)}", field="model")
 
@@ -223,7 +231,7 @@ def _limiter(limits: dict[str, int | None], blocks: int) -> list[str]:
 def _textbook(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     T, r = cfg.threads_per_block, cfg.regs_per_thread
     s = cfg.smem_per_block + cfg.dyn_smem
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     failure = None
 
     regs_block = T * r
@@ -296,10 +304,12 @@ def _textbook_steps(gpu: GPU, result: OccupancyResult) -> list[Step]:
 
 
 def _warp_step(gpu: GPU, T: int, w: int, by_warps: int) -> Step:
+    if T > gpu.max_threads_per_block:
+        # a limit per block, not a share of the warp slots: no formula of the slots gives this 0
+        return Step("blocks_by_warps", "", {"T": T, "T_max": gpu.max_threads_per_block}, 0,
+                    "blocks", "thread_limit_lid", "threads_per_block")
     return Step("blocks_by_warps", "blocks_by_warps", {"W_max": gpu.max_warps_per_sm, "w": w},
-                by_warps, "blocks", "warp_lid",
-                "threads_per_block" if T > gpu.max_threads_per_block
-                else _floor_note(gpu.max_warps_per_sm, w))
+                by_warps, "blocks", "warp_lid", _floor_note(gpu.max_warps_per_sm, w))
 
 
 def _warps_and_occupancy_steps(gpu: GPU, result: OccupancyResult) -> tuple[Step, Step]:
@@ -334,10 +344,11 @@ def carveout_size(gpu: GPU, carveout: int) -> int:
         wanted = gpu.smem_per_sm
     else:
         wanted = carveout * gpu.smem_per_sm // 100
-    return _align_up_carveout(gpu, wanted)
+    return align_up_carveout(gpu, wanted)
 
 
-def _align_up_carveout(gpu: GPU, size: int) -> int:
+def align_up_carveout(gpu: GPU, size: int) -> int:
+    """`size` bytes of shared memory rounded up to the smallest carveout the GPU offers."""
     sizes = gpu.smem_carveout_kb
     if not sizes:
         return size
@@ -351,7 +362,7 @@ def _align_up_carveout(gpu: GPU, size: int) -> int:
 
 def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
     T = cfg.threads_per_block
-    w = -(-T // 32)
+    w = ceiling(T, 32)
 
     # Warp slots (cuda_occupancy.h: cudaOccMaxBlocksPerSMWarpsLimit).
     too_many = T > gpu.max_threads_per_block
@@ -360,23 +371,25 @@ def _exact(gpu: GPU, cfg: LaunchConfig, explain: bool) -> OccupancyResult:
 
     # Registers: allocated per warp in units of g_R, per sub-partition.
     g_r = gpu.reg_alloc_unit
-    regs_warp = -(-(cfg.regs_per_thread * 32) // g_r) * g_r
+    regs_warp = ceiling(cfg.regs_per_thread * 32, g_r) * g_r
     by_regs = _blocks_by_registers(gpu, cfg.regs_per_thread, regs_warp, w)
     if by_regs == 0 and failure is None:
         failure = _register_failure(gpu, cfg.regs_per_thread, regs_warp, w)
 
     # Shared memory: static + dynamic + reserved, rounded up to g_S; per-block and carveout limits.
     g_s = gpu.smem_alloc_unit
-    smem_alloc = -(-(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem) // g_s) * g_s
+    smem_alloc = ceiling(cfg.smem_per_block + gpu.reserved_smem_per_block + cfg.dyn_smem, g_s) * g_s
     smem_sm = carveout_size(gpu, cfg.carveout)
     smem_failure = _smem_failure(gpu, cfg, smem_alloc)
     if smem_failure is not None:
         by_smem: int | None = 0
         failure = failure or smem_failure
     else:
-        if smem_sm < smem_alloc:
-            smem_sm = _align_up_carveout(gpu, smem_alloc)
+        if smem_sm < smem_alloc and not _before_volta(gpu):
+            smem_sm = align_up_carveout(gpu, smem_alloc)
         by_smem = smem_sm // smem_alloc if smem_alloc else None
+        if by_smem == 0:        # before Volta the SM's shared memory is fixed (a GPU file's)
+            failure = failure or "shared_memory"
 
     cap = gpu.max_blocks_per_sm
     # min() and the limiter written out: this is the hot path of batch generation.
@@ -415,11 +428,29 @@ def _blocks_by_registers(gpu: GPU, r: int, regs_warp: int, w: int) -> int | None
     if r > gpu.max_regs_per_thread or regs_warp * w > gpu.regs_per_block:
         return 0
     P = gpu.schedulers_per_sm
-    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
+    if regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block:  # the hardware check rounds warps up to P
         return 0
     if regs_warp == 0:
         return None
-    return ((gpu.regs_per_sm // P) // regs_warp * P) // w
+    blocks = ((gpu.regs_per_sm // P) // regs_warp * P) // w
+    if blocks and fails_on_gp10x(gpu, regs_warp, w):
+        return 0
+    return blocks
+
+
+def fails_on_gp10x(gpu: GPU, regs_warp: int, w: int) -> bool:
+    """cc 6.0 only: would the block fail the register rules of the other Pascal chips (GP10x,
+    4 sub-partitions)? cuda_occupancy.h then refuses it on GP100 too (2 sub-partitions), so that
+    a kernel that runs on one Pascal chip runs on all of them."""
+    if gpu.compute_capability != "6.0" or regs_warp == 0:
+        return False
+    P = GP10X_SUBPARTITIONS
+    return (regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block
+            or ((gpu.regs_per_sm // P) // regs_warp * P) // w == 0)
+
+
+#: Sub-partitions of the Pascal chips other than GP100 (cc 6.1 and 6.2), as cuda_occupancy.h has them.
+GP10X_SUBPARTITIONS = 4
 
 
 def _register_failure(gpu: GPU, r: int, regs_warp: int, w: int) -> str | None:
@@ -427,8 +458,11 @@ def _register_failure(gpu: GPU, r: int, regs_warp: int, w: int) -> str | None:
     P = gpu.schedulers_per_sm
     if r > gpu.max_regs_per_thread:
         return "regs_per_thread"
-    if regs_warp * (-(-w // P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
+    if regs_warp * (ceiling(w, P) * P) > gpu.regs_per_block or regs_warp * w > gpu.regs_per_block:
         return "regs_per_block"
+    if regs_warp and ((gpu.regs_per_sm // P) // regs_warp * P) // w and fails_on_gp10x(
+            gpu, regs_warp, w):
+        return "regs_gp10x"
     return None
 
 
@@ -444,9 +478,17 @@ def _smem_block_limit(gpu: GPU, cfg: LaunchConfig) -> int:
     """The shared memory one block may use: 48 KB by default, the opt-in limit when the kernel
     opts in to more dynamic shared memory, each with the bytes the driver reserves per block."""
     static = cfg.smem_per_block + gpu.reserved_smem_per_block
-    if cfg.optin is not None and static + cfg.optin > gpu.smem_per_block:
+    if (cfg.optin is not None and static + cfg.optin > gpu.smem_per_block
+            and not _before_volta(gpu)):
         return gpu.smem_per_block_optin + gpu.reserved_smem_per_block
     return gpu.smem_per_block + gpu.reserved_smem_per_block
+
+
+def _before_volta(gpu: GPU) -> bool:
+    """Compute capability below 7.0: no shared-memory carveout and no opt-in to more shared
+    memory per block (cuda_occupancy.h then takes the default per-block limit and the SM's whole
+    shared memory, whatever a GPU file says)."""
+    return 0 < gpu.cc_major < 7
 
 
 def _smem_failure(gpu: GPU, cfg: LaunchConfig, smem_alloc: int) -> str | None:
@@ -456,7 +498,7 @@ def _smem_failure(gpu: GPU, cfg: LaunchConfig, smem_alloc: int) -> str | None:
     if smem_alloc > _smem_block_limit(gpu, cfg):
         return ("smem_needs_optin" if cfg.optin is None
                 and smem_alloc <= gpu.smem_per_block_optin + gpu.reserved_smem_per_block
-                else "smem_per_block")
+                and not _before_volta(gpu) else "smem_per_block")
     return None
 
 
@@ -495,7 +537,7 @@ def _exact_register_steps(gpu: GPU, result: OccupancyResult, regs_warp: int,
     if not r:
         return [Step("blocks_by_regs", "", {"T": result.config.threads_per_block, "r": 0}, None,
                      "blocks", "register_lid_none", "no_limit")]
-    g_r, P, failure = gpu.reg_alloc_unit, gpu.schedulers_per_sm, result.failure
+    g_r, P = gpu.reg_alloc_unit, gpu.schedulers_per_sm
     steps = [Step("regs_per_warp_allocated", "regs_per_warp_allocated",
                   {"r": r, "g_R": g_r}, regs_warp, "registers", "reg_granularity",
                   None if (r * 32) % g_r == 0 else "rounded_up"),
@@ -510,9 +552,10 @@ def _exact_register_steps(gpu: GPU, result: OccupancyResult, regs_warp: int,
                           {"P": P, "n_P": per_sub, "w": w}, result.limits["registers"], "blocks",
                           "register_lid_exact", _floor_note(per_sub * P, w)))
     else:
+        why = _register_failure(gpu, r, regs_warp, w) or "regs_per_block"
         steps.append(Step("blocks_by_regs", "", {"R_warp": regs_warp, "w": w}, 0, "blocks",
-                          "register_lid_exact_fails",
-                          failure if failure in ("regs_per_thread", "regs_per_block") else "regs_per_block"))
+                          "register_lid_gp10x" if why == "regs_gp10x" else "register_lid_exact_fails",
+                          why))
     return steps
 
 
@@ -520,7 +563,10 @@ def _exact_smem_steps(gpu: GPU, result: OccupancyResult, limit_block: int) -> li
     cfg, reserved = result.config, gpu.reserved_smem_per_block
     smem_alloc, smem_sm = result.smem_per_block_allocated, result.smem_per_sm_available
     by_smem = result.limits["shared_memory"]
-    steps = [Step("smem_per_block_allocated", "smem_per_block_allocated",
+    # before Volta nothing is reserved per block: the step and its formula are the rounding alone
+    old_sm = _before_volta(gpu)
+    steps = [Step("smem_per_block_units" if old_sm else "smem_per_block_allocated",
+                  "smem_per_block_rounded" if old_sm else "smem_per_block_allocated",
                   {"s_static": cfg.smem_per_block, "s_dyn": cfg.dyn_smem, "s_res": reserved,
                    "g_S": gpu.smem_alloc_unit}, smem_alloc, "B", "smem_granularity",
                   "reserved" if reserved else None)]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.errors import QuizgenError, require_int
 
@@ -169,7 +170,7 @@ def warp_members(block: Any, warp_id: Any) -> list[Segment]:
     """The threads of warp `warp_id` as row pieces, in linear order (rows and z-slices may change)."""
     shape = block_shape(block)
     threads = _threads(shape)
-    warps = -(-threads // WARP_SIZE)
+    warps = ceiling(threads, WARP_SIZE)
     k = require_int("warp_id", warp_id, minimum=0, maximum=warps - 1,
                     allowed=f"a whole number from 0 to {warps - 1} "
                             f"(block {_shape_text(shape)} has {warps} warps)")
@@ -231,7 +232,7 @@ def block_warps(block: Any, *, explain: bool = False) -> BlockWarps:
     shape = block_shape(block)
     dx, dy, dz = shape
     p = dx * dy * dz
-    w = -(-p // WARP_SIZE)
+    w = ceiling(p, WARP_SIZE)
     q = p // WARP_SIZE
     tail = p - WARP_SIZE * q
     wasted = WARP_SIZE * w - p
@@ -471,7 +472,7 @@ def launch_idle_lanes(elements: Any, block: Any, *, explain: bool = False) -> tu
     the last block's threads past the end)."""
     n = require_int("elements", elements, minimum=1)
     bw = block_warps(block)
-    blocks = -(-n // bw.threads)
+    blocks = ceiling(n, bw.threads)
     idle = blocks * bw.warps * WARP_SIZE - n
     steps = [Step("launch_blocks", "launch_blocks", {"n": n, "T": bw.threads}, blocks, "blocks",
                   "launch_blocks"),
@@ -494,7 +495,7 @@ def aligned_width(block: Any, *, explain: bool = False) -> tuple[int, list[Step]
     """The narrowest row width ≥ D_x at which every warp stays inside one row: 32·⌈D_x/32⌉ (a
     warp starts at 32k, so rows must start at multiples of 32 too)."""
     dx = block_shape(block)[0]
-    width = WARP_SIZE * -(-dx // WARP_SIZE)
+    width = WARP_SIZE * ceiling(dx, WARP_SIZE)
     steps = [Step("aligned_width", "aligned_width", {"D_x": dx}, width, "threads",
                   "aligned_width")] if explain else []
     return width, steps
@@ -534,7 +535,7 @@ def grid_idle_lanes(image: Any, block: Any, *, explain: bool = False) -> tuple[i
     height = require_int("image height", image[1], minimum=1)
     bw = block_warps(block)
     dx, dy = bw.block[0], bw.block[1]
-    blocks = -(-width // dx) * -(-height // dy)
+    blocks = ceiling(width, dx) * ceiling(height, dy)
     total = blocks * bw.warps * WARP_SIZE - width * height
     steps = [Step("square_grid_idle_lanes", "grid_idle_lanes",
                   {"X": width, "Y": height, "D_x": dx, "D_y": dy, "w": bw.warps},

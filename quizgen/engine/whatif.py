@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import LaunchConfig, OccupancyResult, occupancy
 from quizgen.gpus import GPU
@@ -60,7 +61,7 @@ def next_block_smem(smem_per_sm: int, blocks: int) -> int:
 
 def ceiling_block(max_warps: int, max_blocks: int) -> int:
     """32·⌈W_max/B_max⌉: the smallest block whose B_max blocks reach the warp ceiling."""
-    return 32 * -(-max_warps // max_blocks)
+    return 32 * ceiling(max_warps, max_blocks)
 
 
 def fit_regs(regs_per_sm: int, threads: int) -> int:
@@ -76,7 +77,7 @@ def efficiency_warps(latency: int, target: Any, schedulers: int = 1) -> int:
 
 def wave_grid(grid_blocks: int, slots: int) -> int:
     """C·⌈G/C⌉: the smallest grid of at least G blocks whose waves are all full."""
-    return slots * -(-grid_blocks // slots)
+    return slots * ceiling(grid_blocks, slots)
 
 
 @dataclass(slots=True)

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from quizgen.engine.occupancy import LIMIT_NAMES
+from quizgen.manifest import MAX_PAGES  # QR codes are made for this many pages per paper
 
 #: Bubble grid geometry, millimetres: horizontal and vertical pitch, bubble radius, row label width.
 PITCH_X = 5.0
@@ -39,8 +40,6 @@ MARK_SIZE = 6.0
 MARK_INSET = 8.0
 #: Paper sizes in millimetres (width, height).
 PAPER_MM = {"a4": (210.0, 297.0), "us-letter": (215.9, 279.4)}
-#: QR codes are made for this many pages per paper; a longer paper is refused (`place_layout`).
-MAX_PAGES = 12
 #: The side of the printed QR code, millimetres.
 QR_SIZE = 17.0
 

@@ -39,15 +39,15 @@ import warnings
 from pathlib import Path
 
 from quizgen.errors import QuizgenError
-from quizgen.export.anki.layout import (FigureMedia, FormulaExample, _figures_module,
-                                        formula_symbols, labels, step_math)
-from quizgen.export.anki.meaning import answer_spec
+from quizgen.export.anki.layout import FormulaExample, formula_symbols
 from quizgen.export.anki.notes import formula_guid, problem_guid
 from quizgen.export.anki.plan import (DeckItem, Progress, ProblemSource, deck_items,
                                       formula_examples, seed_free_examples)
 from quizgen.export.anki.shared import DeckSummary, tag_part
-from quizgen.export.anki.typed import _decimal_text, answer_format, typed_answer
+from quizgen.export.anki.typed import answer_format, decimal_text, typed_answer
 from quizgen.problems.model import Problem
+from quizgen.problems.records import answer_spec
+from quizgen.render.cards import FigureMedia, figures_module, labels, step_math
 from quizgen.render.math import symbolic
 from quizgen.recipes import DeckRecipe
 
@@ -152,7 +152,7 @@ def answer_line(problem: Problem, words: dict[str, str]) -> str:
     if typed is not None and typed.format == "percent":
         from fractions import Fraction
 
-        pct = _decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
+        pct = decimal_text(Fraction(repr(float(problem.answers[problem.main_answer]))) * 100,
                               None if typed.places is None else max(typed.places - 2, 0))
         text += f" ({pct}%)"
     elif unit not in NOT_UNITS:
@@ -370,7 +370,7 @@ def note_language(text: str, ids: dict[str, set[str]]) -> str | None:
     by_id = [lang for lang, known in ids.items() if found & known]
     if len(by_id) == 1:
         return by_id[0]
-    from quizgen.render.phrases import LANGS
+    from quizgen.languages import LANGS
 
     keys = ("why", "formula_prompt", "wrong_why")
     words = {lang: {md_line(labels(lang)[key]) for key in keys} for lang in LANGS}
@@ -409,7 +409,7 @@ def _own_figure(path: Path) -> bool:
         return False
     if path.is_symlink() or not path.is_file():
         return False
-    figures = _figures_module()
+    figures = figures_module()
     if figures is None:
         return False
     try:
@@ -439,7 +439,7 @@ def _write_figures(out: Path, files: dict[str, bytes]) -> int:
     """Write the figure files the notes embed into `out`/quizgen-figures/ (one already there
     unchanged is left as it is); returns their size in bytes. A file of the same name that is
     not quizgen's (its bytes changed) is kept as NAME.kept first."""
-    from quizgen.files import _kept_name, atomic_write
+    from quizgen.files import kept_name, atomic_write
 
     if not files:
         return 0
@@ -454,7 +454,7 @@ def _write_figures(out: Path, files: dict[str, bytes]) -> int:
             if _own_figure(path):
                 total += len(data)
                 continue
-            kept = _kept_name(path)
+            kept = kept_name(path)
             os.replace(path, kept)
             warnings.warn(f"{path} is not a quizgen figure; kept as {kept.name}", stacklevel=3)
         total += atomic_write(path, data, field="out")
@@ -563,9 +563,9 @@ def write_notes(out: Path, recipe: DeckRecipe, files: dict[str, NotePlan],
         path = out / name
         if path.is_file() or os.path.lexists(path):
             if _quizgen_note(path) is None:    # not ours (or not UTF-8): kept, never overwritten
-                from quizgen.files import _kept_name
+                from quizgen.files import kept_name
 
-                kept = _kept_name(path)
+                kept = kept_name(path)
                 os.replace(path, kept)
                 warnings.warn(f"{path} is not a quizgen note; kept as {kept.name}", stacklevel=3)
         if schedules:

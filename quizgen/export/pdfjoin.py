@@ -19,7 +19,6 @@ import io
 import os
 from collections import deque
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO, Iterable
 
 __all__ = ["join_pdfs"]
@@ -216,10 +215,3 @@ def _finish(writer: _Writer, pages_root: int, kids: list[int], bookmarks: list[_
 def _num(value: float) -> bytes:
     text = f"{value:.4f}".rstrip("0").rstrip(".")
     return (text or "0").encode("ascii")
-
-
-def page_count(path: str | os.PathLike[str]) -> int:
-    """Pages of a PDF (for tests and progress messages)."""
-    from pypdf import PdfReader
-
-    return len(PdfReader(str(Path(path))).pages)

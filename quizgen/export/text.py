@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from quizgen.problems.model import Problem
-from quizgen.render.phrases import html_lang
+from quizgen.languages import html_lang
 from quizgen.render.text import render_solution
 
 _HTML_HEAD = """<!doctype html>
@@ -19,10 +19,6 @@ _HTML_HEAD = """<!doctype html>
 math{{font-size:1.1em;math-style:normal}}</style>
 </head><body>
 """
-
-
-def problems_json(problems: list[Problem]) -> str:
-    return json.dumps([p.to_dict() for p in problems], ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 
 def _choices_md(problem: Problem) -> str:

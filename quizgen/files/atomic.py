@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from quizgen.errors import QuizgenError
-from quizgen.files.signals import _LIVE, _signals_held
+from quizgen.files.signals import TEMPORARIES, signals_held
+
+#: The date of every entry of a zip quizgen writes (the earliest a zip can hold): a package's
+#: bytes depend on what it holds, never on when it was made.
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 _FIXES = {
     errno.ENOSPC: "free some space and run again (any old file there is unchanged)",
@@ -37,7 +41,8 @@ def os_error_text(exc: OSError, path: object | None = None, *, action: str = "wr
     return f"{head}; {fix}" if fix else head
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -68,10 +73,10 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, field: str = "
             raise QuizgenError(os_error_text(exc, target), field=field) from None
         return
     try:
-        with _signals_held():             # a temporary exists only once it is on the list
+        with signals_held():             # a temporary exists only once it is on the list
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp",
                                        dir=target.parent)
-            _LIVE.add(tmp)
+            TEMPORARIES.add(tmp)
     except OSError as exc:
         raise QuizgenError(os_error_text(exc, target), field=field) from None
     try:
@@ -86,19 +91,19 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *, field: str = "
             try:
                 old_mode = target.stat().st_mode & 0o777
             except OSError:
-                old_mode = 0o666 & ~_umask()
+                old_mode = 0o666 & ~current_umask()
             os.chmod(tmp, old_mode)
             os.replace(tmp, target)
         except OSError as exc:
             raise QuizgenError(os_error_text(exc, target), field=field) from None
-        _fsync_folder(target.parent)
+        fsync_folder(target.parent)
     finally:
         if os.path.lexists(tmp):
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-        _LIVE.discard(tmp)
+        TEMPORARIES.discard(tmp)
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, field: str = "out",
@@ -123,7 +128,8 @@ def write_pieces(path: str | os.PathLike[str], pieces: Iterable[str], *,
     return size
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename into it) to disk, where the system allows it."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -139,10 +145,10 @@ def _fsync_folder(folder: Path) -> None:
 @contextmanager
 def temporary_path(prefix: str = "quizgen-", suffix: str = "", folder: str | None = None) -> Iterator[str]:
     """A temporary file name that is removed afterwards, whatever happens (also on SIGTERM)."""
-    with _signals_held():
+    with signals_held():
         fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
         os.close(fd)
-        _LIVE.add(name)
+        TEMPORARIES.add(name)
     try:
         yield name
     finally:
@@ -150,4 +156,4 @@ def temporary_path(prefix: str = "quizgen-", suffix: str = "", folder: str | Non
             os.unlink(name)
         except OSError:
             pass
-        _LIVE.discard(name)
+        TEMPORARIES.discard(name)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from quizgen.errors import QuizgenError
-from quizgen.files.atomic import _fsync_folder, _umask, atomic_write, os_error_text
+from quizgen.files.atomic import fsync_folder, current_umask, atomic_write, os_error_text
 
 #: In each output folder, the files quizgen wrote there and their SHA-256 (relative path → hex).
 LEDGER = ".quizgen-files.json"
@@ -92,7 +92,8 @@ def check_folder(folder: str | os.PathLike[str], *, force: bool, field: str = "o
     return foreign
 
 
-def _kept_name(path: Path) -> Path:
+def kept_name(path: Path) -> Path:
+    """Where a file in the way is kept: NAME.kept, else NAME.kept2, … (the first free one)."""
     candidate = path.with_name(path.name + ".kept")
     n = 2
     while os.path.lexists(candidate):
@@ -114,7 +115,7 @@ def staged_folder(out: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         # mkdtemp's folder is private (0700); the published folder gets the user's umask, like
         # any folder mkdir makes, so that a TA or a web server can read it
-        os.chmod(staged, 0o777 & ~_umask())
+        os.chmod(staged, 0o777 & ~current_umask())
         yield staged
     finally:
         shutil.rmtree(staged, ignore_errors=True)    # already moved into place when published
@@ -147,7 +148,7 @@ def publish_folder(staged: str | os.PathLike[str], folder: str | os.PathLike[str
         if not folder.exists():
             (staged / LEDGER).write_text(ledger_text, encoding="utf-8")
             os.replace(staged, folder)
-            _fsync_folder(folder.parent)
+            fsync_folder(folder.parent)
             return []
         old = read_ledger(folder)
         previous = set(foreign_files(folder, own=own))
@@ -155,7 +156,7 @@ def publish_folder(staged: str | os.PathLike[str], folder: str | os.PathLike[str
         for rel in names:
             target = folder / rel
             if rel in previous and os.path.lexists(target):
-                moved = _kept_name(target)
+                moved = kept_name(target)
                 os.replace(target, moved)
                 kept.append(f"{target} was not written by quizgen; kept as {moved.name}")
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 #: Temporaries being written right now; removed at exit if a writer never got to.
-_LIVE: set[str] = set()
+TEMPORARIES: set[str] = set()
 
 
 _HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -19,7 +19,7 @@ _HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Signals wait while a temporary is made and listed (so that none is ever left unlisted)."""
     try:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
@@ -34,12 +34,12 @@ def _signals_held() -> Iterator[None]:
 
 @atexit.register
 def _remove_leftovers() -> None:
-    for name in list(_LIVE):
+    for name in list(TEMPORARIES):
         try:
             os.unlink(name)
         except OSError:
             pass
-        _LIVE.discard(name)
+        TEMPORARIES.discard(name)
 
 
 def _stop(signum: int, frame: object) -> None:

@@ -2,7 +2,8 @@
 
     from quizgen.grade import check_answer, grade_class
     check_answer(problem, "occupancy", "25%").status          # "correct"
-    grade_class("exam/manifest.json", "filled.csv", "graded")  # results.csv, feedback/, report.md
+    summary = grade_class("exam/manifest.json", "filled.csv", "graded")   # results.csv, …
+    summary.graded          # the GradedClass: manifest, results and analysis, as one value
 """
 
 from __future__ import annotations
@@ -12,18 +13,19 @@ from typing import Any
 from quizgen.grade.compare import Verdict, compare
 from quizgen.grade.parse import Parsed, parse_answer
 
-_GRADER = ("CheckResult", "GradeSummary", "check_answer", "grade_class")
+#: Names imported when first asked for (reading or comparing one answer needs none of them),
+#: by the module that owns each.
+_LATER = {"CheckResult": "results", "GradeSummary": "graded", "GradedClass": "graded",
+          "check_answer": "grader", "grade_class": "grader"}
 
 
 def __getattr__(name: str) -> Any:
-    # The grader is imported when first asked for: reading or comparing one answer needs
-    # none of it.
-    if name in _GRADER:
-        from quizgen.grade import grader
+    if name in _LATER:
+        from importlib import import_module
 
-        return getattr(grader, name)
+        return getattr(import_module(f"quizgen.grade.{_LATER[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["parse_answer", "Parsed", "compare", "Verdict", "grade_class",
-           "check_answer", "CheckResult", "GradeSummary"]
+           "check_answer", "CheckResult", "GradeSummary", "GradedClass"]

@@ -40,11 +40,10 @@ from itertools import combinations
 from typing import Any
 
 from quizgen.grade.results import BoxResult, StudentResult, fraction_text, shorten
-from quizgen.recipes.exam import grade_bands  # noqa: F401  (a recipe's [grades], read with it)
+from quizgen.manifest import Manifest
 
 __all__ = ["ItemStats", "Distribution", "MisconceptionEntry", "CellToReteach", "ClassAnalysis",
-           "analyse_class", "pearson", "cronbach_alpha", "upper_lower_index", "grade_band",
-           "grade_bands"]
+           "analyse_class", "pearson", "cronbach_alpha", "upper_lower_index", "grade_band"]
 
 #: Share of the class in each of the upper and lower groups (Kelley 1939).
 GROUP_SHARE = 0.27
@@ -190,14 +189,11 @@ def _float(value: Fraction | None) -> float:
     return float(value) if value is not None else 0.0
 
 
-def _levels_by_problem(manifest: Mapping[str, Any]) -> dict[str, int]:
-    levels: dict[str, int] = {}
-    for student in manifest.get("students") or []:
-        for question in student.get("questions") or []:
-            pid, level = question.get("id"), question.get("level")
-            if isinstance(pid, str) and isinstance(level, int):
-                levels[pid] = level
-    return levels
+def _levels_by_problem(manifest: Manifest | None) -> dict[str, int]:
+    if manifest is None:
+        return {}
+    return {pid: question["level"] for pid, question in manifest.problems().items()
+            if pid and isinstance(question.get("level"), int)}
 
 
 def first_misconception(box: BoxResult) -> str | None:
@@ -258,11 +254,10 @@ def _strong_wrong(entries: list[tuple[int, float, float, BoxResult | None]],
 
 
 def analyse_class(students: Sequence[StudentResult], columns: Sequence[str],
-                  manifest: Mapping[str, Any] | None = None,
+                  manifest: Manifest | Mapping[str, Any] | None = None,
                   bands: Sequence[tuple[str, float]] = ()) -> ClassAnalysis:
     """Item statistics, reliability, the score distribution and the misconception map."""
-    manifest = manifest or {}
-    levels = _levels_by_problem(manifest)
+    levels = _levels_by_problem(Manifest.of(manifest) if manifest else None)
     totals = [_float(s.score) for s in students]
     by_column: dict[str, list[tuple[int, float, float, BoxResult | None]]] = defaultdict(list)
     statuses: dict[str, Counter] = defaultdict(Counter)

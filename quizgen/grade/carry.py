@@ -1,7 +1,8 @@
 """Carried-error credit from a student's own answers.
 
 What each answer means (`record_specs`: the record's own specs, else its family's declaration)
-is read in `quizgen.problems.records`; the grader and the cards read it there.
+is read in `quizgen.problems.records`; the grader and the cards read it there. Which answers are
+computed from which is `quizgen.grade.dependencies`'s.
 
 Carried credit is one operation for every family: walk the answers in dependency order and
 recompute each one that depends on earlier answers with its spec's `compute` (the engine function
@@ -13,33 +14,13 @@ is not whole, an occupancy above 1) feeds nothing.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Mapping
 
 from quizgen.grade.judge import Box, same, same_number
 from quizgen.grade.memo import SHARED, frozen
+from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import fraction_text, number_text
-from quizgen.problems.records import declared_specs, record_specs, spec_by_value  # noqa: F401
-from quizgen.problems.specs import AnswerSpec, order, plain_number, usable
-
-if TYPE_CHECKING:
-    from quizgen.grade.prepared import Prepared
-
-Compute = Callable[[Mapping[str, Any], Any], Any]
-
-# The answer's meaning is declared in quizgen.problems.records; its names stay readable here.
-_declared, _by_value = declared_specs, spec_by_value
-
-
-def computes(problem: Mapping[str, Any], specs: Mapping[str, AnswerSpec]) -> dict[str, Compute]:
-    """The compute functions of the answers whose record says what the family still declares
-    (same inputs): a record saved under an older meaning is graded without carried credit."""
-    declared = declared_specs(str(problem.get("cell", "")))
-    out = {}
-    for key, spec in specs.items():
-        mine = declared.get(key)
-        if mine is not None and mine.compute is not None and mine.depends_on == spec.depends_on:
-            out[key] = mine.compute
-    return out
+from quizgen.problems.specs import AnswerSpec, Compute, order, plain_number, usable
 
 
 _BROKEN = object()
@@ -113,23 +94,6 @@ def _tolerance(value: float) -> Fraction:
     if found is None:
         found = _TOLERANCES[value] = Fraction(repr(value))
     return found
-
-
-def downstream(specs: Mapping[str, AnswerSpec], fns: Mapping[str, Compute]) -> dict[str, frozenset[str]]:
-    """Per answer key, the answers computed from it, directly or through others."""
-    users: dict[str, set[str]] = {k: set() for k in specs}
-    for key, spec in specs.items():
-        if key in fns:
-            for dep in spec.depends_on:
-                if dep != key and dep in users:
-                    users[dep].add(key)
-    out: dict[str, frozenset[str]] = {}
-    for key in order(specs)[::-1]:
-        found = set(users[key])
-        for user in users[key]:
-            found |= out.get(user, frozenset())
-        out[key] = frozenset(found)
-    return out
 
 
 def exact(value: Any) -> Fraction | None:

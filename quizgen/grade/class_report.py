@@ -9,7 +9,7 @@ language; nothing is computed again.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, ItemStats, grade_band
@@ -63,8 +63,13 @@ def _flag_texts(item: ItemStats, lang: str) -> list[str]:
     return out
 
 
+def serious(item: ItemStats) -> bool:
+    """Whether the item may be wrong, not merely easy: highlighted in the table, red on the map."""
+    return any(reason in SERIOUS for reason, _ in item.flags)
+
+
 def _item_row(item: ItemStats, lang: str) -> dict[str, Any]:
-    return {"item": item.item, "serious": any(r in SERIOUS for r, _ in item.flags), "cells": ", ".join(item.cells), "n": item.n,
+    return {"item": item.item, "serious": serious(item), "cells": list(item.cells), "n": item.n,
             "points": numbers.number(item.max_points, 2),
             "mean": numbers.number(item.mean_points, 2),
             "facility": _share(item.facility), "facility_value": item.facility,
@@ -103,7 +108,7 @@ def view(analysis: ClassAnalysis, students: Sequence[StudentResult], lang: str) 
             "n": len(m.students), "students": ", ".join(m.students),
             "line": _say(lang, "map_line", n=len(m.students), total=total, boxes=m.boxes,
                          questions=", ".join(f"Q{q}" for q in m.questions)),
-            "columns": ", ".join(m.columns), "cells": ", ".join(m.cells),
+            "columns": ", ".join(m.columns), "cells": ", ".join(m.cells), "cell_list": list(m.cells),
             "levels": ", ".join(str(v) for v in m.levels),
             "systematic": ", ".join(m.systematic)})
     questions = sorted({q for m in analysis.misconceptions for q in m.questions})
@@ -187,12 +192,11 @@ def class_page(analysis: ClassAnalysis, students: Sequence[StudentResult], *, la
     from quizgen.render.jinja import template
 
     d = analysis.distribution
-    flagged_items = {i.item for i in analysis.items
-                     if any(reason in SERIOUS for reason, _ in i.flags)}
+    # every item the table highlights is red on the map: the questions as well as their boxes
     figures = {
         "histogram": score_histogram(d.scores, d.max_score, lang, d.mean),
-        "item_map": item_map([(i.item, i.facility, i.discrimination, i.item in flagged_items)
-                              for i in analysis.items], lang),
+        "item_map": item_map([(i.item, i.facility, i.discrimination, serious(i), not i.key)
+                              for i in [*analysis.questions, *analysis.items]], lang),
     }
     return template("grade/class.html.j2").render(
         lang=lang, exam_title=title, words=_words(lang), v=view(analysis, students, lang),
@@ -206,14 +210,3 @@ def analysis_markdown(analysis: ClassAnalysis, students: Sequence[StudentResult]
 
     return template("grade/analysis.md.j2").render(words=_words(lang),
                                                    v=view(analysis, students, lang))
-
-
-def bands_of(manifest: Mapping[str, Any]) -> list[tuple[str, float]]:
-    """The recipe's grade bands from the manifest (``[grades] A = 85 …``), highest first."""
-    recipe = manifest.get("recipe")
-    raw = recipe.get("grades") if isinstance(recipe, Mapping) else None
-    if not isinstance(raw, Mapping):
-        return []
-    return sorted(((str(k), float(v)) for k, v in raw.items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)),
-                  key=lambda b: -b[1])

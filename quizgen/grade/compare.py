@@ -39,9 +39,6 @@ from quizgen.grade.notes import Note, note
 from quizgen.grade.parse import Parsed, parse_answer
 from quizgen.problems.specs import COMPARE_KINDS, COUNT_UNITS, canonical_unit
 
-#: The kinds `compare` knows (declared with the answer specs as `COMPARE_KINDS`).
-KINDS = COMPARE_KINDS
-
 #: Default absolute tolerance per kind ("real" also allows 0.1% of the expected value).
 DEFAULT_TOLERANCE: dict[str, Fraction] = {
     "count": Fraction(0),
@@ -161,8 +158,9 @@ def compare(parsed: Parsed | str, expected: float | int | Fraction, *, kind: str
 
 def _key(expected: object, kind: str, tolerance: object) -> tuple[Fraction, Fraction]:
     """The expected value and the tolerance of a key, exact; a malformed key raises."""
-    if kind not in KINDS:
-        raise QuizgenError(f"got {kind!r}; expected one of {', '.join(KINDS)}", field="kind")
+    if kind not in COMPARE_KINDS:
+        raise QuizgenError(f"got {kind!r}; expected one of {', '.join(COMPARE_KINDS)}",
+                           field="kind")
     want = _exact(expected, "expected")
     if tolerance is None:
         tol = DEFAULT_TOLERANCE[kind]

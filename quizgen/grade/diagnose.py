@@ -9,14 +9,11 @@ whose value the student's numbers do not match is pointed at.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from quizgen.grade.judge import Box, compared, same, same_number
+from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import as_fraction, humanize
 from quizgen.problems.specs import NUMERIC_KINDS
-
-if TYPE_CHECKING:
-    from quizgen.grade.prepared import Prepared
 
 # Worked-solution step formulas that compute an answer key under another name.
 _STEP_KEYS = {"warps_per_block": "warps", "regs_per_block_allocated": "regs_per_block",
@@ -43,12 +40,23 @@ def _misconceptions_of(q: Prepared, box: Box,
         else:
             names = (name for name, answers in q.misconceptions()
                      if box.key in answers and same(q, box, answers[box.key]))
-        misconceptions = tuple(dict.fromkeys(names))
+        misconceptions = tuple(dict.fromkeys(names)) or _unit_slips(q, box)
     if misconceptions and explanation is None:
         first = misconceptions[0]
         explanation = (phrase(lang, "misconception", first, salt=q.id)
                        if has(lang, "misconception", first) else humanize(first))
     return misconceptions, explanation
+
+
+def _unit_slips(q: Prepared, box: Box) -> tuple[str, ...]:
+    """A slip of units no family models, because every family asking for warps invites it:
+    threads given where warps are asked (2,048 for 64 active warps)."""
+    exact = q.expected.get(box.key)
+    if box.value is None or exact is None or not exact or q.unit_word(box.key) != "warps":
+        return ()
+    gpu = q.problem.get("gpu")
+    warp_size = gpu.get("warp_size", 32) if isinstance(gpu, Mapping) else 32
+    return ("threads_as_warps",) if box.value == exact * warp_size else ()
 
 
 def parting_index(q: Prepared, boxes: Mapping[str, Box]) -> int:

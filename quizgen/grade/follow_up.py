@@ -2,8 +2,8 @@
 missing, and one for the class.
 
 A student's deck holds
-* a **skill note** (`quizgen.export.skills`: a new solved variant at every review) for every cell
-  in which they lost points, at the level the exam asked it, and
+* a **skill note** (`quizgen.export.anki.skills`: a new solved variant at every review) for every
+  cell in which they lost points, at the level the exam asked it, and
 * a **concept card** (cell L-6) for every misconception their answers showed, as the mapping in
   ``templates/concepts/slips.toml`` names it, and the exam's own concept questions they missed.
 
@@ -17,7 +17,6 @@ lost most points in, for the teacher's next lecture.
 from __future__ import annotations
 
 import tomllib
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -25,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from quizgen.grade.analysis import ClassAnalysis, first_misconception
+from quizgen.grade.graded import GradedClass
 from quizgen.grade.results import StudentResult
+from quizgen.manifest import Manifest
 
 __all__ = ["FollowUp", "follow_ups", "class_follow_up", "write_follow_up_decks", "slip_cards"]
 
@@ -56,19 +57,19 @@ class FollowUp:
     misconceptions: list[str] = field(default_factory=list)
 
 
-def _levels(manifest: Mapping[str, Any]) -> dict[str, tuple[int, Any]]:
+def _levels(manifest: Manifest) -> dict[str, tuple[int, Any]]:
     """problem id → (level, its concept card id or None)."""
     out = {}
-    for student in manifest.get("students") or []:
-        for q in student.get("questions") or []:
-            answers = q.get("answers") if isinstance(q.get("answers"), Mapping) else {}
-            out[q.get("id")] = (q.get("level", 1), answers.get("concept"))
+    for pid, q in manifest.problems().items():
+        answers = q.get("answers") if isinstance(q.get("answers"), Mapping) else {}
+        out[pid] = (q.get("level", 1), answers.get("concept"))
     return out
 
 
-def follow_ups(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[FollowUp]:
+def follow_ups(students: Sequence[StudentResult],
+               manifest: Manifest | Mapping[str, Any]) -> list[FollowUp]:
     """Each student's follow-up: the skills and concept cards their answers showed missing."""
-    levels = _levels(manifest)
+    levels = _levels(Manifest.of(manifest))
     cards = slip_cards()
     plans = []
     for s in students:
@@ -92,7 +93,7 @@ def follow_ups(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -
     return plans
 
 
-def class_follow_up(analysis: ClassAnalysis, manifest: Mapping[str, Any]) -> FollowUp:
+def class_follow_up(analysis: ClassAnalysis) -> FollowUp:
     """The teacher's deck: the class's commonest misconceptions and weakest cells."""
     cards = slip_cards()
     plan = FollowUp("class", "class")
@@ -142,7 +143,7 @@ def _recipe(plan: FollowUp, *, lang: str, title: str, seed: int, deck: str, cell
 
 def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: int = 0):
     """The genanki package of one follow-up deck (concept cards, then skill notes)."""
-    from quizgen.export import anki, skills
+    from quizgen.export import anki
     from quizgen.generator import generate_one
     from quizgen.recipes import Slot
 
@@ -155,34 +156,37 @@ def build_follow_up(plan: FollowUp, *, lang: str, title: str, deck: str, seed: i
                                    "concept"))
     package = anki.build_package(recipe, items)
     for cell, level in plan.skills:
-        skills.add_skills(package, _recipe(plan, lang=lang, title=title, seed=seed, deck=deck,
-                                           cells=(cell,), levels=(level,)), problems_for=_variant)
+        anki.skills.add_skills(package, _recipe(plan, lang=lang, title=title, seed=seed,
+                                                deck=deck, cells=(cell,), levels=(level,)),
+                               problems_for=_variant)
     return package
 
 
-def write_follow_up_decks(students: Sequence[StudentResult], manifest: Mapping[str, Any],
-                          analysis: ClassAnalysis, out_dir: str | Path, *, lang: str,
-                          title: str, timestamp: int | None = None,
+def write_follow_up_decks(graded: GradedClass, out_dir: str | Path, *, lang: str | None = None,
+                          timestamp: int | None = None,
                           progress=None) -> list[tuple[Path, FollowUp]]:
-    """One .apkg per student (named as their feedback page) and ``class.apkg`` into `out_dir`."""
+    """One .apkg per student of a graded class (named as their feedback page) and
+    ``class.apkg`` into `out_dir`, in `lang` (default: the language the class was graded in)."""
     from quizgen.export.anki import build_timestamp, write_package
     from quizgen.grade.report import feedback_names
     from quizgen.render.phrases import book
 
+    lang = lang or graded.lang
     words = book(lang)["follow-up"]
     stamp = build_timestamp() if timestamp is None else int(timestamp)
-    recipe = manifest.get("recipe") if isinstance(manifest.get("recipe"), Mapping) else {}
-    seed = recipe.get("seed", 0) if isinstance(recipe.get("seed", 0), int) else 0
+    seed = graded.manifest.recipe.get("seed", 0)
+    seed = seed if isinstance(seed, int) else 0
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    plans = follow_ups(students, manifest)
+    students = graded.students
+    plans = follow_ups(students, graded.manifest)
     jobs = [(stem, plan) for stem, plan in zip(feedback_names(students), plans)]
-    jobs.append(("class", class_follow_up(analysis, manifest)))
+    jobs.append(("class", class_follow_up(graded.analysis)))
     for done, (stem, plan) in enumerate(jobs, 1):
         who = words["class"] if plan.key == "class" else plan.who
         deck = "::".join([words["deck"], _deck_part(who)])
-        deck_title = words["title"].format(who=who, exam=title or words["exam"])
+        deck_title = words["title"].format(who=who, exam=graded.title or words["exam"])
         package = build_follow_up(plan, lang=lang, title=deck_title, deck=deck, seed=seed)
         path = out / f"{stem}.apkg"
         write_package(package, path, stamp)

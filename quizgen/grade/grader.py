@@ -38,24 +38,25 @@ from quizgen.files import staged_folder
 from quizgen.grade import report
 from quizgen.grade.carry import carry_credit
 from quizgen.grade.diagnose import diagnosed, parting_index, parting_step
+from quizgen.grade.graded import GradedClass, GradeSummary, graded_class
 from quizgen.grade.judge import Box, judged
-from quizgen.grade.match import (MANIFEST_VERSION, Entry, Matcher, load_manifest,
-                                 manifest_entries, read_columns, sheet_lang)
+from quizgen.grade.match import (Entry, Matcher, manifest_entries, read_columns,
+                                 require_answer_columns)
 from quizgen.grade.memo import clear_caches
-from quizgen.grade.notes import note_text
+from quizgen.grade.notes import Note, note_text
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
 from quizgen.grade.report import OUTPUTS
 from quizgen.grade.results import (EARNS, FLAGGABLE, SHOW_CHARS, BoxResult, CheckResult, FileIssue,
-                                   GradeSummary, QuestionResult, Status, StudentResult, humanize)
+                                   QuestionResult, Status, StudentResult, humanize)
 from quizgen.grade.sheet import AnswerSheet, SheetRow, read_answer_sheet
+from quizgen.manifest import Manifest, load_manifest
 
 __all__ = [
     "CheckResult", "BoxResult", "QuestionResult", "StudentResult", "FileIssue", "GradeSummary",
-    "AnswerSheet", "SheetRow", "check_answer", "grade_question",
+    "GradedClass", "AnswerSheet", "SheetRow", "check_answer", "grade_question",
     "grade_class", "read_answer_sheet", "question_points", "prepare", "clear_caches",
-    "Prepared", "Status", "EARNS", "FLAGGABLE", "SHOW_CHARS", "MAX_POINTS", "MANIFEST_VERSION",
-    "OUTPUTS", "humanize", "load_manifest",
+    "Prepared", "Status", "EARNS", "FLAGGABLE", "SHOW_CHARS", "MAX_POINTS", "OUTPUTS", "humanize",
 ]
 
 # A semicolon sheet comes from a decimal-comma locale: "0,375" is 0.375 there.
@@ -118,13 +119,19 @@ def _decided(q: Prepared, box: Box, lang: str, carried: str | None,
     return _result(q, done, lang)
 
 
+#: Remarks that say how an answer was interpreted rather than what is wrong with it.
+READINGS = frozenset({"read_percent"})
+
+
 def _result(q: Prepared, box: Box, lang: str) -> CheckResult:
+    note = note_text(box.note, lang)
+    reading = note if isinstance(box.note, Note) and box.note.key in READINGS else None
     return CheckResult(
         key=box.key, answer=box.raw or "", status=box.status, expected=q.answers[box.key],
         expected_text=q.expected_text(box.key, lang), value=box.value,
-        note=note_text(box.note, lang), misconceptions=box.misconceptions, explanation=box.explanation,
+        note=note, misconceptions=box.misconceptions, explanation=box.explanation,
         carried=box.carried, step=box.step, step_title=box.step_title,
-        step_result=box.step_result)
+        step_result=box.step_result, reading=reading)
 
 
 def check_answer(problem: Any, key: str | None, answer: str, *,
@@ -169,7 +176,7 @@ def check_answer(problem: Any, key: str | None, answer: str, *,
 Progress = Callable[[int, int], None]
 
 
-def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
+def grade_rows(manifest: Manifest | Mapping[str, Any], sheet: AnswerSheet, *, invalid: str = "zero",
                lang: str | None = None, progress: Progress | None = None
                ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     """Match each row of the sheet to its student and grade it (no files written).
@@ -179,15 +186,16 @@ def grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str 
     is told after each row.
     """
     with collector_paused():
-        return _grade_rows(manifest, sheet, invalid=invalid, lang=lang, progress=progress)
+        return _grade_rows(Manifest.of(manifest), sheet, invalid=invalid, lang=lang,
+                           progress=progress)
 
 
-def _grade_rows(manifest: Mapping[str, Any], sheet: AnswerSheet, *, invalid: str,
+def _grade_rows(manifest: Manifest, sheet: AnswerSheet, *, invalid: str,
                 lang: str | None, progress: Progress | None = None
                 ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
-    lang = sheet_lang(manifest, lang)
+    lang = manifest.language(lang)
     entries = manifest_entries(manifest)
     issues = list(sheet.issues)
     columns = read_columns(sheet.header, entries, invalid, issues)
@@ -256,16 +264,18 @@ def _points(q: Prepared, result: CheckResult, invalid: str) -> BoxResult:
     return BoxResult(q.number, f"Q{q.number}.{result.key}", result, max_points, points)
 
 
-def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLike[str],
-                out_dir: str | os.PathLike[str], *, invalid: str = "zero", force: bool = False,
-                lang: str | None = None, feedback_format: str = "md",
-                adjust: Callable[[list[StudentResult], Mapping[str, Any]], list[FileIssue]]
-                | None = None,
+def grade_class(manifest: Manifest | str | os.PathLike[str],
+                answers_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
+                invalid: str = "zero", force: bool = False, lang: str | None = None,
+                feedback_format: str = "md",
+                adjust: Callable[[list[StudentResult], Manifest], list[FileIssue]] | None = None,
                 progress: Callable[[str, int, int], None] | None = None) -> GradeSummary:
-    """Grade a filled answer sheet against its exam manifest and write the reports.
+    """Grade a filled answer sheet against its exam manifest (a path, or a `Manifest` already
+    read) and write the reports; the summary holds the `GradedClass` they were written from.
 
     Writes ``out_dir/results.csv``, ``out_dir/feedback/<roll or name>.md`` (or ``.html``),
-    ``out_dir/report.md`` and, when some rows could not be graded, ``out_dir/unmatched.csv``.
+    ``out_dir/report.md``, the class analysis (``analysis.csv``, ``misconceptions.csv``,
+    ``class-report.html``) and, when some rows could not be graded, ``out_dir/unmatched.csv``.
     `invalid` is ``"zero"`` (unreadable or missing answers score 0 and are listed in the
     ``needs_review`` column) or ``"flag"`` (left out of the score and listed). `adjust(students,
     manifest)` may change boxes before anything is written (the teacher's overrides, see
@@ -273,30 +283,34 @@ def grade_class(manifest_path: str | os.PathLike[str], answers_path: str | os.Pa
     non-empty `out_dir` is refused unless `force`. `progress(phase, done, total)` is told how
     far each phase is: ``"grading"`` (rows of the sheet), then ``"writing"`` (feedback pages).
     """
-    manifest_path, answers_path, out = Path(manifest_path), Path(answers_path), Path(out_dir)
+    manifest_path = Path(manifest.source if isinstance(manifest, Manifest) else manifest)
+    answers_path, out = Path(answers_path), Path(out_dir)
     if feedback_format not in ("md", "html"):
         raise QuizgenError(f"got {feedback_format!r}; expected md or html", field="format")
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
-    report.check_out(out, (manifest_path, answers_path), force)
-    manifest = load_manifest(manifest_path)
+    # the inputs first: a missing or wrong file is the mistake to name, not the output folder
+    if not isinstance(manifest, Manifest):
+        manifest = load_manifest(manifest_path)
     sheet = read_answer_sheet(answers_path)
-    the_lang = sheet_lang(manifest, lang)
+    require_answer_columns(sheet.header, manifest, str(answers_path))
+    report.check_out(out, (manifest_path, answers_path), force)
+    the_lang = manifest.language(lang)
     with collector_paused():             # rendering the pages makes no cycles either
         students, issues, unmatched = grade_rows(
             manifest, sheet, invalid=invalid, lang=lang,
             progress=partial(progress, "grading") if progress is not None else None)
         if adjust is not None:
             issues = issues + adjust(students, manifest)
+        graded = graded_class(manifest, sheet, students, issues, unmatched, invalid=invalid,
+                              lang=the_lang)
         with staged_folder(out) as tmp:
             written = report.write_all(
-                tmp, manifest, sheet, students, issues, unmatched, invalid=invalid,
-                lang=the_lang, fmt=feedback_format,
+                tmp, graded, fmt=feedback_format,
                 progress=partial(progress, "writing") if progress is not None else None)
             for message in report.move_into_place(tmp, out, written):
                 warnings.warn(message, stacklevel=2)
     feedback = sorted((out / "feedback").glob(f"*.{feedback_format}"))
-    return GradeSummary(out_dir=out, students=students, issues=issues, invalid=invalid,
-                        results_csv=out / "results.csv", report=out / "report.md",
-                        feedback=feedback,
+    return GradeSummary(out_dir=out, graded=graded, results_csv=out / "results.csv",
+                        report=out / "report.md", feedback=feedback,
                         unmatched=(out / "unmatched.csv") if unmatched else None)

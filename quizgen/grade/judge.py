@@ -14,17 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from quizgen.grade.compare import DEFAULT_TOLERANCE, Verdict, compare
 from quizgen.grade.memo import SHARED
 from quizgen.grade.notes import Note, note, word
 from quizgen.grade.parse import Parsed, parse_answer
+from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import Status, as_fraction, quote, shorten
 from quizgen.problems.specs import NUMERIC_KINDS
-
-if TYPE_CHECKING:
-    from quizgen.grade.prepared import Prepared
 
 _LIMIT_ALIASES = {
     "registers": ("registers", "register", "regs", "reg", "rf", "register file", "register pool"),

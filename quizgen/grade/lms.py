@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
+from quizgen.grade.graded import GradedClass
+from quizgen.manifest import Manifest
 
 __all__ = ["LMS_NAMES", "gradebook_rows", "gradebook_csv", "write_gradebook"]
 
@@ -30,10 +32,10 @@ def _points(value: Fraction | float | int) -> str:
     return points_text(Fraction(value).limit_denominator(10**6))
 
 
-def _items(manifest: Mapping[str, Any]) -> list[tuple[int, str, Fraction]]:
+def _items(manifest: Manifest) -> list[tuple[int, str, Fraction]]:
     """(question number, column title, points possible) of every exam question."""
-    recipe = manifest.get("recipe") or {}
-    title = str(recipe.get("title") or "quizgen")
+    recipe = manifest.recipe
+    title = manifest.title or "quizgen"
     out = []
     for number, question in enumerate(recipe.get("questions") or [], start=1):
         cell = question.get("cell", "")
@@ -59,12 +61,14 @@ def _question_points(points: Any, number: int) -> Fraction:
     return total
 
 
-def gradebook_rows(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> list[list[str]]:
+def gradebook_rows(students: Sequence[Any], manifest: Manifest | Mapping[str, Any],
+                   lms: str) -> list[list[str]]:
     """The class's grades as the rows of `lms`'s gradebook import CSV (students: grader results)."""
     if lms not in LMS_NAMES:
         raise QuizgenError(f"got {lms!r}; expected one of: {', '.join(LMS_NAMES)}", field="lms")
+    manifest = Manifest.of(manifest)
     items = _items(manifest)
-    title = str((manifest.get("recipe") or {}).get("title") or "quizgen")
+    title = manifest.title or "quizgen"
     total_name = f"{title}: total"
     rows = []
     if lms == "moodle":
@@ -85,21 +89,17 @@ def gradebook_rows(students: Sequence[Any], manifest: Mapping[str, Any], lms: st
     return rows
 
 
-def gradebook_csv(students: Sequence[Any], manifest: Mapping[str, Any], lms: str) -> str:
+def gradebook_csv(students: Sequence[Any], manifest: Manifest | Mapping[str, Any], lms: str) -> str:
     """The rows as CSV text (UTF-8 with a byte-order mark, formula-safe cells)."""
     from quizgen.files import csv_text
 
     return csv_text(gradebook_rows(students, manifest, lms))
 
 
-def write_gradebook(students: Sequence[Any], manifest_path: str | Path, out_dir: str | Path,
-                    lms: str) -> Path:
-    """Write ``<lms>-grades.csv`` into the grader's output folder; its path."""
-    import json
-
+def write_gradebook(graded: GradedClass, out_dir: str | Path, lms: str) -> Path:
+    """Write ``<lms>-grades.csv`` of a graded class into the grader's output folder; its path."""
     from quizgen.files import write_csv
 
-    manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8-sig"))
     path = Path(out_dir) / f"{lms}-grades.csv"
-    write_csv(path, gradebook_rows(students, manifest, lms))
+    write_csv(path, gradebook_rows(graded.students, graded.manifest, lms))
     return path

@@ -12,7 +12,6 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from quizgen.errors import QuizgenError, require_int
@@ -20,7 +19,7 @@ from quizgen.grade.notes import sheet_note as _said
 from quizgen.grade.prepared import Prepared
 from quizgen.grade.results import FileIssue, quote, shorten
 from quizgen.grade.sheet import SheetRow
-from quizgen.manifest import MANIFEST_VERSION, load_manifest  # noqa: F401  (the one loader)
+from quizgen.manifest import ID_COLUMN, Manifest, answer_columns
 
 #: Header names of the columns that say who wrote a row (matched without regard to case).
 NAME_COLUMNS = ("name", "student", "student name", "naam")
@@ -52,20 +51,16 @@ class Entry:
     graded_line: int | None = None
 
 
-def manifest_entries(manifest: Mapping[str, Any]) -> list[Entry]:
+def manifest_entries(manifest: Manifest | Mapping[str, Any]) -> list[Entry]:
     """The manifest's students, each question prepared for grading."""
     out = []
     # Versions share problems: a question equal to one already prepared (same number, same
     # content) shares its `Prepared`, and with it everything remembered while grading.
     shared: dict[tuple[str, Any], list[tuple[Mapping[str, Any], Prepared]]] = {}
-    for i, student in enumerate(manifest["students"], start=1):
+    for i, student in enumerate(Manifest.of(manifest).students, start=1):
         where = f"students[{i}]"
-        if not isinstance(student, Mapping) or not isinstance(student.get("questions"), list):
-            raise QuizgenError("expected name, roll, version and questions", field=where)
         questions = []
-        for j, item in enumerate(student["questions"], start=1):
-            if not isinstance(item, Mapping):
-                raise QuizgenError("expected a problem object", field=f"{where}.questions[{j}]")
+        for j, item in enumerate(student.questions, start=1):
             number = item.get("number", j)
             try:
                 number = require_int("number", number, minimum=0, maximum=10**6)
@@ -79,23 +74,8 @@ def manifest_entries(manifest: Mapping[str, Any]) -> list[Entry]:
                 questions.append(prepared)
             except QuizgenError as exc:
                 raise QuizgenError(str(exc), field=f"{where}.questions[{j}]") from None
-        out.append(Entry(str(student.get("name") or ""), str(student.get("roll") or ""),
-                         str(student.get("version") or ""), questions))
+        out.append(Entry(student.name, student.roll, student.version, questions))
     return out
-
-
-def sheet_lang(manifest: Mapping[str, Any], lang: str | None) -> str:
-    """The language of feedback: the one asked for, else the exam's, else the phrasebook's
-    default language."""
-    from quizgen.languages import DEFAULT_LANG, LANGS
-
-    if lang is not None:
-        if lang not in LANGS:
-            raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
-        return lang
-    recipe = manifest.get("recipe")
-    chosen = recipe.get("lang") if isinstance(recipe, Mapping) else None
-    return chosen if chosen in LANGS else DEFAULT_LANG
 
 
 @dataclass(slots=True)
@@ -108,8 +88,20 @@ class Columns:
     answers: dict[str, int]
 
 
-#: The answer sheet's prefilled problem-id columns (``Q3.id``, see quizgen sheet).
-_ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
+
+
+def require_answer_columns(header: Sequence[str], manifest: Manifest, where: str) -> None:
+    """Refuse, in one line, an answer sheet that holds none of the exam's answer columns (a
+    roster, or another exam's sheet): grading it would give every student 0."""
+    wanted = manifest.answer_columns()
+    given = {re.sub(r"\s+", "", title).casefold() for title in header}
+    if not wanted or any(c.casefold() in given for c in wanted):
+        return
+    looks = ("it looks like a roster" if find_column(list(header), NAME_COLUMNS + ROLL_COLUMNS)
+             is not None else "it is not this exam's answer sheet")
+    raise QuizgenError(f"{where} has none of the exam's answer columns ({wanted[0]}, …): {looks}; "
+                       "grade the answers.csv that quizgen sheet wrote, with the answers filled "
+                       "in", field="answers")
 
 
 def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
@@ -123,15 +115,11 @@ def read_columns(header: list[str], entries: Sequence[Entry], invalid: str,
     if name_col is None and roll_col is None and version_col is None:
         issues.append(FileIssue(1, _said("no_who_column")))
     columns: dict[str, int] = {}
-    wanted: dict[str, None] = {}
-    for entry in entries:
-        for q in entry.questions:
-            for key in q.asked:
-                wanted[f"Q{q.number}.{key}"] = None
+    wanted = answer_columns((q.number, q.asked) for entry in entries for q in entry.questions)
     folded = {c.casefold(): c for c in wanted}
     known_meta = {i for i in (name_col, roll_col, version_col) if i is not None}
     for index, title in enumerate(header):
-        if not title or index in known_meta or _ID_COLUMN.fullmatch(re.sub(r"\s+", "", title)):
+        if not title or index in known_meta or ID_COLUMN.fullmatch(re.sub(r"\s+", "", title)):
             continue              # a problem id the sheet prints beside the answers: no answer
         canon = folded.get(re.sub(r"\s+", "", title).casefold())
         if canon is None:

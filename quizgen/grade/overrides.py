@@ -42,6 +42,8 @@ from typing import Any, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
+from quizgen.manifest import Manifest, load_manifest
+from quizgen.manifest import column as column_of
 
 __all__ = ["Override", "read_overrides", "check_overrides", "apply_overrides", "regrade"]
 
@@ -146,20 +148,20 @@ def _box_name(box: str) -> str:
     return f"Q{head.strip().lstrip('Qq')}.{key.strip()}"
 
 
-def check_overrides(overrides: Sequence[Override], manifest: Mapping[str, Any], source: str,
-                    *, lang: str | None = None) -> None:
+def check_overrides(overrides: Sequence[Override], manifest: Manifest | Mapping[str, Any],
+                    source: str, *, lang: str | None = None) -> None:
     """Refuse (one line) the decisions that cannot be applied: two rows deciding one box of one
     student differently, and an accepted answer the box's reader cannot read."""
     from quizgen.files import visible
     from quizgen.grade.grader import check_answer
-    from quizgen.grade.match import sheet_lang
 
-    lang = sheet_lang(manifest, lang)
+    manifest = Manifest.of(manifest)
+    lang = manifest.language(lang)
     deciding: dict[tuple[str, str, bool], Override] = {}
     read: set[tuple[int, str, int]] = set()
     for override in overrides:
-        for version, roll, number, key, question in _boxes(manifest):
-            column = f"Q{number}.{key}"
+        for paper, number, key, question in manifest.boxes():
+            version, roll, column = paper.version, paper.roll, column_of(number, key)
             if column.casefold() != override.box.casefold() or (
                     override.roll != "*" and override.roll.casefold() not in (
                         roll.casefold(), version.casefold())):
@@ -184,18 +186,6 @@ def check_overrides(overrides: Sequence[Override], manifest: Mapping[str, Any], 
                     f"{visible(reading.note or 'not an answer to this box')}", field="overrides")
 
 
-def _boxes(manifest: Mapping[str, Any]):
-    """(version, roll, question number, answer key, question) of every box of the manifest."""
-    for student in manifest.get("students", []):
-        version, roll = str(student.get("version") or ""), str(student.get("roll") or "")
-        for j, question in enumerate(student.get("questions", []), start=1):
-            answers = question.get("answers") or {}
-            asked = question.get("asked")
-            for key in (asked if isinstance(asked, list) else answers):
-                if key in answers:
-                    yield version, roll, int(question.get("number", j)), key, question
-
-
 def _decision(override: Override) -> tuple[Any, ...]:
     return ("points", override.points) if override.points is not None else ("accept",
                                                                              override.accept)
@@ -207,17 +197,15 @@ def _decision_text(override: Override) -> str:
     return f"accept {override.accept!r}"
 
 
-def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides: Sequence[Override],
-                    *, lang: str | None = None) -> list[Any]:
+def apply_overrides(students: list[Any], manifest: Manifest | Mapping[str, Any],
+                    overrides: Sequence[Override], *, lang: str | None = None) -> list[Any]:
     """Change the graded boxes as the overrides say (in place); returns the file issues (an
     override that names no student or no box, or gives more than the box's points). The notes
     are in `lang`, else the exam's language."""
     from quizgen.grade.grader import FileIssue, check_answer
-    from quizgen.grade.match import sheet_lang
 
-    lang = sheet_lang(manifest, lang)
-
-    problems = _problems(manifest)
+    manifest = Manifest.of(manifest)
+    lang = manifest.language(lang)
     issues = []
     # A row for one student decides over a row for everyone: the rows for everyone go first.
     for override in sorted(overrides, key=lambda o: o.roll != "*"):
@@ -231,7 +219,8 @@ def apply_overrides(students: list[Any], manifest: Mapping[str, Any], overrides:
                     if box.column.casefold() != override.box.casefold():
                         continue
                     hits += 1
-                    changed = _decide(box, override, problems.get((student.version, question.number)),
+                    changed = _decide(box, override,
+                                      manifest.question(student.version, question.number),
                                       lang, check_answer)
                     if isinstance(changed, Note):
                         issues.append(FileIssue(override.line, changed))
@@ -294,14 +283,6 @@ def _with_answer(problem: Mapping[str, Any], key: str, accept: str) -> dict[str,
     return changed
 
 
-def _problems(manifest: Mapping[str, Any]) -> dict[tuple[str, int], Mapping[str, Any]]:
-    out = {}
-    for student in manifest.get("students", []):
-        for j, question in enumerate(student.get("questions", []), start=1):
-            out[(str(student.get("version") or ""), int(question.get("number", j)))] = question
-    return out
-
-
 def _points(value: Fraction) -> str:
     from quizgen.grade.report import points_text
 
@@ -323,11 +304,9 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
     out = Path(out_dir)
     previous = _results(out / "results.csv")
     rules = read_overrides(overrides) if overrides is not None else []
+    manifest = load_manifest(manifest_path)         # read once: checked here, graded below
     if rules:
-        from quizgen.manifest import load_manifest
-
-        check_overrides(rules, load_manifest(manifest_path), Path(overrides).name,
-                        lang=options.get("lang"))
+        check_overrides(rules, manifest, Path(overrides).name, lang=options.get("lang"))
     kept = None
     if any((out / name).exists() for name in OUTPUTS):
         history = out / "history"
@@ -349,7 +328,7 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
         return apply_overrides(students, manifest, rules, lang=lang)
 
     try:
-        summary = grade_class(manifest_path, answers_path, out, force=True,
+        summary = grade_class(manifest, answers_path, out, force=True,
                               adjust=adjust if rules else None, **options)
     except BaseException:
         if kept is not None and not any((out / name).exists() for name in OUTPUTS):

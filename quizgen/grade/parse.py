@@ -37,16 +37,15 @@ answer specs (`quizgen.problems.specs.canonical_unit`).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 from quizgen.grade.dates import date_shaped
 from quizgen.grade.expression import Parser, classify, evaluate
-from quizgen.grade.reading import (  # noqa: F401  (the caps, read from here by callers)
-    MAX_DEPTH, MAX_EXPONENT, MAX_LENGTH, MAX_MAGNITUDE, MAX_SCALAR, MAX_SCIENTIFIC_EXPONENT, Kind,
-    Parsed, Unreadable, Work, checked, why)
+from quizgen.grade.reading import (MAX_LENGTH, MAX_MAGNITUDE, Kind, Parsed, Unreadable, Work,
+                                   checked, why)
 from quizgen.grade.shapes import fast_parse
-from quizgen.grade.tokens import KNOWN_WORDS, Tokenizer, normalise  # noqa: F401
-from quizgen.problems.specs import UNITS, canonical_unit  # noqa: F401
+from quizgen.grade.tokens import Tokenizer, normalise
 
 
 def parse_with_work(text: str) -> tuple[Parsed, Work]:

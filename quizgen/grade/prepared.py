@@ -13,10 +13,11 @@ from functools import cached_property
 from typing import Any
 
 from quizgen.errors import QuizgenError
-from quizgen.grade.carry import computes, downstream
+from quizgen.grade.dependencies import computes, downstream
 from quizgen.grade.memo import SHARED, Memo, frozen
 from quizgen.grade.results import as_fraction, number_text
 from quizgen.languages import DEFAULT_LANG
+from quizgen.manifest import MAX_POINTS
 from quizgen.problems.records import record_specs
 from quizgen.problems.specs import AnswerSpec, canonical_unit, order
 
@@ -198,9 +199,6 @@ def question_points(points: Any, keys: Sequence[str]) -> dict[str, Fraction]:
         return {key: _points_value(points.get(key, 0), key) for key in keys}
     total = _points_value(points, "points")
     return {key: total / len(keys) for key in keys}
-
-#: The most points one question or answer box may carry.
-MAX_POINTS = 10**6
 
 
 def _points_value(value: Any, where: str) -> Fraction:

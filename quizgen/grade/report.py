@@ -17,8 +17,10 @@ from typing import Any
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import note_text
 from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
-                                   fraction_text, humanize, shorten)
+                                   fraction_text, humanize, quote, shorten)
+from quizgen.grade.graded import GradedClass
 from quizgen.grade.sheet import AnswerSheet, SheetRow
+from quizgen.manifest import Manifest
 
 __all__ = ["write_all", "results_csv", "feedback_page", "class_report", "points_text",
            "feedback_names"]
@@ -73,23 +75,6 @@ def _template(name: str):
 # results.csv
 
 
-def answer_columns(students: Sequence[StudentResult], manifest: Mapping[str, Any]) -> list[str]:
-    """Every answer box of the exam, Q<number>.<key>, in question-number order (a shuffled
-    exam's papers print their questions in orders of their own)."""
-    by_number: dict[int, dict[str, None]] = {}
-    for student in manifest.get("students", []):
-        for j, question in enumerate(student.get("questions", []), start=1):
-            number = question.get("number", j)
-            for key in question.get("asked") or list(question.get("answers", {})):
-                by_number.setdefault(int(number), {})[f"Q{number}.{key}"] = None
-    columns = [c for number in sorted(by_number) for c in by_number[number]]
-    for student in students:
-        for box in student.boxes:
-            if box.column not in columns:
-                columns.append(box.column)
-    return columns
-
-
 #: Statuses a teacher should look at: the answer could not be read, or its column is missing.
 REVIEW = ("invalid", "missing")
 
@@ -138,12 +123,9 @@ def feedback_names(students: Sequence[StudentResult]) -> list[str]:
 class _Solutions:
     """Worked solutions of the manifest's problems, rendered once each, in the page language."""
 
-    def __init__(self, manifest: Mapping[str, Any], lang: str, fmt: str) -> None:
+    def __init__(self, manifest: Manifest, lang: str, fmt: str) -> None:
         self.lang, self.fmt = lang, fmt
-        self.problems: dict[str, Mapping[str, Any]] = {}
-        for student in manifest.get("students", []):
-            for question in student.get("questions", []):
-                self.problems.setdefault(str(question.get("id", "")), question)
+        self.problems: dict[str, Mapping[str, Any]] = manifest.problems()
         self.cache: dict[str, str] = {}
 
     def get(self, problem_id: str) -> str:
@@ -202,20 +184,49 @@ def _box_view(box: BoxResult, lang: str, invalid: str, problem_id: str) -> dict[
                         result=check.step_result) if check.step else _say(lang, "no_parting"))
     flag_note = None
     if check.status in ("invalid", "missing"):
-        flag_note = labels["flagged"] if not box.counted else labels["zeroed"]
-    read_as = None
-    if check.value is not None and check.status in ("correct", "carried", "wrong"):
-        read_as = fraction_text(check.value)
+        # a box the student wrote but the sheet lost (a missing column, a spreadsheet's date)
+        # waits for the teacher; an unreadable one is the student's to rewrite
+        waits = check.status == "missing" or _spreadsheet_date(check)
+        flag_note = labels["flagged"] if not box.counted else \
+            labels["zeroed_until" if waits else "zeroed"]
+    note = _student_note(check, lang)
     return {
         "column": box.column, "key": check.key, "label": _answer_name(check.key, lang),
         "answer": check.shown, "expected": check.expected_text, "status": check.status,
         "status_text": labels[f"status_{check.status}"],
         "points": points_text(box.points) if box.counted else "—",
-        "max_points": points_text(box.max_points), "note": check.note or "",
-        "read_as": read_as or "", "carried": check.carried or "",
+        "max_points": points_text(box.max_points),
+        "note": "" if note == check.reading else note or "",
+        "reading": check.reading or "", "carried": check.carried or "",
         "misconceptions": misconceptions, "parting": parting or "", "flag_note": flag_note or "",
         "ok": check.earns,
     }
+
+
+def _spreadsheet_date(check: CheckResult) -> bool:
+    from quizgen.grade.parse import parse_answer
+
+    parsed = parse_answer(check.answer) if check.status == "invalid" else None
+    return parsed is not None and parsed.error is not None and parsed.error.key == "date_shaped"
+
+
+def _student_note(check: CheckResult, lang: str) -> str | None:
+    """The remark a student reads: the reader's located message ("unexpected 'about' at column
+    1") and a spreadsheet's date are the teacher's to read (report.md); the student is told
+    what happened to the box and how to write a number."""
+    from quizgen.grade.parse import parse_answer
+
+    if check.status == "missing":
+        return _say(lang, "missing_box")
+    if check.status != "invalid" or not check.answer.strip():
+        return check.note
+    parsed = parse_answer(check.answer)
+    if parsed.ok or parsed.error is None or note_text(parsed.error, lang) != check.note:
+        return check.note               # a yes/no, a limit, an option: already said plainly
+    answer = quote(shorten(check.answer, 30))
+    if parsed.error.key == "date_shaped":
+        return _say(lang, "unreadable_date", answer=answer)
+    return _say(lang, "unreadable_number", answer=answer)
 
 
 def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, invalid: str,
@@ -225,9 +236,11 @@ def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, i
     for q in student.questions:
         boxes = [_box_view(b, lang, invalid, q.problem_id) for b in q.boxes]
         needs_solution = any(not b["ok"] for b in boxes)
+        # where the numbers part from the worked solution is one place per question: said once
+        parting = next((b["parting"] for b in boxes if b["parting"]), "")
         questions.append({"number": q.number, "title": q.title, "cell": q.cell,
                           "score": points_text(q.score), "max_score": points_text(q.max_score),
-                          "boxes": boxes,
+                          "boxes": boxes, "parting": parting,
                           "solution": solutions.get(q.problem_id) if needs_solution else ""})
     flagged = sum(1 for b in student.boxes if not b.counted)
     all_right = all(b.check.earns for b in student.boxes)
@@ -287,9 +300,11 @@ def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
     misconceptions = [{"key": key, "name": humanize(key), "count": count,
                        "explanation": _misconception_text(lang, key)}
                       for key, count in misconception_counts.most_common()]
+    # every answer a teacher must read on the paper, with the reader's own reason (the
+    # student's page words it for the student)
     flagged = [{"student": s.label, "column": b.column, "answer": b.check.shown,
                 "reason": b.check.note or labels[f"status_{b.check.status}"]}
-               for s in students for b in s.boxes if not b.counted]
+               for s in students for b in s.boxes if b.check.status in REVIEW]
     template = _template("report.md.j2")
     return template.render(
         exam_title=title, labels=labels, count=len(students),
@@ -298,6 +313,7 @@ def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
         median=f"{statistics.median(scores):.2f}" if scores else "—",
         max_score=f"{max(maxima):g}" if maxima else "—",
         questions=questions, misconceptions=misconceptions, flagged=flagged,
+        flagged_title=labels["flagged_answers" if invalid == "flag" else "review_answers"],
         issues=[{"line": i.line, "message": note_text(i.message, lang), "severity": i.severity}
                 for i in issues],
         unmatched=_say(lang, "unmatched", n=unmatched) if unmatched else "")
@@ -331,48 +347,43 @@ def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, An
 # Everything, into one folder
 
 
-def write_all(out: Path, manifest: Mapping[str, Any], sheet: AnswerSheet,
-              students: Sequence[StudentResult], issues: Sequence[FileIssue],
-              unmatched: Sequence[SheetRow], *, invalid: str, lang: str,
-              fmt: str = "md", progress: Callable[[int, int], None] | None = None) -> list[str]:
-    """Write results.csv, feedback/, report.md (and unmatched.csv) into `out`; their names.
+def write_all(out: Path, graded: GradedClass, *, fmt: str = "md",
+              progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """Write results.csv, feedback/, report.md (and unmatched.csv), analysis.csv,
+    misconceptions.csv and class-report.html of `graded` into `out`; their names.
     `progress(pages done, pages)` is told after each feedback page."""
-    recipe = manifest.get("recipe")
-    title = str(recipe.get("title", "")) if isinstance(recipe, Mapping) else ""
-    columns = answer_columns(students, manifest)
     from quizgen.grade import class_report as CR
-    from quizgen.grade.analysis import analyse_class
 
-    bands = CR.bands_of(manifest)
-    analysis = analyse_class(students, columns, manifest, bands)
+    students, lang, title = graded.students, graded.lang, graded.title
     written = []
-    (out / "results.csv").write_text(results_csv(students, columns, bands), encoding="utf-8",
-                                     newline="")
+    (out / "results.csv").write_text(results_csv(students, graded.columns, graded.bands),
+                                     encoding="utf-8", newline="")
     written.append("results.csv")
     folder = out / "feedback"
     folder.mkdir()
-    solutions = _Solutions(manifest, lang, fmt)
+    solutions = _Solutions(graded.manifest, lang, fmt)
     for done, (stem, student) in enumerate(zip(feedback_names(students), students), start=1):
-        page = feedback_page(student, solutions, lang=lang, invalid=invalid, fmt=fmt, title=title)
+        page = feedback_page(student, solutions, lang=lang, invalid=graded.invalid, fmt=fmt,
+                             title=title)
         (folder / f"{stem}.{fmt}").write_text(page, encoding="utf-8")
         if progress is not None:
             progress(done, len(students))
     written.append("feedback")
-    if unmatched:
-        (out / "unmatched.csv").write_text(unmatched_csv(sheet, unmatched), encoding="utf-8",
-                                           newline="")
+    if graded.unmatched:
+        (out / "unmatched.csv").write_text(unmatched_csv(graded.sheet, graded.unmatched),
+                                           encoding="utf-8", newline="")
         written.append("unmatched.csv")
     (out / "report.md").write_text(
-        class_report(students, issues, len(unmatched), columns, lang=lang, invalid=invalid,
-                     title=title) + "\n" + CR.analysis_markdown(analysis, students, lang=lang),
-        encoding="utf-8")
+        class_report(students, graded.issues, len(graded.unmatched), graded.columns, lang=lang,
+                     invalid=graded.invalid, title=title)
+        + "\n" + CR.analysis_markdown(graded.analysis, students, lang=lang), encoding="utf-8")
     written.append("report.md")
-    (out / "analysis.csv").write_text(CR.analysis_csv(analysis, lang), encoding="utf-8",
+    (out / "analysis.csv").write_text(CR.analysis_csv(graded.analysis, lang), encoding="utf-8",
                                       newline="")
-    (out / "misconceptions.csv").write_text(CR.misconceptions_csv(analysis), encoding="utf-8",
-                                            newline="")
+    (out / "misconceptions.csv").write_text(CR.misconceptions_csv(graded.analysis),
+                                            encoding="utf-8", newline="")
     (out / "class-report.html").write_text(
-        CR.class_page(analysis, students, lang=lang, title=title), encoding="utf-8")
+        CR.class_page(graded.analysis, students, lang=lang, title=title), encoding="utf-8")
     written += ["analysis.csv", "misconceptions.csv", "class-report.html"]
     return written
 

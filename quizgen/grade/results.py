@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Literal
 
 from quizgen.grade.memo import SHARED
@@ -45,6 +44,7 @@ class CheckResult:
     step: int | None = None             # 1-based step of the worked solution where it parts
     step_title: str | None = None
     step_result: str | None = None      # that step's value in the solution
+    reading: str | None = None          # how an answer was interpreted ("read 2 as 2%")
 
     @property
     def earns(self) -> bool:
@@ -136,28 +136,6 @@ class FileIssue:
         from quizgen.files import visible      # a quoted cell never prints an invisible character
 
         return visible(f"line {self.line}: {self.message}")
-
-
-@dataclass(slots=True)
-class GradeSummary:
-    """What `grade_class` graded and wrote."""
-
-    out_dir: Path
-    students: list[StudentResult]
-    issues: list[FileIssue]
-    invalid: str
-    results_csv: Path
-    report: Path
-    feedback: list[Path]
-    unmatched: Path | None = None
-
-    @property
-    def answers(self) -> int:
-        return sum(len(s.boxes) for s in self.students)
-
-    @property
-    def flagged(self) -> list[tuple[StudentResult, BoxResult]]:
-        return [(s, b) for s in self.students for b in s.boxes if not b.counted]
 
 
 def as_fraction(value: Any) -> Fraction | None:

@@ -85,7 +85,9 @@ class _Pool:
         with collector_paused():
             for name in gpu_names:
                 gpu = resolve_named_gpu(name)
-                raw.extend((name, params) for params in self.family.space(level, gpu))
+                asks = self.family.asks_within
+                raw.extend((name, params) for params in self.family.space(level, gpu)
+                           if asks(params, gpu))
             rng_for(cell, level, 0).shuffle(raw)
         self.raw = raw
         self.cursor = 0

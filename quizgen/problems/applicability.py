@@ -156,8 +156,3 @@ def keep_applicable_notes(steps: list[Any], limiter: Any) -> list[Any]:
         if step.note == "floor_drops" and LID_STEPS.get(step.key) not in binding:
             step.note = None
     return steps
-
-
-def note_applies(step_key: str, note: str | None, limiter: Any) -> bool:
-    """The predicate `keep_applicable_notes` enforces (a test checks generated problems)."""
-    return note != "floor_drops" or LID_STEPS.get(step_key) in frozenset(limiter or ())

@@ -66,6 +66,31 @@ class Family:
     min_options: ClassVar[int] = 4
     default_gpu: ClassVar[str] = "textbook"
     uses_model: ClassVar[bool] = False
+    #: True for a cell whose question may be a launch the GPU refuses (more threads per block
+    #: than it allows); every other cell only draws launches the GPU accepts.
+    draws_refused_launches: ClassVar[bool] = False
+    #: True for a cell whose question tells the chip's schedulers issue one instruction per
+    #: cycle from a warp with several independent ones: untrue on a dual-issue SM (cc 3.x to
+    #: 6.x), which such a cell does not ask.
+    states_single_issue: ClassVar[bool] = False
+
+    def asks_within(self, params: dict[str, Any], gpu: GPU) -> bool:
+        """Whether the GPU can be asked this candidate at all: no more registers per thread than
+        it allows (63 on cc 2.0 and 3.0; ptxas emits no such kernel), no carveout before cc 7.0,
+        and no block over its thread limit unless the cell asks about a refused launch."""
+        if not gpu.is_textbook and max(params.get("regs_per_thread", 0),
+                                       params.get("regs_now", 0)) > gpu.max_regs_per_thread:
+            return False
+        if params.get("carveout", -1) != -1 and 0 < gpu.cc_major < 7:
+            return False
+        if self.states_single_issue and gpu.dual_issue:
+            return False
+        if self.draws_refused_launches:
+            return True
+        limit = gpu.max_threads_per_block
+        shapes = params.get("blocks") or ([params["block"]] if "block" in params else [])
+        return params.get("threads_per_block", 0) <= limit and all(
+            not isinstance(b, list) or len(b) != 3 or b[0] * b[1] * b[2] <= limit for b in shapes)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -138,10 +163,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def problem_id(cell: str, params: dict[str, Any], gpu: GPU, seed: int, level: int) -> str:
+def problem_id(cell: str, params: dict[str, Any], gpu: GPU | str, seed: int, level: int) -> str:
     """Stable id from cell + parameters + GPU + seed (same inputs, same id, on every machine):
-    a hash of the canonical JSON of {cell, gpu, level, params, seed}."""
-    key = canonical_json({"cell": cell, "gpu": gpu.name, "level": level, "params": params,
+    a hash of the canonical JSON of {cell, gpu, level, params, seed}. `gpu` is the GPU or the
+    name its identity carries (`quizgen.problems.identity.identity_gpu`)."""
+    name = gpu if isinstance(gpu, str) else gpu.name
+    key = canonical_json({"cell": cell, "gpu": name, "level": level, "params": params,
                           "seed": seed})
     return f"{cell}-{hashlib.blake2b(key.encode(), digest_size=5).hexdigest()}"
 

@@ -13,6 +13,7 @@ import dataclasses
 from functools import cache
 from typing import Any
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.attribution import attribute
 from quizgen.engine.compare import warps_ratio
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
@@ -34,6 +35,12 @@ def model_misconception(key: str, res: OccupancyResult) -> Misconception:
                                "occupancy": res.occupancy})
 
 
+def textbook_model_key(gpu: GPU) -> str:
+    """The slip of the notes' formula on a real GPU, in the words that fit it: an SM before
+    cc 7.0 reserves no shared memory per block, so its sentence names the rounding alone."""
+    return "textbook_model_rounding" if 0 < gpu.cc_major < 7 else "textbook_model"
+
+
 def textbook_differs(facts, m) -> bool:
     """The notes' formula gives another number of blocks than NVIDIA's rules (the X trap)."""
     data = facts.solved.data
@@ -50,7 +57,7 @@ def exact_misconceptions(gpu: GPU, res: OccupancyResult, book: OccupancyResult) 
     the exact calculation kept): the notes' formula, allocation without its rounding or reserve,
     the register file as one pool, a lid left out, occupancy from blocks, one block too many."""
     cfg = res.config
-    out = [model_misconception("textbook_model", book)]
+    out = [model_misconception(textbook_model_key(gpu), book)]
     for key, changed in (("no_reg_rounding", {"reg_alloc_unit": 1}),
                          ("registers_one_pool", {"schedulers_per_sm": 1}),
                          ("no_reserved_smem", {"reserved_smem_per_block": 0}),
@@ -415,7 +422,7 @@ def _regs_for_warps(gpu: GPU, warps: int, model: str) -> int:
     if model == "textbook":
         return min(top, gpu.regs_per_sm // (32 * warps))
     P, g = gpu.schedulers_per_sm, gpu.reg_alloc_unit
-    per_warp = (gpu.regs_per_sm // P) // -(-warps // P)
+    per_warp = (gpu.regs_per_sm // P) // ceiling(warps, P)
     return min(top, per_warp // g * g // 32)
 
 
@@ -514,10 +521,10 @@ class InverseRegisters(ExactFamily):
         inv, book, model = solved.data["inverse"], solved.data["book"], solved.data["model"]
         cfg = self.config(params)
         B = inv.target_blocks
-        target_warps = -(-params["target_occupancy"] * gpu.max_warps_per_sm // 1)
+        target_warps = ceiling(params["target_occupancy"] * gpu.max_warps_per_sm)
         out = []
         if book.answer is not None:
-            out.append(Misconception("textbook_model", {"regs_per_thread": book.answer}))
+            out.append(Misconception(textbook_model_key(gpu), {"regs_per_thread": book.answer}))
         out.append(Misconception("warps_not_blocks", {"regs_per_thread": _regs_for_warps(gpu, int(target_warps), model)}))
         for key, the_gpu, blocks in (("one_block_short", gpu, B - 1), ("whole_file_one_block", gpu, 1),
                                      ("no_reg_rounding", bent_gpu(gpu, reg_alloc_unit=1), B),

@@ -11,6 +11,7 @@ from typing import Any
 
 from quizgen.engine import bound as bound_engine
 from quizgen.engine import latency as lat_engine
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
@@ -82,6 +83,7 @@ class MemoryBoundKernel(LatencyFamily):
     hides the load."""
 
     cell = "L-3"
+    states_single_issue = True
     main_answer = "critical_path"
     answer_specs = {
         "bytes_moved": sp.bytes_("bytes_loaded", "bytes_stored"),
@@ -199,6 +201,7 @@ class ComputeBoundKernel(LatencyFamily):
     warps does that take?"""
 
     cell = "L-4"
+    states_single_issue = True
     main_answer = "warps_needed"
     answer_specs = {
         "compute_cycles": sp.cycles("flops", "flop_latency"),
@@ -298,7 +301,7 @@ class ComputeBoundKernel(LatencyFamily):
                                                     "occupancy_needed": 1.0}),
             Misconception("latency_as_warps", {"warps_needed": L}),
             Misconception("no_ceiling", {"warps_needed": N * (L // W)}),
-            Misconception("compute_as_stall", {"warps_needed": N * -(-(L + C) // W)}),
+            Misconception("compute_as_stall", {"warps_needed": N * ceiling(L + C, W)}),
             Misconception("forgot_schedulers", {"warps_needed": res.warps_per_scheduler}),
             Misconception("divided_by_schedulers",
                           {"warps_needed": lat_engine.divided_by_schedulers(res)}),

@@ -15,6 +15,7 @@ from quizgen.engine import divergence as div_engine
 from quizgen.engine import grid as grid_engine
 from quizgen.engine import latency as lat_engine
 from quizgen.engine import whatif
+from quizgen.engine.arith import ceiling
 from quizgen.engine.occupancy import launch_config, occupancy
 from quizgen.problems import applicability as when
 from quizgen.problems import relations as rel
@@ -225,13 +226,13 @@ class GridWaves(EngineFamily):
             return []
         G, S, C = params["grid_blocks"], params["num_sms"], a["slots"]
         out = [
-            Misconception("grid_over_sms", {"waves": -(-G // S)}),
+            Misconception("grid_over_sms", {"waves": ceiling(G, S)}),
             Misconception("forgot_tail_wave", {"waves": G // C, "tail_blocks": 0}),
             Misconception("exact_waves", {"waves": round(G / C, 3)}),
-            Misconception("one_block_per_sm", {"waves": -(-G // S), "slots": S}),
-            Misconception("packed_tail", {"tail_sms": -(-a["tail_blocks"] // a["blocks_per_sm"])}),
+            Misconception("one_block_per_sm", {"waves": ceiling(G, S), "slots": S}),
+            Misconception("packed_tail", {"tail_sms": ceiling(a["tail_blocks"], a["blocks_per_sm"])}),
             # Idle SMs of a small grid: its blocks packed B per SM, every SM busy, or used for idle.
-            Misconception("packed_grid", {"idle_sms": S - min(S, -(-G // a["blocks_per_sm"]))}),
+            Misconception("packed_grid", {"idle_sms": S - min(S, ceiling(G, a["blocks_per_sm"]))}),
             Misconception("every_sm_busy", {"idle_sms": 0}),
             Misconception("busy_as_idle", {"idle_sms": min(G, S)}),
             Misconception("free_slots_as_idle", {"idle_sms": S}),
@@ -239,7 +240,7 @@ class GridWaves(EngineFamily):
         B = a["blocks_per_sm"]
         if B + 1 <= gpu.max_blocks_per_sm:   # one block too many per SM, still within the cap
             out.append(Misconception("ceil_not_floor", {"blocks_per_sm": B + 1, "slots": S * (B + 1),
-                                                        "waves": -(-G // (S * (B + 1)))}))
+                                                        "waves": ceiling(G, S * (B + 1))}))
         return out
 
     def figure(self, params, gpu, solved):

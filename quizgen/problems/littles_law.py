@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from quizgen.engine import latency as lat_engine
 from quizgen.engine.derivation import Step
+from quizgen.engine.flight import bytes_to_hide
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
@@ -71,6 +72,14 @@ class LittlesLawBase(LatencyFamily):
                                   / Fraction(str(v["measured_gbs"]))),
         "measured_bw_share": sp.fraction("measured_gbs", "peak_gbs", compute=lambda v, gpu: (
             Fraction(str(v["measured_gbs"])) / Fraction(str(v["peak_gbs"])))),
+        # level 2: Little's law in bytes from a stated bandwidth and latency
+        "bytes_needed": sp.real("B", "peak_gbs", "latency_ns"),
+        "bytes_per_sm": sp.real("B", "bytes_needed", "sms", compute=lambda v, gpu: (
+            Fraction(str(v["bytes_needed"])) / v["sms"])),
+        "warps_for_bytes": sp.count("warps", "bytes_per_sm", "lane_bytes", "ilp", compute=lambda v, gpu: (
+            math.ceil(Fraction(str(v["bytes_per_sm"])) / (32 * v["lane_bytes"] * v["ilp"])))),
+        "ilp_for_bytes": sp.count("", "bytes_per_sm", "lane_bytes", compute=lambda v, gpu: (
+            math.ceil(Fraction(str(v["bytes_per_sm"])) / (gpu.max_warps_per_sm * 32 * v["lane_bytes"])))),
     }
     misconception_when = {"divided_by_schedulers": (several_schedulers,),
                           "forgot_schedulers": (several_schedulers,),
@@ -261,11 +270,67 @@ class BandwidthCurve(LittlesLawBase):
         return []                       # asked in bytes, with no options: nothing to offer
 
 
+class BytesFromLatency(LittlesLawBase):
+    """Level 2: Little's law in bytes on the GPU the question states: its bandwidth × the load
+    latency must be in flight; the SMs share it and a warp carries 32 lanes × bytes × ILP."""
+
+    #: the parameter only this problem's candidates draw
+    draws = "latency_ns"
+
+    def figure(self, params, gpu, solved):
+        return None
+
+    def space(self, level, gpu):
+        for t in (300, 400, 500, 600, 700, 800):
+            for b_l in (4, 8, 16):
+                for k in (1, 2, 4):
+                    yield {"peak_gbs": gpu.mem_bandwidth_gbs, "latency_ns": t, "sms": gpu.num_sms,
+                           "lane_bytes": b_l, "ilp": k}
+
+    def level_three(self, params):
+        return "bytes"
+
+    def solve(self, params, gpu, explain=True):
+        cap = gpu.max_warps_per_sm
+        res = bytes_to_hide(params["peak_gbs"], params["latency_ns"], params["sms"],
+                                       lane_bytes=params["lane_bytes"], ilp=params["ilp"],
+                                       max_warps=cap, explain=explain)
+        answers = {"bytes_needed": res.in_flight, "bytes_per_sm": res.per_sm,
+                   "warps_for_bytes": res.warps_needed}
+        over = res.warps_needed > cap
+        if over:
+            answers["ilp_for_bytes"] = res.ilp_at_cap
+        ctx = {"B": params["peak_gbs"], "t": params["latency_ns"], "S": params["sms"],
+               "b_l": params["lane_bytes"], "k": params["ilp"], "cap": cap,
+               "q": answers["bytes_needed"], "q_sm": answers["bytes_per_sm"], "b_w": res.per_warp, "n": res.warps_needed,
+               "k_cap": res.ilp_at_cap, "over": over}
+        return Solved(answers, {"steps": list(res.steps), "ctx": ctx,
+                                "main_answer": "warps_for_bytes", "correct_phrase": "correct_bytes"})
+
+    def in_cell(self, params, gpu, solved):
+        # at least two warps to find, and the bytes do not divide evenly (a real ceiling)
+        ctx = solved.data["ctx"]
+        return ctx["n"] >= 2 and ctx["q_sm"] % ctx["b_w"] != 0
+
+    def misconceptions(self, params, gpu, solved):
+        c = solved.data["ctx"]
+        q, q_sm, b_l, k = Fraction(str(c["q"])), Fraction(str(c["q_sm"])), c["b_l"], c["k"]
+        out = [
+            Misconception("whole_gpu_bytes", {"warps_for_bytes": math.ceil(q / c["b_w"])}),
+            Misconception("lane_not_warp", {"warps_for_bytes": math.ceil(q_sm / (b_l * k))}),
+            Misconception("no_ilp", {"warps_for_bytes": math.ceil(q_sm / (32 * b_l))}),
+            Misconception("ilp_multiplies", {"warps_for_bytes": math.ceil(q_sm * k / (32 * b_l))}),
+        ]
+        key = "cap_is_enough" if c["over"] else "filled_the_sm"
+        return out + [Misconception(key, {"warps_for_bytes": c["cap"]})]
+
+
 HIDE = HideLatency()
+BYTES = BytesFromLatency()
 #: The level-3 problems on the measured curves, in the order their candidates are drawn.
 CURVES = (BandwidthCurve(), MeasuredFmaCurve())
 #: The problems each level draws, in order (the order fixes which candidate a seed gets).
-PROBLEMS_BY_LEVEL = {1: (HIDE,), 2: (HIDE,), 3: (*CURVES, HIDE)}
+PROBLEMS_BY_LEVEL = {1: (HIDE,), 2: (HIDE, BYTES), 3: (*CURVES, HIDE)}
 
 
 @register
@@ -278,7 +343,7 @@ class LittlesLaw(LittlesLawBase):
             yield from problem.space(level, gpu)
 
     def problem_of(self, params) -> LittlesLawBase:
-        return next((c for c in CURVES if c.draws in params), HIDE)
+        return next((c for c in (BYTES, *CURVES) if c.draws in params), HIDE)
 
     def level_three(self, params):
         return self.problem_of(params).level_three(params)

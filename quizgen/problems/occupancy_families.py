@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from quizgen.engine import whatif
+from quizgen.engine.arith import ceiling
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
 from quizgen.gpus import GPU
 from quizgen.problems import applicability as when
@@ -32,7 +33,7 @@ OCC_SPECS = {
 }
 
 
-def _book_occupancy(v, gpu, **changed) -> float:
+def book_occupancy(v, gpu, **changed) -> float:
     """Occupancy (textbook) of the problem's launch with some of its values replaced."""
     cfg = launch_config(changed.get("threads", v.get("threads_per_block")),
                         changed.get("regs", v.get("regs_per_thread", 0)),
@@ -83,7 +84,7 @@ def standard_misconceptions(gpu: GPU, res: OccupancyResult) -> list[Misconceptio
     """The textbook lids with one rule bent at a time: the wrong methods students use."""
     cfg = res.config
     T, r, s = cfg.threads_per_block, cfg.regs_per_thread, cfg.smem_per_block + cfg.dyn_smem
-    w = -(-T // 32)
+    w = ceiling(T, 32)
     regs_sm, smem_sm, w_max, b_max = (gpu.regs_per_sm, gpu.smem_per_sm, gpu.max_warps_per_sm,
                                       gpu.max_blocks_per_sm)
     by_regs = regs_sm // (T * r) if r else None
@@ -297,7 +298,7 @@ class RegisterFloor(OccupancyFamily):
                                     compute=lambda v, gpu: whatif.next_block_regs(
                                         gpu.regs_per_sm, v["blocks_per_sm"], v["threads_per_block"])),
         "occupancy_after": sp.fraction("threads_per_block", "regs_next_block", "smem_per_block",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, regs=v["regs_next_block"])),
     }
 
@@ -356,7 +357,7 @@ class SharedMemoryBound(OccupancyFamily):
         "smem_next_block": sp.bytes_("blocks_per_sm", compute=lambda v, gpu: whatif.next_block_smem(
             gpu.smem_per_sm, v["blocks_per_sm"])),
         "occupancy_after": sp.fraction("threads_per_block", "regs_per_thread", "smem_next_block",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, smem=v["smem_next_block"])),
     }
 
@@ -397,7 +398,7 @@ class WarpCeiling(OccupancyFamily):
         "block_for_ceiling": sp.count("threads", compute=lambda v, gpu: whatif.ceiling_block(
             gpu.max_warps_per_sm, gpu.max_blocks_per_sm)),
         "occupancy_after": sp.fraction("block_for_ceiling", "regs_per_thread", "smem_per_block",
-                                       compute=lambda v, gpu: _book_occupancy(
+                                       compute=lambda v, gpu: book_occupancy(
                                            v, gpu, threads=v["block_for_ceiling"])),
     }
     # The trap (the warp or block cap binds with registers to spare) is in every OCC-4 problem;
@@ -432,79 +433,6 @@ class WarpCeiling(OccupancyFamily):
                 and (smem is None or smem > res.blocks_per_sm)
                 # level 3 picks the block that fills the SM: asked where this one does not
                 and (change is None or (change.after.occupancy == 1 and res.occupancy < 1)))
-
-
-@register
-class CannotFit(OccupancyFamily):
-    """OCC-5: a block that cannot fit: zero blocks, a launch failure, and the largest block that fits."""
-
-    cell = "OCC-5"
-    main_answer = "largest_block"
-    ask_key = "ask"
-    answer_specs = {
-        **OCC_SPECS, "largest_block": sp.count("threads", "regs_per_thread"),
-        "regs_to_fit": sp.count("registers", "threads_per_block", compute=lambda v, gpu: whatif.fit_regs(
-            gpu.regs_per_sm, v["threads_per_block"])),
-        "occupancy_after": sp.fraction("threads_per_block", "regs_to_fit",
-                                       compute=lambda v, gpu: _book_occupancy(
-                                           v, gpu, regs=v["regs_to_fit"])),
-    }
-
-    def level_three(self, params, gpu, res):
-        change = whatif.regs_to_fit(gpu, self.config(params))
-        return {"regs_to_fit": change.value, "occupancy_after": change.after.occupancy}, change
-
-    def space(self, level, gpu):
-        threads = (512, 640, 768, 896, 1024) if level == 1 else (256, 320, 384, 448, 512, 640, 768, 896, 1024)
-        regs = ((96, 104, 112, 120, 144, 160, 176, 192, 208, 224, 240, 255) if level == 1
-                else tuple(range(70, 256)) if level == 3 else tuple(range(72, 256, 8)))
-        for T in threads:
-            for r in regs:
-                if r & (r - 1) == 0:
-                    continue        # R_SM/r a power of two: every method gives the same block
-                for shape in shapes_for(T, 2)[:4 if level == 1 else 2]:
-                    params = {"threads_per_block": T, "regs_per_thread": r}
-                    if level == 3:          # inverse: the registers at which this block fits
-                        if (not gpu.is_textbook
-                                and whatif.fit_regs(gpu.regs_per_sm, T) > gpu.max_regs_per_thread):
-                            continue        # every register count this GPU allows fits the block
-                        params["ask"] = "regs_to_fit"
-                    yield with_shape(params, shape)
-
-    def solve(self, params, gpu, explain=True):
-        solved = super().solve(params, gpu, explain)
-        r = params["regs_per_thread"]
-        largest = min(gpu.max_threads_per_block, (gpu.regs_per_sm // r) // 32 * 32)
-        solved.answers["largest_block"] = largest
-        solved.data["extra"] = {"largest": largest, "largest_raw": gpu.regs_per_sm // r}
-        return solved
-
-    def in_cell(self, params, gpu, solved):
-        res = solved.data["result"]
-        largest = solved.answers["largest_block"]
-        if not (res.blocks_per_sm == 0 and res.limiter == ["registers"] and largest >= 32
-                and solved.data["extra"]["largest_raw"] % 32):     # whole warps: a real rounding
-            return False
-        # The largest block is checked with the question's own model: it runs, 32 more do not.
-        fits = self.blocks_of(params, gpu, largest)
-        return fits >= 1 and (largest + 32 > gpu.max_threads_per_block
-                              or self.blocks_of(params, gpu, largest + 32) == 0)
-
-    def blocks_of(self, params, gpu, T, model=None):
-        cfg = launch_config(T, params["regs_per_thread"])
-        return occupancy(gpu, cfg, model=model or self.model).blocks_per_sm
-
-    def misconceptions(self, params, gpu, solved):
-        T, r = params["threads_per_block"], params["regs_per_thread"]
-        raw = gpu.regs_per_sm // r
-        return [
-            Misconception("no_warp_rounding", {"largest_block": raw}),
-            Misconception("threads_not_registers", {"largest_block": gpu.max_threads_per_block}),
-            Misconception("warp_round_up", {"largest_block": min(gpu.max_threads_per_block,
-                                                                 -(-raw // 32) * 32)}),
-            Misconception("power_of_two_block", {"largest_block": 1 << (min(raw, gpu.max_threads_per_block).bit_length() - 1)}),
-            Misconception("no_floor", {"occupancy": min(1.0, (gpu.regs_per_sm / (T * r)) * (-(-T // 32)) / gpu.max_warps_per_sm)}),
-        ]
 
 
 @register

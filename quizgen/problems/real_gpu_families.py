@@ -7,6 +7,7 @@ What the occupancy families share (`OccupancyFamily`, the standard misconception
 
 from __future__ import annotations
 
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.engine.occupancy import warps_by_registers
 from quizgen.gpus import GPU
@@ -40,7 +41,7 @@ class RealGpuRegisters(OccupancyFamily):
         "active_warps": sp.count("warps", "regs_per_warp", "threads_per_block",
                                  compute=lambda v, gpu: _whole_block_warps(
                                      gpu, rel.warps_from_register_pool(v, gpu),
-                                     -(-v["threads_per_block"] // 32))),
+                                     ceiling(v["threads_per_block"], 32))),
         "occupancy": sp.fraction("active_warps", compute=rel.occupancy_of),
         # level 3, a design choice: the register cap that makes room for one more block
         "max_regs": sp.count("registers", "threads_per_block", "target_blocks",
@@ -68,7 +69,7 @@ class RealGpuRegisters(OccupancyFamily):
     def solve(self, params, gpu, explain=True):
         r, T = params["regs_per_thread"], params["threads_per_block"]
         per_warp = warps_by_registers(gpu, r)
-        w = -(-T // 32)
+        w = ceiling(T, 32)
         # warps are resident only in whole blocks of the stated size (and at most B_max of them)
         warps = _whole_block_warps(gpu, per_warp, w)
         blocks = warps // w

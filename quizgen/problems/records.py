@@ -36,6 +36,15 @@ def record_specs(problem: Mapping[str, Any]) -> dict[str, AnswerSpec]:
     return out
 
 
+def answer_spec(problem: Any, key: str) -> AnswerSpec:
+    """The spec of one answer of a `Problem` (kind, unit, format, tolerance), as the grader
+    reads it: the record's own, else the family's declaration. Cards, LMS banks and sheets print
+    and check an answer by it."""
+    record = {"cell": problem.cell, "answers": {key: problem.answers.get(key)},
+              "answer_specs": getattr(problem, "answer_specs", None) or {}}
+    return record_specs(record)[key]
+
+
 def declared_specs(cell: str) -> dict[str, AnswerSpec]:
     """The specs the family of `cell` declares; none for a cell this install does not know."""
     from quizgen.errors import QuizgenError

@@ -11,9 +11,10 @@ import re
 
 from quizgen.problems.base import Family
 
-#: The course's topic groups, in CELLS.md order (a cell id is GROUP-suffix); a group not listed
-#: here sorts after these, by name.
-GROUPS: tuple[str, ...] = ("OCC", "W", "L", "X", "K")
+#: The course's topic groups, in CELLS.md order (a cell id is GROUP-suffix), then D (divergence,
+#: loops, reductions and barriers worked out from the code); a group not listed here sorts after
+#: these, by name.
+GROUPS: tuple[str, ...] = ("OCC", "W", "L", "X", "K", "D")
 
 FAMILIES: dict[str, Family] = {}
 

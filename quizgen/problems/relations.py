@@ -14,13 +14,10 @@ from typing import Any, Mapping
 
 from quizgen.engine import grid as grid_engine
 from quizgen.engine import warps as warp_engine
+from quizgen.engine.arith import ceiling
+from quizgen.engine.warps import WARP_SIZE
 
-WARP = warp_engine.WARP_SIZE
 V = Mapping[str, Any]
-
-
-def _ceil(value: Fraction | int) -> int:
-    return math.ceil(Fraction(value))
 
 
 # Occupancy (the notes' lids; seed 000) -------------------------------------------------------
@@ -79,28 +76,28 @@ def warps_from_register_pool(v: V, gpu: Any) -> int:
 
 def wasted_lanes(v: V, gpu: Any) -> Any:
     """Lanes the block's warps hold beyond its threads: warps × 32 − threads."""
-    return v["warps"] * WARP - v["threads_per_block"]
+    return v["warps"] * WARP_SIZE - v["threads_per_block"]
 
 
 def wasted_lanes_of(prefix: str):
     """The same for one of two blocks compared (W-I), the square-looking one (its rows are not a
     multiple of 32) or the aligned one: its warps × 32 − its threads."""
     def compute(v: V, gpu: Any) -> Any:
-        square = [b for b in v["blocks"] if b[0] % WARP]
+        square = [b for b in v["blocks"] if b[0] % WARP_SIZE]
         block = (square[0] if prefix == "square" else
                  next(b for b in v["blocks"] if b is not square[0]))
-        return v[f"{prefix}_warps"] * WARP - block[0] * block[1] * block[2]
+        return v[f"{prefix}_warps"] * WARP_SIZE - block[0] * block[1] * block[2]
     return compute
 
 
 def tail_active(v: V, gpu: Any) -> Any:
     """Threads in the partial warp: threads − 32 × full warps."""
-    return v["threads_per_block"] - WARP * v["full_warps"]
+    return v["threads_per_block"] - WARP_SIZE * v["full_warps"]
 
 
 def lane_of(v: V, gpu: Any) -> Any:
     """A thread's lane: its linear index mod 32."""
-    return v["linear_index"] % WARP
+    return v["linear_index"] % WARP_SIZE
 
 
 # Waves of a grid (OCC-7; CELLS.md: blocks go out breadth-first) ------------------------------
@@ -116,7 +113,7 @@ def slots(v: V, gpu: Any) -> int:
 
 def waves_from_slots(v: V, gpu: Any) -> int:
     """⌈grid / slots⌉."""
-    return _ceil(Fraction(v["grid_blocks"]) / _positive(v["slots"]))
+    return ceiling(Fraction(v["grid_blocks"]), Fraction(_positive(v["slots"])))
 
 
 def tail_from_slots(v: V, gpu: Any) -> int:
@@ -168,12 +165,13 @@ def ilp_factor(v: V, gpu: Any) -> int:
     share = gpu.max_warps_per_sm // _positive(n_sched)
     if n_sched * n_s <= gpu.max_warps_per_sm or share == 0:
         return 1
-    return _ceil(Fraction(n_s) / share)
+    return ceiling(Fraction(n_s), Fraction(share))
 
 
 def warps_with_ilp(v: V, gpu: Any) -> int:
     """N_sched × ⌈n_s / k⌉."""
-    return v["schedulers"] * _ceil(Fraction(v["warps_per_scheduler"]) / _positive(v["ilp_factor"]))
+    return v["schedulers"] * ceiling(Fraction(v["warps_per_scheduler"]),
+                                     Fraction(_positive(v["ilp_factor"])))
 
 
 def intensity(v: V, gpu: Any) -> Fraction:

@@ -52,11 +52,11 @@ Compute = Callable[[Mapping[str, Any], Any], Any]
 COMPARE_KINDS = ("count", "fraction", "percent", "ratio", "bytes", "cycles", "real")
 
 #: Canonical units a read answer may carry.
-UNITS = ("warps", "blocks", "threads", "lanes", "registers", "B", "cycles", "instructions",
+UNITS = ("warps", "blocks", "threads", "lanes", "registers", "B", "cycles", "instructions", "iterations",
          "SMs", "waves", "x", "%")
 
 #: Units that count whole things.
-COUNT_UNITS = frozenset({"warps", "blocks", "threads", "lanes", "registers", "instructions",
+COUNT_UNITS = frozenset({"warps", "blocks", "threads", "lanes", "registers", "instructions", "iterations",
                          "SMs", "waves"})
 
 #: Unit words, lower-cased, to their canonical unit.
@@ -68,6 +68,7 @@ UNIT_WORDS: dict[str, str] = {word: canon for canon, words in {
     "registers": ("register", "registers", "reg", "regs"),
     "cycles": ("cycle", "cycles", "cyc", "cycs", "clk", "clks", "clock", "clocks"),
     "instructions": ("instruction", "instructions", "instr", "instrs", "inst", "insts"),
+    "iterations": ("iteration", "iterations", "iter", "iters"),
     "SMs": ("sm", "sms"),
     "waves": ("wave", "waves"),
 }.items() for word in words}

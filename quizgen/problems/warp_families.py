@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from quizgen.engine import warps as warp_engine
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.gpus import GPU
 from quizgen.problems import relations as rel
@@ -235,7 +236,7 @@ class TailWarp(EngineFamily):
                                             compute=rel.tail_active),
                     # level 3: a 1D launch over n elements, one thread each
                     "launch_blocks": sp.count("blocks", "elements", "threads_per_block",
-                                              compute=lambda v, gpu: -(-v["elements"] // v["threads_per_block"])),
+                                              compute=lambda v, gpu: ceiling(v["elements"], v["threads_per_block"])),
                     "launch_idle_lanes": sp.count("lanes", "elements", "threads_per_block",
                                                   compute=lambda v, gpu: warp_engine.launch_idle_lanes(
                                                       v["elements"], [v["threads_per_block"], 1, 1])[1])}
@@ -293,11 +294,11 @@ class TailWarp(EngineFamily):
         return [
             Misconception("no_ceiling", {"warps": a["full_warps"], "wasted_lanes": 0}),
             Misconception("exact_division", {"warps": round(P / WARP, 3)}),
-            Misconception("rows_pad_to_warps", {"warps": dy * dz * -(-dx // WARP)}),
-            Misconception("x_only", {"warps": -(-dx // WARP)}),
-            Misconception("added_dimensions", {"warps": -(-(dx + dy + dz) // WARP)}),
-            Misconception("wavefront_64", {"warps": -(-P // 64)}),
-            Misconception("half_warp", {"warps": -(-P // 16)}),
+            Misconception("rows_pad_to_warps", {"warps": dy * dz * ceiling(dx, WARP)}),
+            Misconception("x_only", {"warps": ceiling(dx, WARP)}),
+            Misconception("added_dimensions", {"warps": ceiling(dx + dy + dz, WARP)}),
+            Misconception("wavefront_64", {"warps": ceiling(P, 64)}),
+            Misconception("half_warp", {"warps": ceiling(P, 16)}),
             Misconception("active_as_wasted", {"wasted_lanes": a["tail_active"]}),
             # level 3: the padding of each block alone, or the last block's overhang alone
             *([Misconception("tail_padding_only",
@@ -338,7 +339,7 @@ class RowStraddle(EngineFamily):
                 P = dx * dy
                 if P > 1024:
                     continue
-                warps = -(-P // WARP)
+                warps = ceiling(P, WARP)
                 extra = {"ask": "aligned_width"} if level == 3 else {}
                 for k in (range(warps) if level == 1 else spread(warps, 12)):
                     yield block_params([dx, dy, 1], warp_id=k, **extra)

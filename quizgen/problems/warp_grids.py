@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizgen.engine import warps as warp_engine
+from quizgen.engine.arith import ceiling
 from quizgen.engine.derivation import Step
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
@@ -82,8 +83,8 @@ class ChooseBlock(EngineFamily):
             "W": W, "H": H, "sq": list(sq.block), "al": list(al.block),
             "sq_P": sq.threads, "al_P": al.threads, "sq_q": sq.full_warps, "sq_t": sq.tail_active,
             "sq_share": sq.waste_fraction, "al_q": al.full_warps,
-            "sq_grid": -(-W // sq.block[0]) * -(-H // sq.block[1]),
-            "al_grid": -(-W // al.block[0]) * -(-H // al.block[1]),
+            "sq_grid": ceiling(W, sq.block[0]) * ceiling(H, sq.block[1]),
+            "al_grid": ceiling(W, al.block[0]) * ceiling(H, al.block[1]),
         }
         more: list[Step] = []
         if params.get("ask") == "grid_idle":
@@ -107,14 +108,14 @@ class ChooseBlock(EngineFamily):
     def misconceptions(self, params, gpu, solved):
         ctx = solved.data["ctx"]
         dx, dy = ctx["sq"][0], ctx["sq"][1]
-        row_pad = dy * (WARP * -(-dx // WARP) - dx)
+        row_pad = dy * (WARP * ceiling(dx, WARP) - dx)
         P = ctx["sq_P"]
         return [
             Misconception("active_as_wasted", {"square_wasted_lanes": ctx["sq_t"]}),
             Misconception("rows_pad_to_warps", {"square_wasted_lanes": row_pad}),
-            Misconception("x_only", {"square_wasted_lanes": WARP * -(-dx // WARP) - dx}),
-            Misconception("half_warp", {"square_wasted_lanes": 16 * -(-P // 16) - P}),
-            Misconception("wavefront_64", {"square_wasted_lanes": 64 * -(-P // 64) - P}),
+            Misconception("x_only", {"square_wasted_lanes": WARP * ceiling(dx, WARP) - dx}),
+            Misconception("half_warp", {"square_wasted_lanes": 16 * ceiling(P, 16) - P}),
+            Misconception("wavefront_64", {"square_wasted_lanes": 64 * ceiling(P, 64) - P}),
             Misconception("square_is_balanced", {"square_wasted_lanes": 0, "better_block": ctx["sq"]}),
             # over the image: the warp padding alone, as if the edge blocks had no threads outside
             Misconception("padding_only", {"square_grid_idle_lanes": ctx["padding"]}),

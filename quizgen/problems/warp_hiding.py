@@ -8,6 +8,7 @@ the words are the families' writers' (``render/writers/warps.py``).
 from __future__ import annotations
 
 from quizgen.engine import latency as lat_engine
+from quizgen.engine.arith import ceiling
 from quizgen.problems import relations as rel
 from quizgen.problems import specs as sp
 from quizgen.problems.base import Misconception, Solved
@@ -81,6 +82,7 @@ class EnoughWarps(HidingFamily):
     """W-E: ⌈L/W⌉ warps per scheduler, × N_sched per SM, and the SM can hold them (seed 001 Ex 5)."""
 
     cell = "W-E"
+    states_single_issue = True
     main_answer = "warps_needed"
 
     def space(self, level, gpu):
@@ -141,7 +143,7 @@ class NothingToOverlap(HidingFamily):
         return self.scheduler_traps(solved) + [
             Misconception("cap_is_enough", {"warps_needed": gpu.max_warps_per_sm, "hidable": True}),
             Misconception("one_warp_per_load", {"warps_needed": N}),
-            Misconception("divide_by_warp_size", {"warps_needed": N * -(-L // WARP)}),
+            Misconception("divide_by_warp_size", {"warps_needed": N * ceiling(L, WARP)}),
         ]
 
     def figure(self, params, gpu, solved):
@@ -155,6 +157,7 @@ class SchedulerDemand(EngineFamily):
     the SM's cap, and ILP closes the gap (seed 001 Ex 10)."""
 
     cell = "W-J"
+    states_single_issue = True
     topic = "latency-hiding"
     main_answer = "warps_needed"
     answer_specs = {

@@ -11,9 +11,9 @@
 """
 
 from quizgen.recipes.bank import BankRecipe, load_bank_recipe
-from quizgen.recipes.deck import (DEFAULT_RECIPE, DEFAULT_VARIANTS, KINDS, LEVELS, MAX_PER_CELL,
-                                  MAX_SEED, MAX_VARIANTS, PROBLEM_KINDS, SEED_WINDOW, DeckRecipe,
-                                  Slot, apply_overrides, known_cells, load_deck_recipe, plan_slots,
+from quizgen.recipes.deck import (DEFAULT_RECIPE, DEFAULT_VARIANTS, KINDS, MAX_PER_CELL, MAX_SEED,
+                                  MAX_VARIANTS, PROBLEM_KINDS, SEED_WINDOW, DeckRecipe, Slot,
+                                  apply_overrides, known_cells, load_deck_recipe, plan_slots,
                                   problem_seed, recipe_from_dict)
 from quizgen.recipes.exam import (ExamQuestion, ExamRecipe, grade_bands, load_exam_recipe,
                                   parse_exam_recipe)
@@ -22,18 +22,15 @@ from quizgen.recipes.lms import (MOODLE_GRADES, LmsOptions, check_misconception_
 from quizgen.recipes.packaged import (PackagedRecipe, packaged_names_hint, packaged_path,
                                       packaged_recipe, packaged_recipes)
 from quizgen.recipes.read import find_recipe, read_recipe
-from quizgen.recipes.roster import (MAX_STUDENTS, RosterWarning, Student, parse_roster,
-                                    read_roster)
-from quizgen.render.phrases import DEFAULT_LANG, LANGS
+from quizgen.recipes.roster import RosterWarning, Student, parse_roster, read_roster
 
 __all__ = [
-    "BankRecipe", "load_bank_recipe", "DEFAULT_RECIPE", "DEFAULT_VARIANTS", "KINDS", "LEVELS",
+    "BankRecipe", "load_bank_recipe", "DEFAULT_RECIPE", "DEFAULT_VARIANTS", "KINDS",
     "MAX_PER_CELL", "MAX_SEED", "MAX_VARIANTS", "PROBLEM_KINDS", "SEED_WINDOW", "DeckRecipe",
     "Slot", "apply_overrides", "known_cells", "load_deck_recipe", "plan_slots", "problem_seed",
     "recipe_from_dict", "ExamQuestion", "ExamRecipe", "grade_bands", "load_exam_recipe",
     "parse_exam_recipe", "MOODLE_GRADES", "LmsOptions", "check_misconception_keys", "grade_text",
     "is_moodle_grade", "lms_options", "misconception_keys", "moodle_grade", "PackagedRecipe",
     "packaged_names_hint", "packaged_path", "packaged_recipe", "packaged_recipes", "find_recipe",
-    "read_recipe", "MAX_STUDENTS", "RosterWarning", "Student", "parse_roster", "read_roster",
-    "DEFAULT_LANG", "LANGS",
+    "read_recipe", "RosterWarning", "Student", "parse_roster", "read_roster",
 ]

@@ -17,9 +17,10 @@ from typing import Any
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.gpus import get_gpu
+from quizgen.problems import LEVELS
 from quizgen.recipes.lms import lms_options
 from quizgen.recipes.read import find_recipe, read_recipe
-from quizgen.render.phrases import DEFAULT_LANG, LANGS  # the phrasebook's languages
+from quizgen.languages import DEFAULT_LANG, LANGS  # the phrasebook's languages
 
 #: Card kinds made from single problems (a recipe without ``kinds`` gets these).
 PROBLEM_KINDS = ("numeric", "mcq", "cloze", "concept")
@@ -28,7 +29,6 @@ KINDS = PROBLEM_KINDS + ("skill",)
 #: Variants per skill note unless the recipe says (``variants = K``).
 DEFAULT_VARIANTS = 12
 MAX_VARIANTS = 200
-LEVELS = (1, 2, 3)
 DEFAULT_RECIPE = "default.toml"
 
 #: The most problems a deck asks for per cell and level (the whole course at 1000 is ~300,000

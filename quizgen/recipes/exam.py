@@ -16,12 +16,11 @@ from typing import Any
 
 from quizgen.errors import QuizgenError, finite_number, require_int
 from quizgen.gpus import get_gpu
+from quizgen.problems import LEVELS
 from quizgen.recipes.deck import known_cells
 from quizgen.recipes.lms import lms_options
 from quizgen.recipes.read import find_recipe, in_file, read_recipe
-from quizgen.render.phrases import DEFAULT_LANG, LANGS
-
-LEVELS = (1, 2, 3)
+from quizgen.languages import DEFAULT_LANG, LANGS
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizgen.errors import QuizgenError
-from quizgen.render.phrases import DEFAULT_LANG, book
+from quizgen.render.phrases import book
+from quizgen.languages import DEFAULT_LANG
 
 #: Moodle's grade options for an answer, in percent (question_bank::fraction_options_full):
 #: 100 and the fractions 9/10 … 1/20, their negatives, and -100. An imported answer whose grade

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from quizgen.errors import QuizgenError
 from quizgen.files import csv_rows, read_limited, sniff_delimiter
+from quizgen.manifest import MAX_STUDENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +26,6 @@ class Student:
     roll: str = ""
 
 
-#: The most students (roster rows or --versions) one exam may have.
-MAX_STUDENTS = 5000
 
 
 def read_roster(path: str | os.PathLike[str]) -> list[Student]:

@@ -28,6 +28,27 @@ def answer_name(key: str, lang: str) -> str:
     return key.replace("_", " ")
 
 
+#: The SM limits a variant of the notes' SM may change, each printed as a student reads it.
+_NOTES_LIMITS = ("regs_per_sm", "smem_per_sm", "max_warps_per_sm", "max_blocks_per_sm",
+                 "max_threads_per_block")
+
+
+def gpu_words(gpu: Any, lang: str) -> str:
+    """A GPU as people name it: a real chip by its name (A100), the notes' SM, and a variant of
+    it by what it changes ("the notes' SM with 64 KB of shared memory"), never by the name of
+    a preset (textbook-64kb)."""
+    if not gpu.is_textbook:
+        return gpu.spoken_name
+    from quizgen.gpus import get_gpu
+
+    words = _table(lang, "gpu-words")
+    notes = get_gpu("textbook")
+    changes = [words[field].format(value=numbers.size(getattr(gpu, field))
+                                   if field == "smem_per_sm" else numbers.count(getattr(gpu, field)))
+               for field in _NOTES_LIMITS if getattr(gpu, field) != getattr(notes, field)]
+    return words["notes_with"].format(changes=", ".join(changes)) if changes else words["notes"]
+
+
 def param_name(key: str, lang: str) -> str | None:
     """A given quantity's name as a sheet prints it, or None for a parameter that only says how
     the question is posed (which variant is asked): those are never printed."""

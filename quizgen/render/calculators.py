@@ -13,7 +13,8 @@ from typing import Any
 
 from quizgen.engine.bound import KernelBound
 from quizgen.engine.divergence import Divergence
-from quizgen.engine.grid import Waves
+from quizgen.engine.flight import BytesNeeded
+from quizgen.engine.grid import GridCount, Waves
 from quizgen.engine.latency import Efficiency, LatencyHiding
 from quizgen.engine.warps import WARP_SIZE, BlockComparison, BlockWarps, Segment, ThreadLocation
 from quizgen.problems.model import Solution, SolutionStep
@@ -122,6 +123,20 @@ def warps_solution(block: BlockWarps, lang: str, *, thread: ThreadLocation | Non
                     answer=" ".join(answer), trap="")
 
 
+def grid_solution(grid: GridCount, lang: str, *, salt: str = "") -> Solution:
+    """A whole grid's threads and warps (``quizgen warps --grid`` or ``--elements``)."""
+    g = grid
+    ctx = {"G": g.blocks, "P": g.threads_per_block, "w": g.warps_per_block, "threads": g.threads,
+           "warps": g.warps, "n": g.elements, "past": g.past_end, "idle": g.idle_lanes,
+           "padding": g.warps * WARP_SIZE - g.threads}
+    verify = [_p(lang, "grid", "verify_threads", **ctx)]
+    if g.elements:
+        verify.append(_p(lang, "grid", "verify_elements", **ctx))
+    return Solution(forecast=_p(lang, "forecast", "grid", n=g.elements),
+                    steps=solution_steps(g.steps, lang, salt=salt), verify=verify,
+                    answer=_p(lang, "grid", "answer", **ctx), trap="")
+
+
 def compare_solution(comparison: BlockComparison, lang: str, *, salt: str = "") -> Solution:
     """Seed 001 Ex 9: two block shapes side by side, then the better one."""
     steps: list[SolutionStep] = []
@@ -173,15 +188,17 @@ def latency_solution(lang: str, *, hiding: LatencyHiding | None = None,
                          lo=(h.warps_per_scheduler - 1) * per_warp))
         verify.append(_p(lang, "latency", "verify_sm", N=h.schedulers, n=h.warps_per_scheduler,
                          total=h.warps_needed, cap=h.max_warps, fits=h.hidable))
-        if h.deficit and h.scheduler_cap and not h.degenerate:
+        if h.deficit and h.scheduler_cap and not h.no_overlap:
             verify.append(_p(lang, "latency", "verify_ilp", N=h.schedulers, n=h.warps_per_scheduler,
                              k=h.ilp_factor, with_ilp=h.warps_with_ilp, cap=h.max_warps,
                              c=h.scheduler_cap))
         answer.append(_p(lang, "latency", "answer", N=h.schedulers, n=h.warps_per_scheduler,
                          total=h.warps_needed, cap=h.max_warps, fits=h.hidable,
-                         deficit=h.deficit, degenerate=h.degenerate, k=h.ilp_factor, k0=h.ilp,
+                         deficit=h.deficit, degenerate=h.no_overlap, k=h.ilp_factor, k0=h.ilp,
                          with_ilp=h.warps_with_ilp, can_ilp=bool(h.scheduler_cap),
                          C=h.in_flight, L=h.latency, littles=any(s.key == "concurrency" for s in h.steps)))
+        if h.deficit and h.stall == "arithmetic":
+            answer.append(_p(lang, "latency", "answer_arithmetic", L=h.latency))
         forecast = _p(lang, "forecast", "latency", cap=h.max_warps, N=h.schedulers)
     if eta is not None:
         steps += solution_steps(eta.steps, lang, salt=salt)
@@ -193,6 +210,20 @@ def latency_solution(lang: str, *, hiding: LatencyHiding | None = None,
         forecast = forecast or _p(lang, "forecast", "eta", N=eta.resident_warps, L=eta.latency)
     return Solution(forecast=forecast, steps=steps, verify=verify, answer=" ".join(answer),
                     trap="")
+
+
+def bytes_solution(result: BytesNeeded, lang: str, *, salt: str = "") -> Solution:
+    """Little's law in bytes: bandwidth × latency in flight, per SM, and the warps that carry it."""
+    r = result
+    ctx = {"B": r.bandwidth, "t": r.latency_ns, "S": r.sms, "b_l": r.lane_bytes, "k": r.ilp,
+           "cap": r.max_warps, "q": r.in_flight, "q_sm": r.per_sm, "b_w": r.per_warp,
+           "n": r.warps_needed, "k_cap": r.ilp_at_cap, "fits": r.fits}
+    verify = [_p(lang, "bytes", "verify_back", **ctx)]
+    if not r.fits:
+        verify.append(_p(lang, "bytes", "verify_cap", **ctx))
+    return Solution(forecast=_p(lang, "forecast", "bytes", **ctx),
+                    steps=solution_steps(r.steps, lang, salt=salt), verify=verify,
+                    answer=_p(lang, "bytes", "answer", **ctx), trap="")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -277,6 +308,10 @@ def bound_solution(result: KernelBound, lang: str, *, salt: str = "", gpu_name: 
     if r.arithmetic_intensity is not None:
         verify.append(_p(lang, "bound", "verify_ai", back=r.arithmetic_intensity * r.bytes_moved,
                          **ctx))
+    if r.load_latency is None:      # only the verdict was asked: the roofline, no critical path
+        verify.append(_p(lang, "bound", "verify_compare_roofline", **ctx))
+        return Solution(forecast=_p(lang, "forecast", "bound_roofline"), steps=steps,
+                        verify=verify, answer=_p(lang, "bound", "answer_roofline", **ctx), trap="")
     verify.append(_p(lang, "bound", "verify_compare", **ctx))
     if r.bytes_stored:
         verify.append(_p(lang, "bound", "verify_store", **ctx))

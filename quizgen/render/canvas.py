@@ -16,7 +16,8 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.render import numbers
-from quizgen.render.phrases import LANGS, labels
+from quizgen.render.phrases import labels
+from quizgen.languages import LANGS
 from quizgen.xmltext import xml_text
 
 WIDTH = 360

@@ -25,7 +25,8 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     text = answer_text(correct, unit, lang)
     # The right option's reason is the cell's own method (the occupancy sentence is the default
     # only for the cells that are the notes' occupancy calculation).
-    why = (phrase(lang, fam.cell, "correct", salt=salt) if has(lang, fam.cell, "correct")
+    own = solved.data.get("correct_phrase", "correct")     # a cell's case may have its own
+    why = (phrase(lang, fam.cell, own, salt=salt) if has(lang, fam.cell, own)
            else phrase(lang, "misconception", "correct", salt=salt))
     choices = [Choice(text, correct, True, why)]
     shown = {text}

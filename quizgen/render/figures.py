@@ -30,6 +30,8 @@ Figures:
 * `measured_fma`, `measured_bandwidth`: curves measured on a real H200 beside the latency model's
   prediction (`quizgen.render.measured_figures`).
 * `kernel_source`: a shipped kernel's CUDA source and its ptxas report (`quizgen.render.kernel_figures`).
+* `lane_grid`, `reduction_grid`, `barrier_timeline`: the cells worked from code, lanes coloured by
+  path, a reduction's active lanes per iteration, waits at a barrier (`quizgen.render.code_figures`).
 
 `figure_for` draws the figure a problem asks for (its ``figure`` spec); `media_name` names an
 SVG by its content for Anki's media folder. A deck draws each distinct figure once:
@@ -53,7 +55,7 @@ from quizgen.render.canvas import (BINDING, BRANCH_PALETTE, FONT, GOOD, INK, INK
 from quizgen.render.grid_figures import (WarpRun, last_wave_spread, warp_colour, warp_grid, warp_runs,
                                          waves_figure)
 from quizgen.render.occupancy_figures import SWEEPS, occupancy_lids, occupancy_sweep, sweep_points
-from quizgen.render.phrases import DEFAULT_LANG, LANGS
+from quizgen.languages import DEFAULT_LANG, LANGS
 from quizgen.render.timeline_figures import divergence_timeline, efficiency_curve
 
 __all__ = ["BINDING", "BRANCH_PALETTE", "DEFAULT_LANG", "FONT", "GOOD", "INK", "INK_ON_FILL", "KINDS",
@@ -68,7 +70,8 @@ __all__ = ["BINDING", "BRANCH_PALETTE", "DEFAULT_LANG", "FONT", "GOOD", "INK", "
 # The dispatcher and Anki media names
 
 KINDS = ("occupancy_lids", "occupancy_sweep", "efficiency_curve", "warp_grid", "divergence_timeline",
-         "waves_figure", "measured_fma", "measured_bandwidth", "kernel_source")
+         "waves_figure", "measured_fma", "measured_bandwidth", "kernel_source",
+         "lane_grid", "reduction_grid", "barrier_timeline")
 
 _CONFIG_KEYS = ("threads_per_block", "regs_per_thread", "smem_per_block", "dyn_smem", "optin",
                 "carveout", "barriers", "block")
@@ -154,6 +157,10 @@ def draw_figure(spec: Mapping[str, Any]) -> str:
         from quizgen.render.kernel_figures import kernel_source_figure
 
         return kernel_source_figure(_need(spec, "kernel"), _need(spec, "arch"), lang, spec.get("before"))
+    if kind in ("lane_grid", "reduction_grid", "barrier_timeline"):
+        from quizgen.render.code_figures import draw_code_figure
+
+        return draw_code_figure(spec, lang)
     raise QuizgenError(f"got kind {kind!r}; expected one of: {', '.join(KINDS)}", field="figure")
 
 

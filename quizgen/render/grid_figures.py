@@ -12,7 +12,7 @@ from quizgen.engine import warps as warp_engine
 from quizgen.errors import require_int
 from quizgen.render.canvas import (BINDING, GOOD, INK_ON_FILL, WARP_PALETTE, WIDTH, Canvas, arrow_head,
                                    check_lang, figure_label, heading, num, text_width)
-from quizgen.render.phrases import DEFAULT_LANG
+from quizgen.languages import DEFAULT_LANG
 
 # ---------------------------------------------------------------------------------------------
 # 4. A block's threads coloured by warp

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from quizgen import kernels as shipped
 from quizgen.render.canvas import Canvas, check_lang
-from quizgen.render.phrases import DEFAULT_LANG, labels
+from quizgen.render.phrases import labels
+from quizgen.languages import DEFAULT_LANG
 
 WIDTH = 480
 FONT = 10.5

@@ -13,7 +13,8 @@ from typing import Any
 
 from quizgen import measured
 from quizgen.render import numbers
-from quizgen.render.phrases import DEFAULT_LANG, labels
+from quizgen.render.phrases import labels
+from quizgen.languages import DEFAULT_LANG
 from quizgen.render.canvas import WIDTH, Canvas, check_lang, heading, num, text_width
 
 CURVE_COLOURS = {1: "#2e86de", 2: "#27a567", 4: "#e4572e"}

@@ -13,7 +13,10 @@ from quizgen.errors import QuizgenError
 from quizgen.gpus import GPU, resolve_gpu
 from quizgen.render.canvas import (BINDING, INK_ON_FILL, NEUTRAL, WATER, WIDTH, Canvas, check_lang,
                                    figure_label, heading, num, percent, text_width)
-from quizgen.render.phrases import DEFAULT_LANG, labels
+from quizgen.problems import VARIANT_GPUS, resolve_named_gpu
+from quizgen.render.answers import gpu_words
+from quizgen.render.phrases import labels
+from quizgen.languages import DEFAULT_LANG
 
 # ---------------------------------------------------------------------------------------------
 # 1. The bucket with lids
@@ -43,6 +46,8 @@ def occupancy_lids(result: OccupancyResult, lang: str = DEFAULT_LANG) -> str:
         return x0 + span * min(n, axis_max) / axis_max
 
     where = result.gpu if result.gpu == result.model else f"{result.gpu}, {result.model} model"
+    if result.gpu in VARIANT_GPUS:      # a cell's variant of the notes' SM: by what it changes
+        where = gpu_words(resolve_named_gpu(result.gpu), lang)
     title = figure_label(lang, "lids_title", where=where)
     c = Canvas(title)
     shift = heading(c, title) - 18

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from quizgen.errors import QuizgenError
-from quizgen.languages import DEFAULT_LANG, LANGS, html_lang, language_name  # noqa: F401
+from quizgen.languages import LANGS
 from quizgen.resources import data_dir
 
 def labels(lang: str, section: str) -> dict[str, str]:

@@ -17,7 +17,8 @@ from quizgen.engine.derivation import Step, find_step
 from quizgen.engine.formulas import shares as formula_shares
 from quizgen.problems.model import SolutionStep
 from quizgen.render import numbers
-from quizgen.render.phrases import DEFAULT_LANG, chooser, fill, has, phrase
+from quizgen.render.phrases import chooser, fill, has, phrase
+from quizgen.languages import DEFAULT_LANG
 
 
 def yes_no(value: bool, lang: str) -> str:

@@ -47,6 +47,23 @@ def math_steps(solution: Solution, target: str) -> list[dict[str, Any]]:
     return out
 
 
+def question_blocks(text: str) -> list[dict[str, Any]]:
+    """A question's paragraphs in order; a fenced one (```cuda … ```: a kernel's source, its
+    ptxas lines) is code, kept line by line without its fence marks."""
+    blocks = []
+    for paragraph in text.replace("\r\n", "\n").split("\n\n"):
+        part = paragraph.strip("\n")
+        if not part.strip():
+            continue
+        if part.startswith("```") and part.rstrip().endswith("```") and "\n" in part:
+            lines = part.rstrip().split("\n")
+            blocks.append({"code": True, "lang": lines[0][3:].strip(),
+                           "text": "\n".join(lines[1:-1])})
+        else:
+            blocks.append({"code": False, "lang": "", "text": part})
+    return blocks
+
+
 def _plain_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -61,5 +78,6 @@ def render_solution(solution: Solution, lang: str, fmt: str = "txt", *, title: s
     # object's attributes (``solution.answer``), without the sandbox's checks of an object's.
     fields = {name: getattr(solution, name) for name in SOLUTION_FIELDS}
     return template(f"solution.{fmt}.j2").render(
-        title=title, question=question, solution=fields,
+        title=title, question=question, question_blocks=question_blocks(question),
+        solution=fields,
         steps=math_steps(solution, FORMATS[fmt]), labels=labels(lang), lang=lang)

@@ -11,7 +11,7 @@ from quizgen.engine import latency as latency_engine
 from quizgen.render.canvas import (BINDING, BRANCH_PALETTE, INK_ON_FILL, MASKED, WATER, WIDTH, Canvas,
                                    arrow_head, check_lang, figure_label, heading, label_number, num,
                                    percent, text_width, times)
-from quizgen.render.phrases import DEFAULT_LANG
+from quizgen.languages import DEFAULT_LANG
 
 # ---------------------------------------------------------------------------------------------
 # 3. Latency hiding: η(N)

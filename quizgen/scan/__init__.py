@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
+from quizgen.manifest import Manifest
 from quizgen.scan.reasons import reason, scan_note
 
 __all__ = ["ScanResult", "scan_class", "apply_fixes", "reason", "ANSWERS", "REVIEW", "REPORT"]
@@ -67,34 +68,6 @@ class ScanResult:
     lang: str = ""
 
 
-def _scan_layout(manifest: dict[str, Any], path: str) -> dict[str, Any]:
-    layout = manifest.get("scan")
-    if not isinstance(layout, dict) or not all("sheet" in s for s in manifest["students"]):
-        raise QuizgenError(f"{path} has no answer grids; print the exam with quizgen sheet "
-                           "--bubbles to scan it", field="manifest")
-    # the fields the scanner sizes and places things by, checked by type and range
-    def number(value: Any, low: float, high: float) -> bool:
-        return (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and low <= value <= high)
-
-    def pair(value: Any, low: float, high: float) -> bool:
-        return isinstance(value, list) and len(value) == 2 and all(number(v, low, high) for v in value)
-
-    checks = {"page_size": pair(layout.get("page_size"), 50, 1000),
-              "marks": isinstance(layout.get("marks"), list) and len(layout["marks"]) == 4
-                       and all(pair(m, 0, 1000) for m in layout["marks"]),
-              "qr": pair(layout.get("qr"), 0, 1000),
-              "qr_size": number(layout.get("qr_size"), 5, 100),
-              "mark_size": number(layout.get("mark_size"), 1, 50),
-              "radius": number(layout.get("radius"), 0.5, 10),
-              "exam": isinstance(layout.get("exam"), str)}
-    bad = [name for name, ok in checks.items() if not ok]
-    if bad:
-        raise QuizgenError(f"{path}: scan.{bad[0]} is not what quizgen sheet --bubbles writes "
-                           "(a damaged manifest?)", field="manifest")
-    return layout
-
-
 def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.PathLike[str],
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
                force: bool = False, lang: str | None = None,
@@ -120,8 +93,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
 
     manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
     papers = Papers(manifest)              # each paper's grids, on disk
-    exam = {"recipe": {"title": _fresh((manifest.get("recipe") or {}).get("title", ""))},
-            "students": papers.students}
+    exam = {"recipe": {"title": _fresh(manifest.title)}, "students": papers.students}
     del manifest                            # its questions and solutions: not needed here
     students = {s["version"]: s for s in exam["students"]}
     paper_pages = sum(s["pages"] for s in exam["students"])
@@ -211,20 +183,19 @@ class _Tally:
 
 def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
                 out_dir: str | os.PathLike[str], lang: str | None, force: bool
-                ) -> tuple[dict[str, Any], dict[str, Any], str, list[str], Path]:
-    """The manifest, its scan layout, the report's language, the answer columns and the output
-    folder, each checked before a page is read."""
-    from quizgen.export.sheet import answer_columns
+                ) -> tuple[Manifest, dict[str, Any], str, list[str], Path]:
+    """The manifest (its answer grids' layout validated by the one loader), that layout, the
+    report's language, the answer columns and the output folder, each checked before a page is
+    read."""
     from quizgen.files import check_folder, read_ledger
-    from quizgen.grade.match import sheet_lang
     from quizgen.manifest import load_manifest
 
     manifest = load_manifest(manifest_path, scan=True)
-    layout = _scan_layout(manifest, str(manifest_path))
-    lang = sheet_lang(manifest, lang)
+    layout = manifest.scan
+    lang = manifest.language(lang)
     if not scans:
         raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
-    columns = answer_columns(manifest)
+    columns = manifest.answer_columns()
     out = Path(out_dir)
     others = sorted(set(read_ledger(out)) - {ANSWERS, REVIEW, REPORT}) if out.is_dir() else []
     if others:      # another command's folder (the sheet's: its answers.csv is the blank sheet)

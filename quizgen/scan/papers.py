@@ -15,6 +15,8 @@ import pickle
 import tempfile
 from typing import Any
 
+from quizgen.manifest import Manifest
+
 #: The fields of a box the scanner reads.
 BOX_FIELDS = ("column", "kind", "page", "region", "places", "decimals", "sign", "selector")
 
@@ -30,15 +32,15 @@ class Papers:
     grids back (page → boxes, each with only `BOX_FIELDS` and its bubbles as
     ``(x, y, row, value)``). `where` is what another process needs to read them too."""
 
-    def __init__(self, manifest: dict[str, Any]):
+    def __init__(self, manifest: Manifest):
         self.file = tempfile.NamedTemporaryFile(prefix="quizgen-papers-")
         self.index: dict[str, tuple[int, int]] = {}
         self.students: list[dict[str, Any]] = []
         columns: dict[str, str] = {}
-        for student in manifest["students"]:
-            version = _fresh(student["version"])
+        for student in manifest.students:
+            version = _fresh(student.version)
             grids: dict[int, list[dict[str, Any]]] = {}
-            for box in student["sheet"]["boxes"]:
+            for box in student.sheet["boxes"]:
                 kept = {name: box[name] for name in BOX_FIELDS if name in box}
                 kept["region"] = tuple(float(v) for v in box["region"])
                 kept["bubbles"] = [(float(x), float(y), str(row), str(value))
@@ -48,10 +50,10 @@ class Papers:
             self.index[version] = (self.file.tell(), len(data))
             self.file.write(data)
             self.students.append({
-                "version": version, "name": _fresh(student.get("name") or ""),
-                "roll": _fresh(student.get("roll") or ""), "pages": int(student["sheet"]["pages"]),
+                "version": version, "name": _fresh(student.name),
+                "roll": _fresh(student.roll), "pages": int(student.sheet["pages"]),
                 "boxes": [(columns.setdefault(box["column"], _fresh(box["column"])),
-                           int(box["page"])) for box in student["sheet"]["boxes"]]})
+                           int(box["page"])) for box in student.sheet["boxes"]]})
         self.file.flush()
 
     @property

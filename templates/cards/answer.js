@@ -22,7 +22,8 @@ var qzAnswer = (function () {
     cycles: "cycles", cyc: "cycles", cycs: "cycles", clk: "cycles", clks: "cycles",
     clock: "cycles", clocks: "cycles", instruction: "instructions", instructions: "instructions",
     instr: "instructions", instrs: "instructions", inst: "instructions", insts: "instructions",
-    sm: "SMs", sms: "SMs", wave: "waves", waves: "waves"
+    sm: "SMs", sms: "SMs", wave: "waves", waves: "waves", iteration: "iterations",
+    iterations: "iterations", iter: "iterations", iters: "iterations"
   };
   var BYTES = {
     b: 1, byte: 1, bytes: 1, kb: 1024, kib: 1024, kbyte: 1024, kbytes: 1024, kilobyte: 1024,
@@ -30,7 +31,8 @@ var qzAnswer = (function () {
     megabyte: 1048576, megabytes: 1048576
   };
   var KINDS = {
-    count: { warps: 1, blocks: 1, threads: 1, lanes: 1, registers: 1, instructions: 1, SMs: 1, waves: 1 },
+    count: { warps: 1, blocks: 1, threads: 1, lanes: 1, registers: 1, instructions: 1, SMs: 1, waves: 1,
+             iterations: 1 },
     fraction: { "%": 1 }, percent: { "%": 1 }, ratio: { x: 1 }, bytes: { B: 1 },
     cycles: { cycles: 1 }, real: null
   };

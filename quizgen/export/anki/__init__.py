@@ -4,7 +4,9 @@ Rebuilding a deck updates exactly what changed:
 
 * a note's GUID is its problem (cell, language, GPU, model, parameters, card kind: `problem_guid`),
   never its slot, seed or text: a text or figure fix keeps the note, a different problem is a new
-  note; formula cards are one note per formula and language (`formula_guid`), whatever the seed;
+  note, and a problem that does not depend on its GPU names its cell's own GPU
+  (`quizgen.problems.identity`), so a deck built for another GPU shares those notes; formula
+  cards are one note per formula and language (`formula_guid`), whatever the seed;
 * each language is its own deck (``<deck>::Hinglish::…``, ``<deck>::English::…``);
 * note type IDs are fixed numbers written below; a note type whose fields change gets a new name
   and a new ID (never reuse one);
@@ -26,8 +28,9 @@ partial .apkg; zip entry dates are fixed, so the same recipe, lock and version g
 The rooms: `plan` (which problems and notes, the build's time, the lock read), `layout` (a
 problem's card fields as HTML) with `typed` (what a type-in card expects) and `skills` (notes of
 many solved variants), `notes` (the deck's notes and decks, in memory) and `write` (the only I/O).
-`shared` holds the note types, deck names and the note store every note uses; `intro` the
-deck's first card, which sets up the picture of the lids.
+`shared` holds the note types, deck names and the note store every note uses; `types` the built
+deck the rooms hand each other; `intro` the deck's first card, which sets up the picture of the
+lids.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from pathlib import Path
 
 from quizgen.export.anki import skills
 from quizgen.export.anki.intro import add_introduction
-from quizgen.export.anki.notes import (DeckPackage, build_package, count_cards, formula_guid,
-                                       note_tags, problem_fields, problem_guid)
+from quizgen.export.anki.notes import (build_package, count_cards, formula_guid, note_tags,
+                                       problem_fields, problem_guid)
 from quizgen.export.anki.plan import (LOCK_FORMAT, REDRAWS, RELEASE_DATES, Changes, DeckItem,
                                       ProblemSource, Progress, Stamps, build_timestamp,
                                       deck_items, default_lock_path, default_problem_source,
@@ -48,6 +51,7 @@ from quizgen.export.anki.shared import (MODEL_FIELDS, MODEL_IDS, MODEL_NAMES, RE
                                         DeckSummary, StoredNotes, card_css, card_template,
                                         deck_id, deck_name, group_deck_name, model_digest,
                                         new_card_position, note_digest, note_model, tag_part)
+from quizgen.export.anki.types import DeckPackage
 from quizgen.export.anki.write import write_lock, write_package
 from quizgen.recipes import DeckRecipe
 

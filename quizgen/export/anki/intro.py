@@ -18,12 +18,11 @@ from functools import cache
 from typing import Any
 
 from quizgen.engine.occupancy import OccupancyResult, launch_config, occupancy
-from quizgen.export.anki.layout import (FigureMedia, _label_html, esc, figure_html, labels,
-                                        step_html)
-from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_name, note_model,
+from quizgen.export.anki.shared import (StoredNotes, note_class, deck_id, deck_name, note_model,
                                         tag_part)
 from quizgen.gpus import GPU, resolve_gpu
 from quizgen.recipes import DeckRecipe
+from quizgen.render.cards import FigureMedia, esc, figure_html, label_html, labels, step_html
 from quizgen.render.phrases import labels as phrase_labels
 from quizgen.render.phrases import phrase, phrase_list
 from quizgen.render.solution import solution_steps
@@ -80,7 +79,7 @@ def example_html(lang: str, figure: str) -> str:
     gpu, result = example()
     context = intro_context(lang)
     steps = solution_steps(result.steps, lang, salt=intro_guid(lang), gpu=gpu.to_dict())
-    html_words = _label_html(lang)
+    html_words = label_html(lang)
     out = [f'<p class="qz-q">{esc(phrase(lang, "intro", "example", context))}</p>']
     if figure:
         out.append(f'<div class="qz-figure">{figure}</div>')
@@ -123,7 +122,7 @@ def add_introduction(package, recipe: DeckRecipe) -> None:
     decks = {deck.name: deck for deck in package.decks}
     figures = package.figures if package.figures is not None else FigureMedia()
     cell = next(cell for cell in recipe.cells if cell.startswith("OCC-"))
-    Note = _note_class()
+    Note = note_class()
     for lang in recipe.langs:
         name = deck_name(recipe, cell, lang)
         deck = decks.get(name)

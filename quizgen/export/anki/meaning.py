@@ -1,20 +1,10 @@
-"""What an answer means, read from the answer specs (the grader reads the same): the answer's
-spec (kind, unit, format, tolerance), the count units, and the kinds of quantity a card's check
-compares. The cards learn it here and nowhere else."""
+"""What an answer means to a card, read from the answer specs (the grader reads the same, and
+an answer's spec is `quizgen.problems.records.answer_spec`): the count units, and the kinds of
+quantity a card's check compares."""
 
 from __future__ import annotations
 
-from quizgen.problems.model import Problem
-from quizgen.problems.records import record_specs
 from quizgen.problems.specs import COMPARE_KINDS, COUNT_UNITS, canonical_unit
-
-
-def answer_spec(problem: Problem, key: str):
-    """The answer's spec (kind, unit, format, tolerance) as the grader reads it: the record's
-    own, else the family's declaration."""
-    record = {"cell": problem.cell, "answers": {key: problem.answers.get(key)},
-              "answer_specs": getattr(problem, "answer_specs", None) or {}}
-    return record_specs(record)[key]
 
 
 def count_unit(unit: str) -> str:

@@ -5,29 +5,32 @@ language and group. Everything is built in memory; `quizgen.export.anki.write` w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
-from quizgen.export.anki.layout import (FigureMedia, back_solution_html, concept_answer_html,
-                                        concept_reason_html, correct_html, esc,
-                                        explanations_html, figure_html, formula_cloze_html,
-                                        options_html, question_html, source_html, trap_text_html)
-from quizgen.export.anki.plan import (DeckItem, _note_formulas, _same_problem_key,
+from quizgen.export.anki.layout import (back_solution_html, concept_answer_html,
+                                        concept_reason_html, correct_html, explanations_html,
+                                        formula_cloze_html, options_html, source_html,
+                                        trap_text_html)
+from quizgen.export.anki.plan import (DeckItem, note_formulas, same_problem_key,
                                       seed_free_examples)
-from quizgen.export.anki.shared import (StoredNotes, _note_class, deck_id, deck_name,
+from quizgen.export.anki.shared import (StoredNotes, note_class, deck_id, deck_name,
                                         new_card_position, note_model, tag_part)
 from quizgen.export.anki.typed import answer_format, answer_value, check_html
+from quizgen.export.anki.types import DeckPackage
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe
+from quizgen.render.cards import FigureMedia, esc, figure_html, question_html
 
 
 def problem_guid(problem: Problem, kind: str) -> str:
     """A note's identity is its problem: cell, language, GPU, model and parameters (and the card
     kind, since a note keeps its note type). A text or figure fix keeps the GUID; a different
-    problem (another seed, another GPU) is another note. Recipe, slot and seed play no part."""
+    problem (another seed, another GPU) is another note, except that a problem which does not
+    depend on the GPU is the same on every GPU that agrees on what it reads (`same_problem_key`).
+    Recipe, slot and seed play no part."""
     import genanki
 
-    return genanki.guid_for("quizgen", "problem", *_same_problem_key(problem), kind)
+    return genanki.guid_for("quizgen", "problem", *same_problem_key(problem), kind)
 
 
 def formula_guid(formula: str, lang: str) -> str:
@@ -61,7 +64,8 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
         value = answer_value(problem)
         if value is None:
             raise ValueError(f"{problem.id}: no typeable main answer")
-        return [question_html(problem), value,
+        # the card asks what its box takes: the family's one-answer stem where it writes one
+        return [question_html(problem, stem=True), value,
                 esc(answer_format(problem, problem.lang)) + check_html(problem),
                 back_solution_html(problem), figure, source]
     if kind == "mcq":
@@ -79,17 +83,6 @@ def problem_fields(problem: Problem, kind: str, figure: str = "") -> list[str]:
 # Building the package
 
 
-@dataclass(slots=True)
-class DeckPackage:
-    """A built deck, ready to write: its genanki decks and its media files' bytes."""
-
-    decks: list[Any]                 # genanki decks, sorted by name (the order they are written)
-    media: dict[str, bytes]          # media file name → content, sorted by name
-    cells: int = 0                   # cells with at least one note
-    skipped: int = 0                 # problems that fit none of the recipe's card kinds
-    figures: Any = None              # the `FigureMedia` that drew them (skill notes reuse it)
-
-
 def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
     """The deck's notes, decks and media from `items` (a list, or the stream of `iter_deck_items`:
     each problem is let go once its note is made)."""
@@ -105,7 +98,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
             deck.notes = StoredNotes()
         return deck
 
-    Note = _note_class()
+    Note = note_class()
     figures = FigureMedia()
     formulas: dict[tuple[str, str], FormulaExample] = {}
     cells: set[str] = set()
@@ -130,7 +123,7 @@ def build_package(recipe: DeckRecipe, items: Iterable[DeckItem]) -> DeckPackage:
                             due=new_card_position(problem.cell, problem.level))
         deck_for(deck_name(recipe, problem.cell, problem.lang)).add_note(note)
         if "cloze" in recipe.kinds:
-            _note_formulas(formulas, item)
+            note_formulas(formulas, item)
 
     for example in seed_free_examples(formulas.values(), recipe):
         text, extra = formula_cloze_html(example)

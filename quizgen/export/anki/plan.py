@@ -13,18 +13,16 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import quizgen
 from quizgen.export.anki.layout import FormulaExample
-from quizgen.export.anki.shared import StoredNotes, _exists, model_digest, note_digest
+from quizgen.export.anki.shared import StoredNotes, cell_exists, model_digest, note_digest
 from quizgen.export.anki.typed import note_kind
+from quizgen.export.anki.types import DeckPackage
 from quizgen.problems.model import Problem
 from quizgen.recipes import DeckRecipe, Slot, packaged_path, plan_slots, problem_seed
-from quizgen.render.phrases import DEFAULT_LANG
-
-if TYPE_CHECKING:
-    from quizgen.export.anki.notes import DeckPackage
+from quizgen.languages import DEFAULT_LANG
 
 
 #: Release dates (UTC) of published versions: an installed wheel stamps its notes with these.
@@ -115,10 +113,10 @@ def iter_deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = 
     memory small; `progress` is called once the consumer has taken an item.
     """
     source = problems_for or default_problem_source()
-    slots = [slot for slot in plan_slots(recipe) if _exists(slot.cell, slot.level, slot.gpu)]
+    slots = [slot for slot in plan_slots(recipe) if cell_exists(slot.cell, slot.level, slot.gpu)]
     seen: set[tuple[str, ...]] = set()
     for done, slot in enumerate(slots, 1):
-        problem = _fresh_problem(source, slot, seen)
+        problem = fresh_problem(source, slot, seen)
         kind = note_kind(problem, recipe.kinds, slot.level + slot.index)
         yield DeckItem(slot, problem, kind)
         if progress is not None:
@@ -131,8 +129,14 @@ def deck_items(recipe: DeckRecipe, *, problems_for: ProblemSource | None = None,
     return list(iter_deck_items(recipe, problems_for=problems_for, progress=progress))
 
 
-def _same_problem_key(problem: Problem) -> tuple[str, ...]:
-    gpu = problem.gpu.get("name", "") if isinstance(problem.gpu, dict) else ""
+def same_problem_key(problem: Problem) -> tuple[str, ...]:
+    """What makes two problems the same note: cell, language, GPU, model and parameters (the
+    GPU its identity names: a problem that does not depend on the GPU names its cell's own,
+    `quizgen.problems.identity.identity_gpu`)."""
+    from quizgen.problems.identity import identity_gpu
+
+    gpu = identity_gpu(problem.cell, problem.level, problem.gpu) \
+        if isinstance(problem.gpu, dict) else ""
     return (problem.cell, problem.lang, gpu, problem.model or "", _params_key(problem.params))
 
 
@@ -145,7 +149,7 @@ def _params_key(params: Any) -> str:
         return json.dumps(params, sort_keys=True, default=str)
 
 
-def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]) -> Problem:
+def fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]) -> Problem:
     """The slot's problem, redrawn (a few times, deterministically) if the deck already has the
     same one: small families such as the concept cards would otherwise repeat a card."""
     seed = slot.seed
@@ -160,7 +164,7 @@ def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]
                 continue
         problem = source(slot.cell, level=slot.level, seed=seed, lang=slot.lang, gpu=slot.gpu)
         # the cheap key is the problem's own key (a test checks), so it need not be made again
-        key = known if known is not None else _same_problem_key(problem)
+        key = known if known is not None else same_problem_key(problem)
         if key not in seen:
             break
         seed = problem_seed(slot.seed, slot.cell, slot.level, slot.index + 7919 * (attempt + 1))
@@ -171,6 +175,7 @@ def _fresh_problem(source: ProblemSource, slot: Slot, seen: set[tuple[str, ...]]
 def _cheap_key(source: ProblemSource):
     """For the real generator: the repeat check's key without generating (same key, same deck)."""
     from quizgen import generator, problems
+    from quizgen.problems.identity import identity_gpu
 
     if source is not generator.generate_one and source is not generator.generate_worked:
         return None
@@ -179,7 +184,8 @@ def _cheap_key(source: ProblemSource):
         gpu, params = problems.draw(slot.cell, level=slot.level, seed=seed, gpu=slot.gpu)
         fam = problems.family(slot.cell)
         model = fam.model_for(gpu) if fam.uses_model else None
-        return (fam.cell, slot.lang, gpu.name, model or "", _params_key(params))
+        return (fam.cell, slot.lang, identity_gpu(fam.cell, slot.level, gpu), model or "",
+                _params_key(params))
 
     return key
 
@@ -192,11 +198,11 @@ def formula_examples(items: Iterable[DeckItem]) -> list[FormulaExample]:
     """One example per (language, formula) in deck order: the first step that used the formula."""
     seen: dict[tuple[str, str], FormulaExample] = {}
     for item in items:
-        _note_formulas(seen, item)
+        note_formulas(seen, item)
     return list(seen.values())
 
 
-def _note_formulas(seen: dict[tuple[str, str], FormulaExample], item: DeckItem) -> None:
+def note_formulas(seen: dict[tuple[str, str], FormulaExample], item: DeckItem) -> None:
     """Record the formulas `item` uses in `seen` (first use: the example; every use: its cell)."""
     if item.kind is None:
         return

@@ -62,7 +62,8 @@ class DeckSummary:
 
 
 @cache
-def _template(name: str) -> str:
+def card_file(name: str) -> str:
+    """The text of a card file in ``templates/cards/`` (a template, a script, a style sheet)."""
     return packaged_path("templates", "cards", name).read_text(encoding="utf-8")
 
 
@@ -75,15 +76,15 @@ def card_template(name: str) -> str:
     """A card template or script with the answer reader inlined where it says `READER_MARK`:
     one reader for every card, and each side self-contained (AnkiDroid and AnkiMobile load each
     side afresh and keep no script state across the flip)."""
-    text = _template(name)
+    text = card_file(name)
     if READER_MARK in text:
-        text = text.replace(READER_MARK, _template("answer.js").strip())
+        text = text.replace(READER_MARK, card_file("answer.js").strip())
     return text
 
 
 @cache
 def card_css() -> str:
-    return _template("cards.css")
+    return card_file("cards.css")
 
 
 @cache
@@ -101,7 +102,7 @@ def note_model(kind: str):
 
 
 @cache
-def _note_class():
+def note_class():
     """genanki's Note without its per-field HTML heuristic (a regex over every field, whose
     warnings a build ignores anyway: fields are escaped by construction).
 
@@ -141,7 +142,7 @@ def deck_name(recipe: DeckRecipe, cell: str | None, lang: str) -> str:
 
 def group_deck_name(recipe: DeckRecipe, lang: str, group: str) -> str:
     """``<recipe deck>::<language>::<group>``, the one naming scheme of every subdeck."""
-    from quizgen.render.phrases import language_name
+    from quizgen.languages import language_name
 
     return "::".join([recipe.deck, language_name(lang), group])
 
@@ -175,7 +176,7 @@ def new_card_position(cell: str | None, level: int) -> int:
 
 
 @lru_cache(maxsize=None)
-def _exists(cell: str, level: int, gpu: str | None) -> bool:
+def cell_exists(cell: str, level: int, gpu: str | None) -> bool:
     """Whether the cell has any problem at this level on a GPU the deck asks for by name (X-2 has
     none on the notes' SM, which reserves no shared memory): a deck for that GPU leaves it out."""
     if gpu is None:
@@ -242,7 +243,7 @@ class StoredNotes:
             yield model, guid, _digest(model.model_id, *fields, " ".join(sorted(tags)))
 
     def __iter__(self) -> Iterator[Any]:
-        Note = _note_class()
+        Note = note_class()
         for model, guid, tags, fields, due in self._rows:
             yield Note(model=model, fields=[field.decode("utf-8") for field in fields],
                        tags=tags, guid=guid, due=due)

@@ -5,8 +5,9 @@ one answer. A skill note holds K variants (question, answer, worked solution, fi
 the same code as the problem cards), and the card's script shows one of them:
 
 * the variant is a function of the note's key (a stable number from its GUID) and the review day
-  (Anki's default day, which starts at 4 am local time), so the front and the back agree with no
-  state kept across the flip (AnkiDroid and AnkiMobile keep none);
+  (Anki's default day, which starts at 4 am local time); the back shows the front's variant
+  even when 4 am falls between the two sides (the front's note of it survives in the page or
+  its session storage; else the typed answer decides);
 * day ``d`` shows variant ``order[d mod K]``, where ``order`` is a shuffle of the K variants seeded
   by the key: consecutive days differ, and every K consecutive days show every variant once;
 * without scripts, CSS shows variant 1 alone, whole and usable.
@@ -17,11 +18,14 @@ is the skill. (A problem note's identity is its problem; a skill note's variants
 choice, so the recipe's name is part of it.) Skill notes stand in ``<deck>::<language>::6 Skills``
 and are stamped through the same lock as problem notes: unchanged, they keep their time.
 
-Where the viewer keeps page state across the flip (Anki desktop), the front offers a box to type
-the main answer; the back checks it numerically with the grader's accepted forms (``25%``,
-``16/64``, ``8 blocks``, ``48 KB``, ``ceil(100/32)``), mirrored in ``templates/cards/answer.js``
-(the same reader as the type-in cards' back),
-with the kind, unit and tolerance of the answer's spec.
+The front offers Anki's own type-in box (``{{type:Words}}``: every client shows it, AnkiDroid as
+its native box); the back reads what was typed from Anki's comparison and checks it against the
+shown variant's answer with the grader's accepted forms (``25%``, ``16/64``, ``8 blocks``,
+``48 KB``, ``ceil(100/32)``), mirrored in ``templates/cards/answer.js`` (the same reader as the
+type-in cards' back), with the kind, unit and tolerance of the answer's spec. The Words field
+holds, besides the verdict's words, variant 1's answer: what Anki itself compares with, right
+where no script runs (variant 1 is what such a viewer shows). The back shows the variant the
+front showed, 4 am or not (see ``templates/cards/skill.js``).
 """
 
 from __future__ import annotations
@@ -31,17 +35,18 @@ import html
 from functools import cache
 from typing import Any, Callable
 
-from quizgen.export.anki.layout import (FigureMedia, _label_html, back_parts_html,
-                                        concept_answer_html, esc, figure_html, labels,
-                                        question_html, solution_parts, source_html, step_html)
+from quizgen.export.anki.layout import (back_parts_html, concept_answer_html, solution_parts,
+                                        source_html)
 from quizgen.export.anki.meaning import checked_kinds
-from quizgen.export.anki.plan import _fresh_problem
-from quizgen.export.anki.shared import (StoredNotes, _exists, _note_class, _template, card_css,
+from quizgen.export.anki.plan import fresh_problem
+from quizgen.export.anki.shared import (StoredNotes, cell_exists, note_class, card_file, card_css,
                                         card_template, deck_id, group_deck_name,
                                         new_card_position, tag_part)
 from quizgen.export.anki.typed import answer_format, answer_value
 from quizgen.problems.model import Problem
 from quizgen.recipes import SEED_WINDOW, DeckRecipe, Slot, problem_seed
+from quizgen.render.cards import (FigureMedia, esc, figure_html, label_html, label_span, labels,
+                                  question_html, step_html)
 
 
 #: Fixed note type ID and name of skill notes (never change; new fields mean a new name and ID).
@@ -75,7 +80,7 @@ def variant_slots(recipe: DeckRecipe, cell: str, level: int, lang: str) -> list[
         gpu = recipe.gpus[j % len(recipe.gpus)] if recipe.gpus else None
         seed = problem_seed(recipe.seed, cell, level, SEED_WINDOW + j)
         slots.append(Slot(cell, level, SEED_WINDOW + j, lang, gpu, seed))
-    return [slot for slot in slots if _exists(cell, level, slot.gpu)]
+    return [slot for slot in slots if cell_exists(cell, level, slot.gpu)]
 
 
 def skill_count(recipe: DeckRecipe) -> int:
@@ -114,7 +119,9 @@ def typed_check(problem: Problem) -> dict[str, str] | None:
 
 
 def question_block(problem: Problem, number: int) -> str:
-    """Variant `number` (1-based) as the front shows it; the typed-answer data rides along."""
+    """Variant `number` (1-based) as the front shows it; the typed-answer data rides along. A
+    variant whose answer is typed asks only that answer (the family's one-answer stem, where it
+    writes one): the card asks what its box takes."""
     attrs = f'class="qz-v" data-v="{number}"'
     check = typed_check(problem)
     fmt = ""
@@ -122,11 +129,7 @@ def question_block(problem: Problem, number: int) -> str:
         attrs += "".join(f' data-{name}="{html.escape(value, quote=True)}"'
                          for name, value in check.items())
         fmt = f'<div class="qz-format">{esc(answer_format(problem, problem.lang))}</div>'
-    return f"<div {attrs}>{question_html(problem)}{fmt}</div>"
-
-
-def _label(text: str) -> str:
-    return f'<span class="qz-label">{esc(text)}</span> '
+    return f"<div {attrs}>{question_html(problem, stem=check is not None)}{fmt}</div>"
 
 
 def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
@@ -136,30 +139,33 @@ def answer_block(problem: Problem, number: int, total: int, figure: str) -> str:
     where = esc(_word(problem.lang, "variant", number=number, total=total))
     source = f'<div class="qz-source">{where} · {source_html(problem)}</div>'
     parts = solution_parts(sol)
+    # what the back's script calls this variant when it folds it under another day's
+    other = html.escape(_word(problem.lang, "other"), quote=True)
+    attrs = f'class="qz-v" data-v="{number}" data-other="{other}"'
     if parts is not None:           # one kernel on several GPUs: each GPU's answer, then folds
         shown = back_parts_html(problem, parts, "qz-fold")
         figure_div = f'<div class="qz-figure">{figure}</div>' if figure else ""
-        return f'<div class="qz-v" data-v="{number}">{shown}{figure_div}{source}</div>'
+        return f'<div {attrs}>{shown}{figure_div}{source}</div>'
     answer = sol.answer or concept_answer_html(problem)
-    out = [f'<div class="qz-answer">{_label(words["answer"])}{esc(answer)}</div>']
+    out = [f'<div class="qz-answer">{label_span(words["answer"])}{esc(answer)}</div>']
     if sol.trap:
-        out.append(f'<div class="qz-trap">{_label(words["trap"])}{esc(sol.trap)}</div>')
+        out.append(f'<div class="qz-trap">{label_span(words["trap"])}{esc(sol.trap)}</div>')
     if figure:
         out.append(f'<div class="qz-figure">{figure}</div>')
     inner = []
     if sol.forecast:
-        inner.append(f'<div class="qz-forecast">{_label(words["forecast"])}{esc(sol.forecast)}</div>')
+        inner.append(f'<div class="qz-forecast">{label_span(words["forecast"])}{esc(sol.forecast)}</div>')
     if sol.steps:
-        steps_html = "".join(step_html(step, _label_html(problem.lang)) for step in sol.steps)
+        steps_html = "".join(step_html(step, label_html(problem.lang)) for step in sol.steps)
         inner.append(f'<ol class="qz-steps">{steps_html}</ol>')
     if sol.verify:
         items = "".join(f"<li>{esc(line)}</li>" for line in sol.verify)
-        inner.append(f'<div class="qz-verify">{_label(words["verify"])}<ul>{items}</ul></div>')
+        inner.append(f'<div class="qz-verify">{label_span(words["verify"])}<ul>{items}</ul></div>')
     if inner:
         summary = esc(_word(problem.lang, "steps"))
         out.append(f'<details class="qz-fold"><summary>{summary}</summary>{"".join(inner)}</details>')
     out.append(source)
-    return f'<div class="qz-v" data-v="{number}">{"".join(out)}</div>'
+    return f'<div {attrs}>{"".join(out)}</div>'
 
 
 def skill_name(problem: Problem, level: int) -> str:
@@ -169,11 +175,20 @@ def skill_name(problem: Problem, level: int) -> str:
 
 
 @cache
-def words_html(lang: str) -> str:
-    """The Words field: what the script says about a typed answer, in the note's language."""
+def _words_span(lang: str) -> str:
     attrs = "".join(f' data-{key}="{html.escape(_word(lang, key), quote=True)}"'
                     for key in ("typed", "right", "wrong", "unread"))
     return f"<span{attrs}></span>"
+
+
+def words_html(variants: list[Problem]) -> str:
+    """The Words field, which the card's type-in box is for (``{{type:Words}}``): what the script
+    says about a typed answer, in the note's language, and as text variant 1's answer, what Anki
+    itself compares a typed answer with (a viewer without scripts shows variant 1). Empty, so
+    that no client offers a box, when a variant's answer is not a number to type."""
+    if not variants or any(typed_check(p) is None for p in variants):
+        return ""
+    return _words_span(variants[0].lang) + esc(answer_value(variants[0]) or "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,12 +207,12 @@ def skill_model():
     import genanki
 
     script = "<script>\n" + skill_script() + "</script>"
-    front = _template("skill.front.html").replace("<!-- skill.js -->", script)
-    back = _template("skill.back.html").replace("<!-- skill.js -->", script)
+    front = card_file("skill.front.html").replace("<!-- skill.js -->", script)
+    back = card_file("skill.back.html").replace("<!-- skill.js -->", script)
     return genanki.Model(
         SKILL_MODEL_ID, SKILL_MODEL_NAME, fields=[{"name": f} for f in SKILL_FIELDS],
         templates=[{"name": "quizgen skill", "qfmt": front, "afmt": back}],
-        css=card_css() + "\n" + _template("skill.css"), sort_field_index=0)
+        css=card_css() + "\n" + card_file("skill.css"), sort_field_index=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,7 +229,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
 
     source = problems_for or generate_worked     # a variant is never asked as a multiple choice
     figures = figures if figures is not None else FigureMedia()
-    Note = _note_class()
+    Note = note_class()
     model = skill_model()
     done = 0
     for lang in recipe.langs:
@@ -222,14 +237,15 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
         for cell in recipe.cells:
             for level in recipe.levels:
                 seen: set[tuple[str, ...]] = set()
-                questions, answers = [], []
+                questions, answers, variants = [], [], []
                 first = None
                 slots = variant_slots(recipe, cell, level, lang)
                 if not slots:
                     continue        # no problem of this cell on the deck's GPU
                 for number, slot in enumerate(slots, 1):
-                    problem = _fresh_problem(source, slot, seen)
+                    problem = fresh_problem(source, slot, seen)
                     first = first or problem
+                    variants.append(problem)
                     name = figures.add(problem)
                     figure = figure_html(name) if name is not None else ""
                     questions.append(question_block(problem, number))
@@ -239,7 +255,7 @@ def skill_notes(recipe: DeckRecipe, *, problems_for=None, figures: FigureMedia |
                         progress(done)
                 guid = skill_guid(recipe, cell, level, lang)
                 fields = [skill_name(first, level), str(skill_key(guid)),
-                          "".join(questions), "".join(answers), words_html(lang)]
+                          "".join(questions), "".join(answers), words_html(variants)]
                 tags = [f"quizgen::cell::{tag_part(cell)}", f"quizgen::level::{level}",
                         f"quizgen::lang::{tag_part(lang)}", "quizgen::kind::skill"]
                 tags += [f"quizgen::topic::{tag_part(t)}" for t in first.topics]

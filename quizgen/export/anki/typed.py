@@ -1,6 +1,6 @@
 """What a type-in card expects: the main answer's exact canonical text, the hint that says how
 to type it, the hidden data the back side's check reads, and which card kind a problem becomes.
-Every one of them is read from the answer's spec (`quizgen.export.anki.meaning`)."""
+Every one of them is read from the answer's spec (`quizgen.problems.records.answer_spec`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
-from quizgen.export.anki.layout import labels
-from quizgen.export.anki.meaning import answer_spec, count_unit
+from quizgen.export.anki.meaning import count_unit
 from quizgen.problems.model import Problem
+from quizgen.problems.records import answer_spec
+from quizgen.render.cards import labels
 
 
 #: Cells whose problems are concept questions (no numbers): question → answer + reason.
@@ -45,9 +46,9 @@ class TypedAnswer:
     format: str = "number"      # the spec's format: number, percent, times, tuple, text
 
 
-def _decimal_text(value: Fraction, places: int | None) -> str:
-    """`value` as a plain decimal: exact (`places` None, the value must terminate) or rounded
-    half up to `places` (trailing zeros dropped)."""
+def decimal_text(value: Fraction, places: int | None) -> str:
+    """`value` as a plain decimal, as a typed answer is written: exact (`places` None, the value
+    must terminate) or rounded half up to `places` (trailing zeros dropped)."""
     if places is None:
         text = f"{Decimal(value.numerator) / Decimal(value.denominator):f}"
     else:
@@ -70,10 +71,6 @@ def _terminating_places(value: Fraction) -> int | None:
         d //= 5
         fives += 1
     return max(twos, fives) if d == 1 else None
-
-
-#: Answer-spec kinds as the back side's check knows them (the rest are numbers).
-_CHECK_KINDS = {"coords": "list", "choice": "text"}
 
 
 def typed_answer(problem: Problem) -> TypedAnswer | None:
@@ -103,10 +100,10 @@ def typed_answer(problem: Problem) -> TypedAnswer | None:
             return TypedAnswer(str(exact.numerator), spec.kind, tolerance, unit, None, spec.format)
         places = _terminating_places(exact)
         if places is not None and places <= EXACT_PLACES:
-            return TypedAnswer(_decimal_text(exact, None), spec.kind, tolerance, unit, None,
+            return TypedAnswer(decimal_text(exact, None), spec.kind, tolerance, unit, None,
                                spec.format)
         rounded = ROUNDED_PLACES.get(spec.kind, 4)
-        return TypedAnswer(_decimal_text(exact, rounded), spec.kind, tolerance, unit, rounded,
+        return TypedAnswer(decimal_text(exact, rounded), spec.kind, tolerance, unit, rounded,
                            spec.format)
     if spec.kind == "coords" and isinstance(value, (list, tuple)) and value and all(
             isinstance(v, int) and not isinstance(v, bool) for v in value):
@@ -143,7 +140,7 @@ def answer_format(problem: Problem, lang: str) -> str:
         if typed.places is None:
             hint = words["as_fraction"]
         else:
-            example = _decimal_text(Fraction(1, 3), typed.places)
+            example = decimal_text(Fraction(1, 3), typed.places)
             hint = words["as_fraction_rounded"].format(places=typed.places, example=example,
                                                        pct_places=max(typed.places - 2, 0))
     elif typed.kind in ("count", "bytes") or (not typed.tolerance and "." not in typed.text):
@@ -166,7 +163,7 @@ def check_html(problem: Problem) -> str:
     if typed is None:
         return ""
     words = labels(problem.lang)
-    tolerance = _decimal_text(typed.tolerance, None) if _terminating_places(typed.tolerance) \
+    tolerance = decimal_text(typed.tolerance, None) if _terminating_places(typed.tolerance) \
         is not None else repr(float(typed.tolerance))
     attrs = {"kind": typed.kind, "tol": tolerance, "unit": typed.unit, "answer": typed.text,
              "yes": words["equal"], "no": words["unequal"]}

@@ -12,16 +12,12 @@ import sqlite3
 import warnings
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from quizgen.export.anki.plan import LOCK_FORMAT, Stamps
+from quizgen.export.anki.types import DeckPackage
+from quizgen.files import ZIP_DATE
 from quizgen.recipes import DeckRecipe
 
-if TYPE_CHECKING:
-    from quizgen.export.anki.notes import DeckPackage
-
-
-_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def write_lock(path: str | Path, recipe: DeckRecipe, stamps: Stamps) -> None:
@@ -110,7 +106,7 @@ def _write_collection(package: DeckPackage, db_path: str, timestamp: int,
 
 def _zip_entry(name: str) -> zipfile.ZipInfo:
     """A zip entry with a fixed date and mode, deflated."""
-    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
     info.create_system = 3

@@ -39,12 +39,12 @@ from quizgen.export.lms.boxes import (LIMITS, answer_spec, answer_tolerance, ans
                                       box_for, choice_box, idnumber_for, misconception_answers,
                                       multi_box, numerical_box, offers_percent, percent_of,
                                       question_for)
-from quizgen.export.lms.grades import (MOODLE_GRADES, grade_text, is_moodle_grade,
-                                       moodle_grade, number_text)
+from quizgen.export.lms.grades import number_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        lms_labels, question_html, solution_html)
 from quizgen.export.lms.plan import Progress, build_bank, stream_bank
-from quizgen.recipes import BankRecipe, LmsOptions, lms_options, load_bank_recipe
+from quizgen.recipes import (MOODLE_GRADES, BankRecipe, LmsOptions, grade_text, is_moodle_grade,
+                             lms_options, load_bank_recipe, moodle_grade)
 
 __all__ = [
     "MOODLE_GRADES", "FORMATS", "Answer", "Box", "BankQuestion", "Bank", "LmsOptions",

@@ -9,7 +9,14 @@ from typing import Any, Iterable
 from quizgen.errors import QuizgenError
 from quizgen.problems.model import Problem
 
-__all__ = ["Answer", "Box", "BankQuestion", "Bank", "BankStream", "figure_bytes"]
+__all__ = ["Answer", "Box", "BankQuestion", "Bank", "BankStream", "figure_bytes", "SPOOL_BYTES",
+           "COPY_BYTES"]
+
+#: A bank file is written category by category, and a category's questions wait in a temporary
+#: file until its head is written: held in memory up to this size (a category asks up to a
+#: dozen boxes), spilled to disk past it; and copied out this much at a time.
+SPOOL_BYTES = 512 * 1024
+COPY_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)

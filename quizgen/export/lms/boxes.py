@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from quizgen.errors import QuizgenError
 from quizgen.export.lms.bank import Answer, BankQuestion, Box
-from quizgen.export.lms.grades import moodle_grade, number_text
-from quizgen.export.lms.words import _misconception_feedback, _words
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import moodle_grade
+from quizgen.export.lms.words import misconception_feedback, lms_words
 from quizgen.problems.model import Problem
 
 if TYPE_CHECKING:
@@ -24,11 +25,12 @@ _DOMAINS = {"bound": ("memory", "compute")}
 
 
 def _hint(problem: Problem, key: str, kind: str) -> str:
-    from quizgen.export.cards import answer_spec as spec_of, labels
+    from quizgen.problems.records import answer_spec as spec_of
+    from quizgen.render.cards import labels
     from quizgen.render.solution import unit_text
 
     words = labels(problem.lang)
-    lms = _words(problem.lang)
+    lms = lms_words(problem.lang)
     if kind == "multi":
         return lms["tick_all"]
     if kind == "choice":
@@ -127,7 +129,7 @@ def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, A
 
     value = problem.answers[key]
     tolerance = answer_tolerance(problem, key)
-    lms = _words(problem.lang)
+    lms = lms_words(problem.lang)
     percent = offers_percent(problem, key)
     answers: list[Answer] = []
     windows: list[tuple[float, float]] = []
@@ -143,7 +145,7 @@ def numerical_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, A
         wrong = given.get(key)
         if _is_number(wrong):
             add(Answer(number_text(wrong), wrong, options.grade_for(name),
-                       _misconception_feedback(problem.lang, name, problem.id),
+                       misconception_feedback(problem.lang, name, problem.id),
                        _trap_tolerance(wrong, tolerance), name))
     if percent:
         for plain in list(answers):
@@ -168,7 +170,7 @@ def choice_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]
     else the right value, its known alternatives and the traps' values. None: fewer than two."""
     from quizgen.render.answers import answer_name
 
-    lms = _words(problem.lang)
+    lms = lms_words(problem.lang)
     label = answer_name(key, problem.lang)
     hint = _hint(problem, key, "choice")
     if key == problem.main_answer or (not problem.main_answer and problem.choices):
@@ -203,7 +205,7 @@ def choice_box(problem: Problem, key: str, traps: list[tuple[str, dict[str, Any]
         if name is None:
             name = next((n for n, g in traps if key in g and _option_text(g[key], problem, key)
                          == text), None)
-        feedback = (_misconception_feedback(problem.lang, name, problem.id) if name
+        feedback = (misconception_feedback(problem.lang, name, problem.id) if name
                     else lms["not_this"])
         answers.append(Answer(text, wrong, options.grade_for(name) if name else 0.0, feedback,
                               misconception=name))
@@ -220,7 +222,7 @@ def multi_box(problem: Problem, key: str) -> Box:
     value = [v for v in problem.answers[key] if isinstance(v, str)]
     limits = [lim for lim in LIMITS if lim != "barriers" or "barriers" in value]
     limits += [v for v in value if v not in limits]
-    lms = _words(problem.lang)
+    lms = lms_words(problem.lang)
     right = [lim for lim in limits if lim in value]
     wrong = [lim for lim in limits if lim not in value]
     plus = moodle_grade(100 / len(right))

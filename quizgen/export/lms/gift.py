@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms.bank import Bank, BankQuestion, Box
-from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.bank import COPY_BYTES, SPOOL_BYTES, Bank, BankQuestion, Box
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import grade_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.words import lms_words
 
 __all__ = ["gift_text", "write_gift", "gift_escape"]
 
@@ -45,7 +46,7 @@ def gift_escape(text: str) -> str:
 
 
 def _html(text: str) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     return gift_escape(esc(text))
 
@@ -71,7 +72,7 @@ def _question(question: BankQuestion, index: int, name: str) -> str:
     text = question_html(question) + f"<p>{box_prompt_html(question, index)}</p>"
     answers = _answers(box)
     if box.kind == "numerical":
-        answers += " ~#" + _html(_words(question.problem.lang)["not_this"])
+        answers += " ~#" + _html(lms_words(question.problem.lang)["not_this"])
     general = gift_escape(solution_html(question, None))
     return f"::{gift_escape(name)}::[html]{gift_escape(text)}{{{answers} ####{general}}}"
 
@@ -95,7 +96,7 @@ def iter_gift(source) -> Iterator[str]:
                     spool = spools.get(category)
                     if spool is None:
                         spool = spools[category] = tempfile.SpooledTemporaryFile(
-                            max_size=_SPOOL, mode="w+", encoding="utf-8")
+                            max_size=SPOOL_BYTES, mode="w+", encoding="utf-8")
                         spool.write(_category(category))
                     spool.write("\n\n" + _question(q, i, name))
             for spool in spools.values():
@@ -103,7 +104,7 @@ def iter_gift(source) -> Iterator[str]:
                     yield "\n\n"
                 first = False
                 spool.seek(0)
-                while chunk := spool.read(_CHUNK):
+                while chunk := spool.read(COPY_BYTES):
                     yield chunk
         finally:
             for spool in spools.values():
@@ -111,8 +112,6 @@ def iter_gift(source) -> Iterator[str]:
     yield "\n"
 
 
-_SPOOL = 512 * 1024          # per sub-category: a category asks up to a dozen boxes
-_CHUNK = 1024 * 1024
 
 
 def gift_text(bank) -> str:

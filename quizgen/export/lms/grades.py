@@ -1,11 +1,9 @@
-"""Grades and numbers as the bank files write them (Moodle's grade list is read with the
-recipe's ``[lms]`` table, in `quizgen.recipes.lms`)."""
+"""Numbers as the bank files write them (Moodle's grades are read with the recipe's ``[lms]``
+table, in `quizgen.recipes.lms`)."""
 
 from __future__ import annotations
 
-__all__ = ["MOODLE_GRADES", "is_moodle_grade", "moodle_grade", "grade_text", "number_text"]
-
-from quizgen.recipes.lms import MOODLE_GRADES, grade_text, is_moodle_grade, moodle_grade  # noqa: F401
+__all__ = ["number_text"]
 
 
 def number_text(value: float | int) -> str:

@@ -8,7 +8,7 @@ import re
 from typing import Iterable, Iterator
 
 from quizgen.export.lms.bank import BankQuestion
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.words import lms_words
 
 
 def _escape_category(name: str) -> str:
@@ -30,14 +30,14 @@ def category_runs(questions: Iterable[BankQuestion]) -> Iterator[tuple[tuple[str
 
 def question_html(question: BankQuestion) -> str:
     """The problem's question as HTML (no answer boxes)."""
-    from quizgen.export.cards import question_html as card_question
+    from quizgen.render.cards import question_html as card_question
 
     return card_question(question.problem)
 
 
 def box_prompt_html(question: BankQuestion, index: int) -> str:
     """"(a) occupancy (between 0 and 1, like 0.375):" for box `index`."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     box = question.boxes[index]
     letter = chr(ord("a") + index) if index < 26 else str(index + 1)
@@ -55,13 +55,13 @@ def lms_labels(card_html: str) -> str:
 
 def solution_html(question: BankQuestion, figure_src: str | None) -> str:
     """The worked solution (HTML, math as MathJax ``\\( … \\)``), with the figure when given."""
-    from quizgen.export.cards import esc, solution_html as card_solution
+    from quizgen.render.cards import esc, solution_html as card_solution
 
     # An LMS has no card stylesheet: the section labels ("Forecast", "Why this step?") are made
     # bold in the markup itself, so they do not run into the sentence they introduce.
     out = lms_labels(card_solution(question.problem))
     if figure_src:
-        alt = esc(_words(question.problem.lang)["figure"])
+        alt = esc(lms_words(question.problem.lang)["figure"])
         out += (f'<p><img src="{esc(figure_src)}" alt="{alt}" '
                 f'style="max-width:100%;height:auto"></p>')
     return out

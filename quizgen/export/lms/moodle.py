@@ -7,8 +7,9 @@ parser ``qtype_multianswer_extract_question`` in ``question/type/multianswer/que
   Moodle ≥ 3.5 files it under the course's "top" category, "/" in a name is written "//");
 * ``numerical``: the record's value with its tolerance at 100%, each misconception's value with
   its grade and feedback, and ``*`` (anything else) at 0% pointing at the worked solution;
-  where the prompt offers a percentage, the percent forms too and a ``%`` unit typed in the box
-  (see `_units_xml`; ``qtype_numerical_answer_processor`` reads "37.5%" as 37.5 and a unit);
+  where the prompt offers a percentage, the percent forms too, a ``%`` unit (multiplier 100)
+  typed in the box and, listed first at 0%, the window of each answer's "v%" read as v ÷ 100
+  (`quizgen.export.lms.units`: the order Moodle tries answers in decides);
 * ``multichoice``: the record's options, each trap's text as that option's feedback;
 * ``cloze`` (several boxes): ``{1:NUMERICAL:=v:tol#feedback~%g%w:tol#feedback}``,
   ``{1:MULTICHOICE_S:…}``, ``{1:MULTIRESPONSE:…}`` inside the question's HTML. The parser ends an
@@ -34,11 +35,14 @@ from pathlib import Path
 from typing import Iterator
 
 from quizgen.xmltext import xml_text
-from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
-from quizgen.export.lms.grades import grade_text, number_text
+from quizgen.export.lms.bank import (COPY_BYTES, Bank, BankQuestion, BankStream, Box,
+                                     figure_bytes)
+from quizgen.export.lms.grades import number_text
+from quizgen.recipes.lms import grade_text
 from quizgen.export.lms.layout import (box_prompt_html, category_path, category_runs,
                                        question_html, solution_html)
-from quizgen.export.lms.words import _words
+from quizgen.export.lms.units import PERCENT, misread_answers, moodle_answer_order, percent_unit
+from quizgen.export.lms.words import lms_words
 
 __all__ = ["moodle_xml", "write_moodle", "cloze_markup", "cloze_escape"]
 
@@ -68,14 +72,14 @@ def cloze_escape(html_text: str) -> str:
 
 
 def _feedback_html(text: str) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     return esc(text)
 
 
 def cloze_markup(box: Box) -> str:
     """One box as an embedded answer: ``{weight:TYPE:alternative~alternative…}``."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     parts = []
     for answer in box.answers:
@@ -124,19 +128,19 @@ def _category_xml(parts: tuple[str, ...], count: int, lang: str) -> str:
 
 
 def _answers_xml(question: BankQuestion) -> str:
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     box = question.boxes[0]
     out = []
     if box.kind == "numerical":
-        for a in _numerical_order(box):
+        lang = question.problem.lang
+        for a in moodle_answer_order(box, misread_answers(box, _misread_words(lang))):
             out.append(f'    <answer fraction="{grade_text(a.grade)}" format="moodle_auto_format">'
                        f'<text>{_x(a.text)}</text>'
                        f'<feedback format="html"><text>{cdata(_feedback_html(a.feedback))}</text>'
                        f'</feedback><tolerance>{number_text(a.tolerance)}</tolerance></answer>\n')
-        rest = question.problem.lang
         out.append(f'    <answer fraction="0" format="moodle_auto_format"><text>*</text>'
-                   f'<feedback format="html"><text>{cdata(esc(_words(rest)["not_this"]))}</text>'
+                   f'<feedback format="html"><text>{cdata(esc(lms_words(lang)["not_this"]))}</text>'
                    f'</feedback><tolerance>0</tolerance></answer>\n')
         out.append(_units_xml(box))
         return "".join(out)
@@ -154,33 +158,29 @@ def _answers_xml(question: BankQuestion) -> str:
     return "".join(out)
 
 
-def _numerical_order(box: Box) -> list:
-    """The answers as the file lists them: a box that offers a percentage starts with the
-    right answer's percent form, the one Moodle shows as "The correct answer is: 37.5 %"
-    (the first right answer, with the first unit), when its window meets no other answer's
-    (Moodle grades by the first window that holds the number, so then the order changes no
-    grade); else the box's own order."""
-    first = next((a for a in box.answers if a.percent and a.grade == 100), None) \
-        if box.percent else None
-    if first is None or any(a is not first and a.value - a.tolerance <= first.value + first.tolerance
-                            and first.value - first.tolerance <= a.value + a.tolerance
-                            for a in box.answers):
-        return list(box.answers)
-    return [first] + [a for a in box.answers if a is not first]
+def _misread_words(lang: str):
+    """What a student who typed "0.375%" for a share of 0.375 is told, in `lang`."""
+    from quizgen.render.phrases import phrase
+
+    return lambda typed, value: phrase(lang, "lms", "percent_misread",
+                                       {"typed": typed, "value": value})
 
 
 def _units_xml(box: Box) -> str:
-    """Units of a numerical question. Where the prompt offers a percentage: one unit ``%``
-    with multiplier 1, typed in the answer box (showunits 0, "text input"), optional
+    """Units of a numerical question. Where the prompt offers a percentage (and the right
+    answer's percent form is an answer, `percent_unit`): one unit ``%`` with multiplier 100
+    (100 % make one whole), typed in the answer box (showunits 0, "text input"), optional
     (unitgradingtype 0: no unit costs nothing). Moodle's answer processor then reads "37.5%"
-    and "37.5 %" as 37.5 with a known unit, which the percent forms of the answers match, and
-    "0.375" as 0.375, which the plain forms match; without a declared unit it would call
-    "37.5%" a number with a unit it does not know and grade it 0. Elsewhere: no units, and
-    the box accepts a number only (showunits 3)."""
-    if not box.percent:
+    and "37.5 %" as 0.375 (and tries 37.5 as typed too, which the percent forms match), and
+    "0.375" as 0.375; "0.375%" scales to 0.00375, which a misread answer listed before the
+    right one catches (see `quizgen.export.lms.units`). Elsewhere: no units, and the box
+    accepts a number only (showunits 3)."""
+    if not percent_unit(box):
         return ("    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0.1</unitpenalty>\n"
                 "    <showunits>3</showunits>\n    <unitsleft>0</unitsleft>\n")
-    return ("    <units><unit><multiplier>1</multiplier><unit_name>%</unit_name></unit></units>\n"
+    name, multiplier = PERCENT
+    return (f"    <units><unit><multiplier>{multiplier}</multiplier><unit_name>{name}</unit_name>"
+            "</unit></units>\n"
             "    <unitgradingtype>0</unitgradingtype>\n    <unitpenalty>0</unitpenalty>\n"
             "    <showunits>0</showunits>\n    <unitsleft>0</unitsleft>\n")
 
@@ -226,13 +226,14 @@ def iter_moodle_xml(source: Bank | BankStream) -> Iterator[str]:
                 count, lang = count + 1, q.problem.lang
             yield _category_xml(category, count, lang)
             spool.seek(0)
-            while chunk := spool.read(_CHUNK):
+            while chunk := spool.read(COPY_BYTES):
                 yield chunk
     yield "</quiz>\n"
 
 
+#: A category's questions wait in memory up to this size before its head is written (Moodle's
+#: categories hold every variant of a cell, so more than the other banks' `SPOOL_BYTES`).
 _SPOOL = 4 * 1024 * 1024
-_CHUNK = 1024 * 1024
 
 
 def bank_idnumbers(path: str | Path) -> frozenset[str]:

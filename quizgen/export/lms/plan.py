@@ -105,7 +105,7 @@ def _questions(recipe: BankRecipe, plans: list[_Plan], answers: str, figures: bo
                generate: Callable[..., Problem], progress: Progress | None,
                skipped: Callable[[], None], known: Callable[[str], bool] = lambda _: False
                ) -> Iterator[BankQuestion]:
-    from quizgen.export.cards import FigureMedia
+    from quizgen.render.cards import FigureMedia
 
     kinds = recipe.deck.kinds if recipe.deck is not None else ("numeric", "mcq")
     prefer_choice = "numeric" not in kinds and "mcq" in kinds

@@ -26,8 +26,10 @@ import zipfile
 from pathlib import Path
 from typing import IO, Iterable, NamedTuple
 
+from quizgen.files import ZIP_DATE
 from quizgen.xmltext import xml_text
-from quizgen.export.lms.bank import Bank, BankQuestion, BankStream, Box, figure_bytes
+from quizgen.export.lms.bank import (COPY_BYTES, SPOOL_BYTES, Bank, BankQuestion, BankStream, Box,
+                                     figure_bytes)
 from quizgen.export.lms.grades import number_text
 from quizgen.export.lms.layout import box_prompt_html, category_runs, question_html, solution_html
 
@@ -36,7 +38,6 @@ __all__ = ["qti_files", "qti_zip", "write_qti", "FILEBASE"]
 FILEBASE = "$IMS-CC-FILEBASE$/"
 MEDIA_DIR = "web_resources/quizgen/"
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
-_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def _x(text: object) -> str:
@@ -64,7 +65,7 @@ def _feedback(ident: str, html_text: str) -> str:
 
 def _traps_html(box: Box) -> str:
     """The modelled wrong answers of a numerical box, listed for the feedback."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     items = "".join(f"<li>{esc(a.text)}: {esc(a.feedback)}</li>"
                     for a in box.answers if a.grade < 100 and not a.percent)
@@ -82,7 +83,7 @@ class _Response(NamedTuple):
 
 def _numerical_response(box: Box) -> _Response:
     """A number typed in: right when it equals an accepted answer or lies in its window."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     right = box.answers[0]
     presentation = ('<response_str ident="response1" rcardinality="Single">'
@@ -113,7 +114,7 @@ def _numerical_response(box: Box) -> _Response:
 def _choice_response(box: Box, ident: str) -> _Response:
     """Options to pick (one, or every one that binds), each with its own feedback; full marks
     for the right pick alone (multi: every right option ticked and no wrong one)."""
-    from quizgen.export.cards import esc
+    from quizgen.render.cards import esc
 
     cardinality = "Single" if box.kind == "choice" else "Multiple"
     labels, conditions, feedbacks = [], [], []
@@ -232,19 +233,17 @@ def manifest_xml(title: str, ident: str, figures: Iterable[str]) -> str:
             f"</resource>{media}</resources></manifest>\n")
 
 
-_SPOOL = 512 * 1024          # per group: a category asks up to a dozen boxes
-_CHUNK = 1024 * 1024
 
 
 def _entry(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     return info
 
 
 def _copy(spool: IO[bytes], target: IO[bytes]) -> None:
     spool.seek(0)
-    while chunk := spool.read(_CHUNK):
+    while chunk := spool.read(COPY_BYTES):
         target.write(chunk)
 
 
@@ -259,7 +258,7 @@ def write_package(source: Bank | BankStream, handle: IO[bytes]) -> None:
     figures: set[str] = set()
     total = 0.0
     with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as zf, \
-            tempfile.SpooledTemporaryFile(max_size=_SPOOL) as body:
+            tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as body:
         for _, run in category_runs(questions):
             groups: dict[tuple[str, ...], tuple[float, IO[bytes]]] = {}
             try:
@@ -274,7 +273,7 @@ def write_package(source: Bank | BankStream, handle: IO[bytes]) -> None:
                         key = q.category if len(q.boxes) == 1 else q.category + (box.key,)
                         if key not in groups:
                             groups[key] = (q.points / len(q.boxes),
-                                           tempfile.SpooledTemporaryFile(max_size=_SPOOL))
+                                           tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES))
                         points, spool = groups[key]
                         spool.write(_item(q, i, points).encode("utf-8"))
                 for key, (points, spool) in groups.items():

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 
-def _words(lang: str) -> dict[str, str]:
+def lms_words(lang: str) -> dict[str, str]:
+    """The banks' fixed words in `lang`: the phrasebook's ``[lms]``."""
     from quizgen.render.phrases import book
 
     return dict(book(lang)["lms"])
 
 
-def _misconception_feedback(lang: str, key: str, salt: str) -> str:
+def misconception_feedback(lang: str, key: str, salt: str) -> str:
+    """What a bank tells a student who chose the answer trap `key` leads to."""
     from quizgen.render.phrases import has, phrase
 
     if has(lang, "misconception", key):

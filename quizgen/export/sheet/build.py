@@ -6,7 +6,6 @@ chunk by chunk into a staged folder and publishes it whole.
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -15,10 +14,11 @@ from typing import Any, Iterable
 
 from quizgen.errors import QuizgenError, require_int
 from quizgen.export.sheet.fonts import FontWarning
-from quizgen.export.sheet.layout import PAPERS, _answers_csv, _Layout, _manifest, _overview_row
-from quizgen.export.sheet.plan import Generate, _columns, _Versions
-from quizgen.export.sheet.write import SHEET_FILES, Progress, _built_earlier, write_sheets
+from quizgen.export.sheet.layout import PAPERS, answer_sheet_csv, ExamLayout, overview_row
+from quizgen.export.sheet.plan import Generate, sheet_columns, Versions
+from quizgen.export.sheet.write import SHEET_FILES, Progress, built_earlier, write_sheets
 from quizgen.files import check_folder, publish_folder, staged_folder
+from quizgen.manifest import Manifest, drawn_paper, manifest_json
 from quizgen.recipes.exam import ExamRecipe
 from quizgen.recipes.roster import Student
 
@@ -32,7 +32,7 @@ class SheetPlan:
     """Everything an exam build writes, before any PDF is compiled, in memory (small classes;
     `build_exam` streams the same pieces chunk by chunk)."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     exam_source: str
     exam_data: str
     key_source: str
@@ -42,7 +42,8 @@ class SheetPlan:
     warnings: list[str] = field(default_factory=list)
 
     def manifest_text(self) -> str:
-        return json.dumps(self.manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        """``manifest.json`` as `build_exam` writes it."""
+        return manifest_json(self.manifest)
 
 
 @dataclass(slots=True)
@@ -60,18 +61,19 @@ class SheetResult:
     key_pages: int = 0
 
 
-class _Exam(_Versions):
+class _Exam(Versions):
     """One exam build's fixed inputs: who sits it, their version codes, the shared layout."""
 
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
                  *, generate: Generate, paper: str, practice: bool,
-                 font_paths: Iterable[str | os.PathLike[str]], bubbles: bool = False) -> None:
+                 font_paths: Iterable[str | os.PathLike[str]], bubbles: bool = False,
+                 solutions: str = "end") -> None:
         if paper not in PAPERS:
             raise QuizgenError(f"got {paper!r}; expected one of: {', '.join(PAPERS)}", field="paper")
         super().__init__(recipe, roster, versions, generate=generate)
         self.paper, self.practice, self.bubbles = paper, practice, bubbles
-        self.layout = _Layout(recipe, self.students, paper=paper, practice=practice,
-                              font_paths=font_paths, bubbles=bubbles)
+        self.layout = ExamLayout(recipe, self.students, paper=paper, practice=practice,
+                                 font_paths=font_paths, bubbles=bubbles, solutions=solutions)
         self.labels, self.fonts, self.common = self.layout.labels, self.layout.fonts, self.layout.common
         self.font_dirs, self.warnings = self.layout.font_dirs, self.layout.warnings
         self.scan = self.layout.scan
@@ -86,20 +88,22 @@ class _Exam(_Versions):
 
 def plan_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int | None, *,
               generate: Generate, paper: str = "a4", practice: bool = False,
-              font_paths: Iterable[str | os.PathLike[str]] = ()) -> SheetPlan:
+              font_paths: Iterable[str | os.PathLike[str]] = (), solutions: str = "end"
+              ) -> SheetPlan:
     """Draw every version's problems and prepare the Typst sources, data, manifest and CSV,
     all in memory (one document each for the exam and the key)."""
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths)
+                 font_paths=font_paths, solutions=solutions)
     entries = exam.entries(range(len(exam)))
-    columns = _columns(recipe, entries)
+    columns = sheet_columns(recipe, entries)
     return SheetPlan(
-        manifest=_manifest(recipe, entries, paper, practice),
+        manifest=Manifest(recipe.to_dict(), [drawn_paper(*entry) for entry in entries], paper,
+                          practice),
         exam_source=exam.exam_source,
         exam_data=exam.exam_data(entries),
         key_source=exam.key_source,
-        key_data=exam.key_data(entries, [_overview_row(*e) for e in entries]),
-        answers_csv=_answers_csv(entries, columns),
+        key_data=exam.key_data(entries, [overview_row(*e) for e in entries]),
+        answers_csv=answer_sheet_csv(entries, columns),
         font_paths=exam.font_dirs,
         warnings=list(exam.warnings),
     )
@@ -109,13 +113,15 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
                out_dir: str | os.PathLike[str], *, generate: Generate, paper: str = "a4",
                practice: bool = False, font_paths: Iterable[str | os.PathLike[str]] = (),
                force: bool = False, progress: Progress | None = None, jobs: int | None = None,
-               chunk: int = CHUNK, bubbles: bool = False) -> SheetResult:
+               chunk: int = CHUNK, bubbles: bool = False, solutions: str = "end") -> SheetResult:
     """Write exam.pdf, key.pdf, manifest.json and answers.csv into `out_dir`.
 
     `roster` gives one version per student; without it, `versions` anonymous versions (default 1).
     `generate(cell, level=, seed=, lang=, gpu=)` draws one `Problem` (normally
-    ``quizgen.generator.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` puts
-    each worked solution right after its problem. `font_paths` adds folders of fonts (for
+    ``quizgen.generator.generate_one``). `paper` is ``"a4"`` or ``"us-letter"``; `practice` prints
+    each problem's answers and worked solution on the student's paper: after a page break at the
+    end of the paper (`solutions` ``"end"``, so the student tries first), or right under the
+    problem's answer boxes (``"under"``). `font_paths` adds folders of fonts (for
     example a Devanagari font for the roster's names). `bubbles` prints a bubble grid under every
     answer box, corner marks and a QR code on every page, and records every bubble's place in the
     manifest, for `quizgen scan` (see `quizgen.export.bubbles`).
@@ -132,22 +138,22 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     one in the way is kept as NAME.kept (a warning says so).
     """
     out = Path(out_dir)
-    check_folder(out, force=force, own=_built_earlier)
+    check_folder(out, force=force, own=built_earlier)
     chunk = require_int("chunk", chunk, minimum=1)
     if bubbles and practice:
         raise QuizgenError("a practice sheet is not scanned; leave out --bubbles or --practice",
                            field="bubbles")
     exam = _Exam(recipe, roster, versions, generate=generate, paper=paper, practice=practice,
-                 font_paths=font_paths, bubbles=bubbles)
+                 font_paths=font_paths, bubbles=bubbles, solutions=solutions)
     for message in exam.warnings:
         warnings.warn(message, FontWarning, stacklevel=2)
     # Every answer column of the sheet, known before any problem is drawn: the first version
     # fixes them (`_asked` checks the recipe against each problem as it is drawn).
-    columns = _columns(recipe, exam.entries([0]))
+    columns = sheet_columns(recipe, exam.entries([0]))
     with staged_folder(out) as tmp:
         exam_pages, key_pages = write_sheets(exam, tmp, columns, chunk=chunk, jobs=jobs,
                                              progress=progress)
-        kept = publish_folder(tmp, out, SHEET_FILES, own=_built_earlier)
+        kept = publish_folder(tmp, out, SHEET_FILES, own=built_earlier)
     for message in kept:
         warnings.warn(message, stacklevel=2)
     return SheetResult(out_dir=out, exam_pdf=out / "exam.pdf", key_pdf=out / "key.pdf",

@@ -1,5 +1,5 @@
-"""What the sheets print and record, as text (pure): the Typst sources and JSON documents of the
-exam and the key, the manifest's students, and the blank answer sheet.
+"""What the sheets print, as text (pure): the Typst sources and JSON documents of the exam and
+the key, and the blank answer sheet (the manifest's papers are `quizgen.manifest`'s).
 
 Safety of user text: names, titles and instructions never pass through Typst's parser. The
 templates in ``templates/sheet/`` read everything they print from a JSON document handed to the
@@ -7,8 +7,6 @@ compiler (``sys.inputs``), and Typst displays a JSON string verbatim, whatever c
 holds. Only formulas are evaluated as Typst math, and those come from our own printer with numbers
 substituted (see `_math_value`). Jinja fills only layout choices (paper size, fonts) into the
 templates.
-
-The manifest is written with sorted keys and no timestamps.
 """
 
 from __future__ import annotations
@@ -18,18 +16,18 @@ import json
 import os
 from typing import Any, Iterable
 
+from quizgen.errors import QuizgenError
 from quizgen.export import bubbles as b
 from quizgen.export.bubbles import MAX_PAGES, box_grid, page_code, qr_svg
-from quizgen.export.cards import answer_spec
 from quizgen.export.sheet.fonts import choose_fonts
-from quizgen.export.sheet.plan import _kind
+from quizgen.export.sheet.plan import answer_kind
 from quizgen.files import csv_text
 from quizgen.gpus import gpu_from_dict
-from quizgen.manifest import MANIFEST_FORMAT, MANIFEST_VERSION
 from quizgen.problems.model import Problem
+from quizgen.problems.records import answer_spec
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
 from quizgen.recipes.roster import Student
-from quizgen.render.answers import answer_name, answer_text, param_name
+from quizgen.render.answers import answer_name, answer_text, gpu_words, param_name
 from quizgen.render.jinja import template
 from quizgen.render.math import format_number, substituted, symbolic
 from quizgen.render.numbers import number as number_text
@@ -38,23 +36,29 @@ from quizgen.render.solution import yes_no
 from quizgen.render.typst import typst_string
 
 PAPERS = ("a4", "us-letter")
+#: Where a practice sheet prints the worked solutions: after a page break at the end of each
+#: student's paper (the student tries first), or right under each problem's answer boxes.
+SOLUTIONS = ("end", "under")
 
 
-class _Layout:
+class ExamLayout:
     """What every document of one exam shares: its words, fonts, cover, scan marks and the two
     Typst sources; and the JSON document of a chunk of versions for each."""
 
     def __init__(self, recipe: ExamRecipe, students: list[Student], *, paper: str,
                  practice: bool, font_paths: Iterable[str | os.PathLike[str]],
-                 bubbles: bool) -> None:
+                 bubbles: bool, solutions: str = "end") -> None:
+        if solutions not in SOLUTIONS:
+            raise QuizgenError(f"got {solutions!r}; expected {' or '.join(SOLUTIONS)}",
+                               field="solutions")
         self.practice = practice
         self.labels = _labels(recipe.lang)
         self.fonts, self.font_dirs, self.warnings = choose_fonts(recipe, students, font_paths)
         self.common = {"title": recipe.title, "course": recipe.course, "date": recipe.date,
                        "duration": recipe.duration, "instructions": recipe.instructions,
                        "total": _points_text(recipe.total_points), "labels": self.labels,
-                       "practice": practice}
-        self.scan = _scan_layout(recipe, paper) if bubbles else None
+                       "practice": practice, "solutions": solutions}
+        self.scan = scan_layout(recipe, paper) if bubbles else None
         layout = {"paper": paper, "fonts": self.fonts}
         self.exam_source = _template("exam.typ.j2").render(**layout, practice=practice)
         self.key_source = _template("key.typ.j2").render(**layout)
@@ -73,67 +77,7 @@ class _Layout:
 
 
 # ---------------------------------------------------------------------------------------------
-# Manifest and answer sheet
-
-
-def _manifest_head(recipe: ExamRecipe, paper: str, practice: bool) -> dict[str, Any]:
-    return {"format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION,
-            "recipe": recipe.to_dict(), "paper": paper, "practice": practice}
-
-
-def _manifest_student(student: Student, code: str, questions) -> dict[str, Any]:
-    items = []
-    for number, spec, problem, asked in questions:
-        item = problem.to_dict()
-        item["number"] = number
-        item["points"] = dict(spec.points) if isinstance(spec.points, dict) else spec.points
-        item["asked"] = list(asked)
-        item["tolerances"] = {key: float(problem.tolerances.get(key, 0.0)) for key in asked}
-        items.append(item)
-    out = {"name": student.name, "roll": student.roll, "version": code, "questions": items}
-    if len(items) > 1 and [q["number"] for q in items] != sorted(q["number"] for q in items):
-        out["order"] = [q["number"] for q in items]   # the printed order (a shuffled exam)
-    return out
-
-
-def _manifest(recipe: ExamRecipe, entries, paper: str, practice: bool) -> dict[str, Any]:
-    return {**_manifest_head(recipe, paper, practice),
-            "students": [_manifest_student(*entry) for entry in entries]}
-
-
-class _ManifestWriter:
-    """The manifest written student by student, byte for byte what ``json.dumps(manifest,
-    sort_keys=True, indent=2, ensure_ascii=False)`` gives ("students" sorts last)."""
-
-    def __init__(self, fh, head: dict[str, Any]) -> None:
-        if any(key > "students" for key in head):
-            raise AssertionError("the manifest's students must be its last key")
-        text = json.dumps({**head, "students": [None]}, sort_keys=True, indent=2,
-                          ensure_ascii=False)
-        self.fh = fh
-        self.before, self.after = text.split("\n    null\n")
-        self.count = 0
-
-    def student(self, item: dict[str, Any]) -> None:
-        text = json.dumps(item, sort_keys=True, indent=2, ensure_ascii=False)
-        self.fh.write((self.before + "\n" if self.count == 0 else ",\n")
-                      + "    " + text.replace("\n", "\n    "))
-        self.count += 1
-
-    def close(self) -> None:
-        if self.count == 0:
-            raise AssertionError("a manifest without students")
-        self.fh.write("\n" + self.after + "\n")
-
-
-def answer_columns(manifest: dict[str, Any]) -> list[str]:
-    """The answer columns of a manifest's answer sheet: Q<number>.<answer key>, in order."""
-    by_number: dict[int, dict[str, None]] = {}
-    for student in manifest["students"]:
-        for question in student["questions"]:
-            for key in question["asked"]:
-                by_number.setdefault(int(question["number"]), {})[f"Q{question['number']}.{key}"] = None
-    return [column for number in sorted(by_number) for column in by_number[number]]
+# The answer sheet
 
 
 def id_columns(columns: list[str]) -> list[str]:
@@ -149,7 +93,8 @@ def id_cells(questions, ids: list[str]) -> list[str]:
     return [by_column.get(column, "") for column in ids]
 
 
-def _answers_csv(entries, columns: list[str]) -> str:
+def answer_sheet_csv(entries, columns: list[str]) -> str:
+    """The blank answer sheet: who, then every answer column, then each question's problem id."""
     ids = id_columns(columns)
     rows = [["name", "roll", "version", *columns, *ids]]
     rows += [[student.name, student.roll, code, *([""] * len(columns)), *id_cells(questions, ids)]
@@ -157,7 +102,7 @@ def _answers_csv(entries, columns: list[str]) -> str:
     return csv_text(rows)
 
 
-def _overview_row(student: Student, code: str, questions) -> dict[str, Any]:
+def overview_row(student: Student, code: str, questions) -> dict[str, Any]:
     """One line of the key's summary table: the version, who, and each question's answers."""
     return {"version": code, "name": _breakable(student.name), "roll": student.roll,
             "answers": [[row["value"] for row in _answer_rows(problem, asked)]
@@ -232,7 +177,7 @@ def _given(problem: Problem, labels) -> list[list[str]]:
     items = []
     if isinstance(problem.gpu, dict) and problem.gpu.get("name"):
         try:
-            spoken = gpu_from_dict(problem.gpu).spoken_name
+            spoken = gpu_words(gpu_from_dict(problem.gpu), problem.lang)
         except Exception:              # an older manifest's GPU record: its name is still true
             spoken = str(problem.gpu["name"])
         items.append([labels["gpu"], spoken])
@@ -257,7 +202,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
     for number, spec, problem, asked in questions:
         item = _question_common(number, spec, problem, labels)
         item["title"] = ""   # a problem's title can name its answer ("The shared-memory lid")
-        item["space"] = 1.5 if practice else spec.space
+        item["space"] = spec.space
         item["boxes"] = [{"letter": chr(ord("a") + i) if i < 26 else str(i + 1),
                           "label": answer_name(key, problem.lang), "unit": _unit(problem, key),
                           "width": _box_width(problem.answers[key]),
@@ -267,7 +212,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
                          for i, key in enumerate(asked)]
         if scan is not None:
             for box, key in zip(item["boxes"], asked):
-                box["grid"] = box_grid(_kind(problem, key), problem.answers[key], labels)
+                box["grid"] = box_grid(answer_kind(problem, key), problem.answers[key], labels)
         if practice:
             item["solution"] = _solution(problem)
             item["answers"] = _answer_rows(problem, asked)
@@ -280,7 +225,7 @@ def _exam_unit(student: Student, code: str, questions, labels, practice: bool,
     return unit
 
 
-def _scan_layout(recipe: ExamRecipe, paper: str) -> dict[str, Any]:
+def scan_layout(recipe: ExamRecipe, paper: str) -> dict[str, Any]:
     """What a scanner needs to know of every page (``quizgen sheet --bubbles``): the paper, the
     corner marks, where the QR code sits and the bubbles' radius, all in mm."""
     width, height = b.PAPER_MM[paper]
@@ -294,7 +239,7 @@ def _box_hint(problem: Problem, key: str, labels: dict[str, str]) -> str:
     """How to write one box's answer and how exact it must be, from the answer's spec."""
     spec = getattr(problem, "answer_specs", None) or {}
     spec = spec.get(key) if isinstance(spec, dict) else None
-    kind = _kind(problem, key)
+    kind = answer_kind(problem, key)
     fmt = str(spec.get("format") or "") if isinstance(spec, dict) else ""
     tolerance = float(problem.tolerances.get(key, 0.0) or
                       (spec.get("tolerance", 0.0) if isinstance(spec, dict) else 0.0) or 0.0)
@@ -340,13 +285,24 @@ def _key_unit(student: Student, code: str, questions, labels) -> dict[str, Any]:
 def _answer_rows(problem: Problem, asked: list[str]) -> list[dict[str, str]]:
     rows = []
     for key in asked:
-        tolerance = float(problem.tolerances.get(key, 0.0))
+        unit = str(problem.units.get(key, ""))
         rows.append({"key": key, "label": answer_name(key, problem.lang),
-                     "value": answer_text(problem.answers[key], str(problem.units.get(key, "")),
-                                          problem.lang),
+                     "value": answer_text(problem.answers[key], unit, problem.lang),
                      "unit": "",
-                     "tolerance": "" if tolerance == 0 else "± " + _value_text(tolerance, problem.lang)})
+                     "tolerance": _tolerance_text(float(problem.tolerances.get(key, 0.0)), unit,
+                                                  problem.lang)})
     return rows
+
+
+def _tolerance_text(tolerance: float, unit: str, lang: str) -> str:
+    """A tolerance in its answer's own form: percentage points beside a percentage (28.125%
+    ± 0.05 percentage points, as the box's hint says), the answer's unit beside a number."""
+    if not tolerance:
+        return ""
+    if unit == "fraction":
+        points = format_number(round(tolerance * 100, 6))
+        return _labels(lang)["tolerance_points"].format(tol=points)
+    return "± " + answer_text(tolerance, unit, lang)
 
 
 def _solution(problem: Problem) -> dict[str, Any]:

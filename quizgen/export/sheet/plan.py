@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Protocol
 
 from quizgen.errors import QuizgenError, require_int
+from quizgen.manifest import MAX_STUDENTS, answer_columns
 from quizgen.problems.model import Problem
 from quizgen.recipes.exam import ExamQuestion, ExamRecipe
 from quizgen.recipes.roster import Student
@@ -86,7 +87,7 @@ class _Outcomes:
     polarity: dict[str, int]               # box → 0: the common value on even turns, 1: on odd
 
     @classmethod
-    def survey(cls, exam: "_Versions", number: int, spec: ExamQuestion) -> "_Outcomes":
+    def survey(cls, exam: "Versions", number: int, spec: ExamQuestion) -> "_Outcomes":
         recipe = exam.recipe
         steps: Counter[int] = Counter()
         values: dict[str, Counter[str]] = {}
@@ -103,7 +104,7 @@ class _Outcomes:
             for box in _asked(spec, problem, number):
                 draw[box] = _canonical(problem.answers[box])
                 values.setdefault(box, Counter())[draw[box]] += 1
-                kinds[box] = _kind(problem, box)
+                kinds[box] = answer_kind(problem, box)
             draws.append(draw)
         usual = max(steps, key=lambda n: (steps[n], -n))
         targets, common = {}, {}
@@ -174,7 +175,8 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _kind(problem: Problem, key: str) -> str:
+def answer_kind(problem: Problem, key: str) -> str:
+    """The kind of an answer (its spec's, else read from its value): how its box is drawn."""
     spec = (problem.answer_specs or {}).get(key) if hasattr(problem, "answer_specs") else None
     if isinstance(spec, dict) and spec.get("kind"):
         return str(spec["kind"])
@@ -210,17 +212,13 @@ def _asked(spec: ExamQuestion, problem: Problem, number: int) -> list[str]:
     return list(spec.answers)
 
 
-def _columns(recipe: ExamRecipe, entries) -> list[str]:
+def sheet_columns(recipe: ExamRecipe, entries) -> list[str]:
     """The answer sheet's columns, in question-number order (whatever order a paper prints)."""
-    by_number: dict[int, dict[str, None]] = {}
-    for _, _, questions in entries:
-        for number, _, _, asked in questions:
-            for key in asked:
-                by_number.setdefault(number, {})[f"Q{number}.{key}"] = None
-    return [column for number in sorted(by_number) for column in by_number[number]]
+    return answer_columns((number, asked) for _, _, questions in entries
+                          for number, _, _, asked in questions)
 
 
-def _check_columns(columns: list[str], entries) -> None:
+def check_columns(columns: list[str], entries) -> None:
     """Every version asks the same boxes (the answer sheet has one set of columns)."""
     known = set(columns)
     for _, _, questions in entries:
@@ -232,7 +230,7 @@ def _check_columns(columns: list[str], entries) -> None:
                                        field=f"questions[{number}].answers")
 
 
-class _Versions:
+class Versions:
     """Who sits the exam, their version codes, and each one's problems as they are drawn."""
 
     def __init__(self, recipe: ExamRecipe, roster: list[Student] | None, versions: int | None,
@@ -246,7 +244,7 @@ class _Versions:
             self.keys = _student_keys(self.students)
         else:
             count = require_int("versions", 1 if versions is None else versions, minimum=1,
-                                maximum=10000)
+                                maximum=MAX_STUDENTS)
             self.students = [Student(name="", roll="") for _ in range(count)]
             self.keys = [f"version:{i + 1}" for i in range(count)]
         self.codes = _codes(recipe.seed, self.keys)

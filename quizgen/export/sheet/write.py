@@ -13,7 +13,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,15 +22,13 @@ from typing import Any, Callable, Iterable
 
 from quizgen.export.bubbles import place_layout
 from quizgen.export.pdfjoin import join_pdfs
-from quizgen.export.sheet.layout import (_ManifestWriter, _manifest_head, _manifest_student,
-                                         _overview_row, id_cells, id_columns)
-from quizgen.export.sheet.plan import _check_columns
+from quizgen.export.sheet.layout import overview_row, id_cells, id_columns
+from quizgen.export.sheet.plan import check_columns
 from quizgen.export.typstjob import compile_pdf, query_layout
 from quizgen.files import BOM, safe_cell
-from quizgen.manifest import MANIFEST_FORMAT
+from quizgen.manifest import (ID_COLUMN, MANIFEST_FORMAT, Manifest, ManifestWriter,
+                              StudentPaper, drawn_paper)
 
-#: A prefilled problem-id column of the answer sheet (``Q3.id``), never an answer.
-_ID_COLUMN = re.compile(r"Q\d+\.id", re.IGNORECASE)
 
 #: progress(done, total): students whose papers and keys are compiled so far.
 Progress = Callable[[int, int], None]
@@ -50,10 +47,9 @@ def write_sheets(exam, tmp: Path, columns: list[str], *, chunk: int, jobs: int |
     with (tmp / "manifest.part").open("w", encoding="utf-8", newline="\n") as manifest, \
             (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
             compiler:
-        head = _manifest_head(exam.recipe, exam.paper, exam.practice)
-        if exam.scan:
-            head["scan"] = exam.scan
-        chunks = _Chunks(exam, compiler, _ManifestWriter(manifest, head), sheet_csv, columns,
+        head = Manifest(exam.recipe.to_dict(), [], exam.paper, exam.practice,
+                        scan=exam.scan or None)
+        chunks = _Chunks(exam, compiler, ManifestWriter(manifest, head), sheet_csv, columns,
                          parts, single)
         done = 0
         for start in range(0, total, chunk):
@@ -84,7 +80,7 @@ class _Chunks:
     """The streams of one build that chunks of versions are written to: the manifest, the answer
     sheet, the key's overview, and the Typst documents of each chunk."""
 
-    def __init__(self, exam, compiler: "_Compiler", writer: _ManifestWriter, sheet_csv,
+    def __init__(self, exam, compiler: "_Compiler", writer: ManifestWriter, sheet_csv,
                  columns: list[str], parts: Path, single: bool) -> None:
         self.exam, self.compiler, self.writer, self.columns = exam, compiler, writer, columns
         self.parts, self.single = parts, single
@@ -104,14 +100,14 @@ class _Chunks:
         held = []
         for entry in entries:
             if exam.scan:
-                held.append(_manifest_student(*entry))   # written with its layout
+                held.append(drawn_paper(*entry))   # written with its layout
             else:
-                self.writer.student(_manifest_student(*entry))
+                self.writer.add(drawn_paper(*entry))
             student, code, questions = entry
             self.rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
                                 *([""] * len(self.columns)), *id_cells(questions, self.ids)])
-            self.overview.append(_overview_row(*entry))
-        _check_columns(self.columns, entries)
+            self.overview.append(overview_row(*entry))
+        check_columns(self.columns, entries)
         exam_data = exam.exam_data(entries)
         self.exam_parts.append(self.compiler.submit(f"exam-{name}", exam.exam_source, exam_data,
                                                     layout=bool(exam.scan)))
@@ -123,14 +119,14 @@ class _Chunks:
         self.compiler.finished(lambda w=write: (w and w(), done()))
 
 
-def _write_layout(writer: "_ManifestWriter", students: list[dict[str, Any]], layout: Path,
+def _write_layout(writer: ManifestWriter, papers: list[StudentPaper], layout: Path,
                   units: list[dict[str, Any]]) -> None:
-    """A chunk's students into the manifest, each with where its answer grids were printed."""
+    """A chunk's papers into the manifest, each with where its answer grids were printed."""
     placed = place_layout(json.loads(layout.read_text(encoding="utf-8")), units)
     layout.unlink()
-    for student in students:
-        student["sheet"] = placed[student["version"]]
-        writer.student(student)
+    for paper in papers:
+        paper.sheet = placed[paper.version]
+        writer.add(paper)
 
 
 def compile_typst(source: str, data: str, font_paths: Iterable[str] = ()) -> bytes:
@@ -227,7 +223,7 @@ class _Compiler:
 SHEET_FILES = ("exam.pdf", "key.pdf", "answers.csv", "manifest.json")
 
 
-def _built_earlier(rel: str, path: Path) -> bool:
+def built_earlier(rel: str, path: Path) -> bool:
     """A file of a build made before builds kept a ledger: ours if the folder holds our manifest,
     and, for answers.csv, only while no answer is filled in (the prefilled ids aside)."""
     if rel not in SHEET_FILES or not _is_sheet_dir(path.parent):
@@ -239,7 +235,7 @@ def _built_earlier(rel: str, path: Path) -> bool:
     except (OSError, ValueError, csv.Error):
         return False
     answers = [i for i, title in enumerate(rows[0] if rows else []) if i >= 3
-               and not _ID_COLUMN.fullmatch(title.strip())]
+               and not ID_COLUMN.fullmatch(title.strip())]
     return all(not any(row[i].strip() for i in answers if i < len(row)) for row in rows[1:])
 
 

@@ -28,7 +28,9 @@ def at_sentence_start(text: str) -> str:
 def gpu_label(gpu: GPU, lang: str) -> str:
     """How a question names the GPU: as a person says it ("A100"), or the notes' SM in words."""
     if gpu.is_textbook:
-        return phrase(lang, "gpu_label", "textbook")
+        # the notes' SM and its twists, or the SM of a textbook exercise (a preset of its own)
+        exercise = not gpu.name.startswith("textbook") and bool(gpu.description)
+        return phrase(lang, "gpu_label", "exercise" if exercise else "textbook")
     return gpu.spoken_name
 
 

@@ -16,7 +16,8 @@ from typing import Any
 from quizgen.engine import inverse
 from quizgen.engine.occupancy import launch_config
 from quizgen.problems.model import Solution
-from quizgen.problems.occupancy_families import CannotFit, OccupancyFamily
+from quizgen.problems.failed_launch import CannotFit
+from quizgen.problems.occupancy_families import OccupancyFamily
 from quizgen.problems.real_gpu_families import RealGpuRegisters, RealGpuSharedMemory
 from quizgen.engine.attribution import attribute
 from quizgen.problems.real_gpu import exact_occupancy, largest_exact_block, names_real_gpu
@@ -89,6 +90,8 @@ class CannotFitWriter(OccupancyWriter):
     """OCC-5 answers with the largest block that fits, not with an occupancy."""
 
     def write(self, params, gpu, solved, lang, salt):
+        if solved.data["extra"]["over_threads"]:
+            return self.write_over_threads(params, gpu, solved, lang, salt)
         title, question, solution = super().write(params, gpu, solved, lang, salt)
         ctx = self.context(params, gpu, solved)
         solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
@@ -102,6 +105,31 @@ class CannotFitWriter(OccupancyWriter):
                                                 {"T": params["threads_per_block"], "r": exact or 0},
                                                 salt=salt)
         return title, question, solution
+
+    def write_over_threads(self, params, gpu, solved, lang, salt):
+        """A block over the per-block thread limit: its registers fit, so the question states
+        the limit, and the trap and Verify are the thread limit's (never the registers')."""
+        ctx = self.context(params, gpu, solved)
+        forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
+        trap = (phrase(lang, self.cell, "trap_threads", ctx, salt=salt)
+                if self.trap_applies(params, gpu, solved) else "")
+        solution = occupancy_solution(solved.data["result"], gpu, lang, salt=salt,
+                                      forecast=forecast, trap=trap)
+        solution.verify.extend(phrase_list(lang, self.cell, "verify_threads", ctx, salt=salt))
+        solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
+        question = phrase(lang, self.cell, "question_threads", ctx, salt=salt)
+        if names_real_gpu(gpu, self.model_for(gpu)):
+            question = f"{question} {question_note(gpu, lang, salt)}"
+            solution.answer = f"{solution.answer} {self.real_note(params, gpu, solved, lang, salt)}"
+        return phrase(lang, self.cell, "title", ctx, salt=salt), question, solution
+
+    def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
+        if not solved.data["extra"]["over_threads"]:
+            return super().mcq_stem(params, gpu, solved, lang, salt)
+        stem = phrase(lang, self.cell, "stem_threads", self.context(params, gpu, solved), salt=salt)
+        if names_real_gpu(gpu, self.model_for(gpu)):
+            stem = f"{stem} {question_note(gpu, lang, salt)}"
+        return stem
 
     def real_note(self, params, gpu, solved, lang, salt) -> str:
         r = params["regs_per_thread"]

@@ -1,5 +1,5 @@
-"""Reading an exam manifest (``manifest.json`` of ``quizgen sheet``): one loader for grade, scan
-and check, which validates every field it will use by type and range before anything uses it.
+"""Validating an exam manifest: every field grade, scan and check will use, by type and range,
+before anything uses it.
 
 A manifest is the teacher's file: it may be hand-edited, truncated or mixed up with another JSON
 file. Whatever is wrong with it is one `QuizgenError` naming the file and the field
@@ -8,24 +8,13 @@ file. Whatever is wrong with it is one `QuizgenError` naming the file and the fi
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from quizgen.errors import QuizgenError
+from quizgen.manifest.record import MANIFEST_FORMAT, MANIFEST_VERSION
 
-__all__ = ["load_manifest", "check_manifest", "check_question", "check_problem", "load_json",
-           "MANIFEST_FORMAT", "MANIFEST_VERSION"]
-
-#: What `quizgen sheet` writes in the manifest's ``format``.
-MANIFEST_FORMAT = "quizgen-exam-manifest"
-#: The newest exam manifest format the grader reads (1: no answer specs, taken from the families;
-#: 2: each question carries ``answer_specs``).
-MANIFEST_VERSION = 2
 #: The most students (versions) a manifest may hold: `quizgen sheet` prints at most 5,000.
 MAX_STUDENTS = 5000
 #: The most questions one version may have, and the largest question number.
@@ -36,65 +25,18 @@ MAX_POINTS = 10**6
 #: A page with answer grids: the papers quizgen prints are A4 and US Letter; a scan layout says
 #: its page in mm, from a postcard to A3 (anything else was not written by quizgen sheet).
 PAGE_MM = (50.0, 420.0)
-#: The most pages one paper with answer grids has (`quizgen.export.bubbles.MAX_PAGES`).
+#: The most pages one paper with answer grids has: the sheet makes a page's QR code for this
+#: many pages, and refuses a longer paper.
 MAX_PAGES = 12
+#: Corner marks on every page with answer grids, one near each corner: the sheet prints four,
+#: and the scanner straightens a page by all four (or, when one is hidden, by the other three and
+#: the QR code), so a layout names exactly four.
+CORNER_MARKS = 4
 #: Digits before and after the point in one number grid (the sheet prints at most 7 + 4).
 MAX_PLACES = 12
 #: Bubbles in one box (a number grid has 10 per digit row, plus sign and % rows).
 MAX_BUBBLES = 400
 BOX_KINDS = ("number", "yes_no", "limits", "written")
-
-# A float literal whose exponent has three digits may overflow to infinity when parsed.
-_BIG_EXPONENT = re.compile(rb"[0-9][eE]\+?0*[0-9]{3,}")
-
-
-def load_manifest(path: str | os.PathLike[str], *, scan: bool = False) -> dict[str, Any]:
-    """The manifest at `path`, validated (see `check_manifest`); `scan` also validates the
-    answer grids' layout (``scan`` and every student's ``sheet``), which only `quizgen scan`
-    reads."""
-    from quizgen.files import read_limited
-
-    path = Path(path)
-    raw = read_limited(path, "manifest")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise QuizgenError(f"{path} is not a JSON manifest ({exc})", field="manifest") from None
-    data = load_json(text, str(path), "manifest", noun="a JSON manifest")
-    return check_manifest(data, str(path), scan=scan)
-
-
-def load_json(text: str, where: str, field: str, *, noun: str = "JSON") -> Any:
-    """JSON a teacher gives (a manifest, a problem), refusing in one line what is not JSON,
-    what is nested too deeply, and any number that is not finite (``NaN``, ``Infinity``,
-    ``1e400``): one rule for every number quizgen reads."""
-    kwargs: dict[str, Any] = {"parse_constant": _no_constant}
-    if _BIG_EXPONENT.search(text.encode("utf-8", "surrogatepass")):
-        kwargs["parse_float"] = _finite_float
-    try:
-        return json.loads(text, **kwargs)
-    except _NotFinite as exc:
-        raise QuizgenError(f"{where} holds {exc.args[0]}, which is not a finite number; "
-                           "numbers quizgen reads must be finite", field=field) from None
-    except ValueError as exc:
-        raise QuizgenError(f"{where} is not {noun} ({exc})", field=field) from None
-    except RecursionError:
-        raise QuizgenError(f"{where} is not {noun} (nested too deeply)", field=field) from None
-
-
-class _NotFinite(ValueError):
-    pass
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotFinite(name)
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotFinite(text)
-    return value
 
 
 def check_manifest(data: Any, source: str = "manifest", *, scan: bool = False) -> dict[str, Any]:
@@ -210,8 +152,8 @@ def _check_scan(data: Mapping[str, Any], source: str) -> None:
              f"{high:g}")
     width, height = size
     marks = layout.get("marks")
-    if not isinstance(marks, list) or not 3 <= len(marks) <= 4:
-        _bad(source, "scan.marks", marks, "the 3 or 4 corner marks' [x, y] in mm")
+    if not isinstance(marks, list) or len(marks) != CORNER_MARKS:
+        _bad(source, "scan.marks", marks, f"the {CORNER_MARKS} corner marks' [x, y] in mm")
     for k, mark in enumerate(marks, start=1):
         _point(mark, f"scan.marks[{k}]", source, width, height)
     short = min(width, height)

@@ -1,0 +1,128 @@
+"""The exam's record has one home (`quizgen.manifest`): the sheet writes a `Manifest`, scan and
+grade read the same one back, its answer columns are the answer sheet's, its lookups find what
+the commands look for, and the loader and the scanner hold one rule for the corner marks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from quizgen.errors import QuizgenError
+from quizgen.export.sheet import plan_exam
+from quizgen.export.sheet.layout import scan_layout
+from quizgen.generator import generate_one
+from quizgen.manifest import (CORNER_MARKS, MAX_STUDENTS, Manifest, ManifestWriter, StudentPaper,
+                              answer_columns, load_manifest, manifest_json)
+from quizgen.recipes import Student, parse_exam_recipe
+
+RECIPE = {"title": "Record", "lang": "en", "seed": 9, "shuffle": True,
+          "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
+                         "answers": ["blocks_per_sm", "occupancy"]},
+                        {"cell": "W-B", "level": 1, "points": 2, "answers": ["warps"]},
+                        {"cell": "OCC-1", "level": 1, "points": 3}]}
+ROSTER = [Student("Asha Rao", "R01"), Student("Ravi", "r02"), Student("Meera", "R03"),
+          Student("Dev", "R04")]
+
+
+@pytest.fixture(scope="module")
+def planned():
+    return plan_exam(parse_exam_recipe(RECIPE), ROSTER, None, generate=generate_one)
+
+
+def test_a_written_manifest_reads_back_as_the_same_record(planned, tmp_path):
+    path = tmp_path / "manifest.json"
+    path.write_text(planned.manifest_text(), encoding="utf-8")
+    read = load_manifest(path)
+    assert read == planned.manifest and read.source == str(path)
+    assert manifest_json(read) == planned.manifest_text()
+    assert [p.roll for p in read.students] == ["R01", "r02", "R03", "R04"]
+    assert any(p.order is not None for p in read.students)       # the exam is shuffled
+
+
+def test_the_writer_streams_what_the_whole_record_gives():
+    head = Manifest({"title": "Zoë \"quoted\"", "questions": [1, 2]}, [], "a4", False,
+                    scan={"exam": "X"})
+    papers = [StudentPaper("राम", "", "V1", [{"a": [1, {"b": None}], "number": 1}]),
+              StudentPaper("", "R2", "V2", [{"number": 2}, {"number": 1}], order=[2, 1],
+                           sheet={"pages": 1, "boxes": []})]
+    buf = io.StringIO()
+    writer = ManifestWriter(buf, head)
+    for paper in papers:
+        writer.add(paper)
+    writer.close()
+    whole = Manifest(head.recipe, papers, "a4", False, scan={"exam": "X"})
+    assert buf.getvalue() == manifest_json(whole) == json.dumps(
+        whole.to_dict(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    with pytest.raises(AssertionError):
+        ManifestWriter(io.StringIO(), whole)          # a head holds no papers
+
+
+def test_the_answer_columns_are_the_sheets_in_question_order(planned):
+    header = next(csv.reader(io.StringIO(planned.answers_csv.removeprefix("\ufeff"))))
+    columns = planned.manifest.answer_columns()
+    assert header[3:3 + len(columns)] == columns
+    assert columns[:3] == ["Q1.blocks_per_sm", "Q1.occupancy", "Q2.warps"]
+    assert answer_columns([(2, ["b"]), (1, ["a", "b"]), (2, ["b", "c"])]) == \
+        ["Q1.a", "Q1.b", "Q2.b", "Q2.c"]
+
+
+def test_the_lookups_find_each_box_problem_and_paper(planned):
+    manifest = planned.manifest
+    boxes = list(manifest.boxes())
+    assert len(boxes) == len(ROSTER) * len(manifest.answer_columns())
+    paper, number, key, question = boxes[0]
+    assert manifest.question(paper.version, number) is question and key in question["asked"]
+    assert manifest.question(paper.version, 99) is None and manifest.question("NOPE", 1) is None
+    assert manifest.problems()[question["id"]]["cell"] == question["cell"]
+    assert manifest.papers_of(roll=" R02 ") == [manifest.students[1]]
+    assert manifest.papers_of(version=paper.version.lower()) == [paper]
+    assert manifest.by_version(paper.version) is paper
+    assert manifest.title == "Record" and manifest.language() == "en"
+    assert manifest.language("hinglish") == "hinglish"
+    with pytest.raises(QuizgenError, match="klingon"):
+        manifest.language("klingon")
+
+
+def test_a_json_table_is_taken_as_its_manifest(planned):
+    table = json.loads(planned.manifest_text())
+    assert Manifest.of(table) == planned.manifest and Manifest.of(planned.manifest) is planned.manifest
+    with pytest.raises(QuizgenError, match="students"):
+        Manifest.of({"recipe": {}})
+
+
+def test_the_sheet_draws_no_more_versions_than_a_manifest_holds():
+    recipe = parse_exam_recipe(RECIPE)
+    with pytest.raises(QuizgenError, match="from 1 to 5000"):
+        plan_exam(recipe, None, MAX_STUDENTS + 1, generate=generate_one)
+
+
+def _with_marks(planned, tmp_path, count: int):
+    data = json.loads(planned.manifest_text())
+    data["scan"] = scan_layout(parse_exam_recipe(data["recipe"]), "a4")
+    data["scan"]["marks"] = data["scan"]["marks"][:count]
+    for student in data["students"]:
+        student["sheet"] = {"pages": 1, "boxes": []}
+    path = tmp_path / f"marks-{count}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_the_sheet_prints_the_corner_marks_the_loader_asks_for(planned, tmp_path):
+    assert len(scan_layout(parse_exam_recipe(RECIPE), "a4")["marks"]) == CORNER_MARKS == 4
+    assert load_manifest(_with_marks(planned, tmp_path, 4), scan=True).scan["marks"]
+
+
+def test_three_corner_marks_are_refused_alike_by_the_loader_and_the_scanner(planned, tmp_path):
+    from quizgen.scan import scan_class
+
+    path = _with_marks(planned, tmp_path, 3)
+    with pytest.raises(QuizgenError) as loaded:
+        load_manifest(path, scan=True)
+    with pytest.raises(QuizgenError) as scanned:
+        scan_class([tmp_path / "page.png"], path, tmp_path / "out")
+    assert str(loaded.value) == str(scanned.value)
+    assert "scan.marks" in str(loaded.value) and "4 corner marks" in str(loaded.value)
+    assert load_manifest(path).scan is not None        # the grader does not read the layout
