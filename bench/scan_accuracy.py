@@ -200,7 +200,7 @@ def run(sim, exam: Path, manifest: dict[str, Any], conditions, seeds, work: Path
                     if box.kind not in ("number", "yes_no", "limits"):
                         continue
                     if (version, pages_of[version][column]) in lost:
-                        tally.lost[condition] += 1
+                        tally.lost[condition] += box.expected != "needs_review"
                         continue
                     got = result.answers[version][column]
                     tally.add(condition, box, got)
@@ -221,14 +221,17 @@ def _reasons(path: Path) -> dict[tuple[str, str], str]:
 def print_tally(title: str, tally: Tally) -> None:
     print(f"\n{title}: {tally.recognised}/{tally.pages} pages recognised "
           f"(boxes on pages not recognised, left out below: {dict(tally.lost)})")
-    print(f"  {'condition':10} {'boxes':>6} {'wrong':>6} {'review':>8}   doubtful boxes read")
+    print(f"  {'condition':10} {'boxes':>6} {'wrong':>6} {'review':>8} {'+ lost':>8}   "
+          "doubtful boxes read")
     for condition in CONDITIONS:
         clear = tally.total("clear", condition=condition)
         if not clear:
             continue
         review = tally.total("review", condition=condition)
+        lost = tally.lost.get(condition, 0)
+        # a box of a page not recognised goes to review too: the second figure counts it
         print(f"  {condition:10} {clear:6d} {tally.total('wrong', condition=condition):6d} "
-              f"{100 * review / clear:7.1f}%   "
+              f"{100 * review / clear:7.1f}% {100 * (review + lost) / (clear + lost):7.1f}%   "
               f"{sum(1 for p in tally.problems if p[0] == condition and p[4] == 'review')}"
               f" of {tally.total('doubtful', condition=condition)}")
     styles = sorted({k[1] for k in tally.clear} | {k[1] for k in tally.doubtful})
