@@ -407,7 +407,8 @@ def test_a_students_own_ticks_count_once_the_paper_shows_them():
         for i in fills:
             states[i], mean[i] = "filled", 0.6
         return Measured(states, mean, np.where(mean > 0, 0.7, 0.0).astype(np.float32),
-                        np.zeros((len(states), 2), np.float32))
+                        np.zeros((len(states), 2), np.float32), np.zeros_like(mean),
+                        np.zeros_like(mean))
 
     single = {"column": "Q{}.yn", "kind": "yes_no", "page": 1,
               "bubbles": [[0.0, 0.0, "opt", "yes"], [20.0, 0.0, "opt", "no"]]}
@@ -420,6 +421,37 @@ def test_a_students_own_ticks_count_once_the_paper_shows_them():
     readings = read_paper([(boxes[1:], paper[1:])])[0]                 # two ticks: not enough
     assert [r.status for r in readings] == ["review"] * 3
     assert "shared_memory" in str(readings[-1].reason)
+
+
+def test_a_students_own_light_pencil_counts_once_the_paper_shows_it():
+    """Five yes/no boxes, each with one even, light trace alone in its row (a pencil pressed
+    lightly, read as faint on its own): the paper shows the student marks that way, and each is
+    read. With four such traces, or a trace patchy like an eraser's, running past the ring like a
+    stain, or far lighter than the student's marks, the box stays in review."""
+    from quizgen.scan.read import Measured, read_paper
+
+    def measured(pick, mean=0.14, low=0.12, around=0.0):
+        states = ["empty", "empty"]
+        states[pick] = "faint"
+        values = np.zeros(2, np.float32)
+        values[pick] = mean
+        lows = np.zeros(2, np.float32)
+        lows[pick] = low
+        arounds = np.zeros(2, np.float32)
+        arounds[pick] = around
+        return Measured(states, values, np.where(values > 0, 0.22, 0.0).astype(np.float32),
+                        np.zeros((2, 2), np.float32), lows, arounds)
+
+    single = {"column": "Q{}.yn", "kind": "yes_no", "page": 1,
+              "bubbles": [[0.0, 0.0, "opt", "yes"], [20.0, 0.0, "opt", "no"]]}
+    boxes = [dict(single, column=f"Q{n}.yn") for n in range(8)]
+    paper = [measured(n % 2) for n in range(5)]
+    odd = [measured(0, low=0.04), measured(1, around=0.1), measured(0, mean=0.06, low=0.05)]
+    readings = read_paper([(boxes, paper + odd)])[0]
+    assert [r.text for r in readings[:5]] == ["yes", "no", "yes", "no", "yes"]
+    assert [r.status for r in readings[5:]] == ["review"] * 3
+    readings = read_paper([(boxes[:4], paper[:4])])[0]                  # four: not enough
+    assert [r.status for r in readings] == ["review"] * 4
 
 
 def test_an_erasure_half_as_dark_as_the_answer_is_passed_over():

@@ -22,7 +22,9 @@ how dark the paper just outside its ring is (above and below it, where nothing i
 
 Then the page speaks for its student (`own_marks`): when they answered with ticks or crosses, the
 page shows several such marks each alone in its row, and a mark as dark as theirs is read as filled
-on that page. A stain lighter than any fill is a *shade* on the paper, passed over. A trace at
+on that page; when they press a pencil lightly (`own_pencil`: several even, stroke-less shades each
+alone in its row), an even trace inside the ring at least 0.6 of their usual darkness is one of
+theirs, not an eraser's. A stain lighter than any fill is a *shade* on the paper, passed over. A trace at
 most half as dark as the filled bubble of its row is an answer changed (*erased*), passed over in
 a row that takes one answer; in a row of limits (any set may be filled) only an eraser's lightest
 trace is. In a row that takes one answer, a speck beside the filled bubble (dust, the graze of a
@@ -70,6 +72,13 @@ STAIN_HIGH = 0.4      # ... and no stroke in it darker than this
 OWN_EVIDENCE = 3
 OWN_SHARE = 0.5
 OWN_LEAST = 0.12
+#: A page's own light pencil: at least PENCIL_EVIDENCE even, stroke-less marks each alone in its
+#: row, and an even trace is read as filled when at least PENCIL_SHARE of their typical darkness
+#: (and never below PENCIL_LEAST). Even: its lighter quarter at least PENCIL_EVEN of its mean.
+PENCIL_EVIDENCE = 5
+PENCIL_SHARE = 0.6
+PENCIL_LEAST = 0.1
+PENCIL_EVEN = 0.7
 #: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble
 #: (half as dark);
 #: in a row of limits also at most ERASED_LIMITS dark, and without strokes above ERASED_HIGH.
@@ -293,15 +302,49 @@ def own_marks(boxes: list[dict[str, Any]], states: list[list[str]],
     return max(OWN_LEAST, OWN_SHARE * float(np.median(alone)))
 
 
+def _pencil_like(m: "Measured", i: int) -> bool:
+    """An even, stroke-less shade drawn inside the ring: how a light pencil covers a bubble (a
+    tick or a cross covers a little of it; a smear or a stain runs past the ring)."""
+    mean = float(m.mean[i])
+    return (FAINT <= mean < DENSE and float(m.low[i]) >= PENCIL_EVEN * mean
+            and float(m.high[i]) < STROKE + 0.1 and float(m.around[i]) < 0.3 * mean)
+
+
+def own_pencil(boxes: list[dict[str, Any]], measured: list["Measured"]) -> float | None:
+    """How dark this student's light pencil is, when the paper shows they answer in it: at least
+    PENCIL_EVIDENCE even, stroke-less marks, each alone in a row that takes one answer (read as
+    filled or not); else None. A trace at least PENCIL_SHARE of their typical darkness is then one
+    of their marks: an eraser leaves half of one, or less, and less evenly."""
+    alone = []
+    for box, m in zip(boxes, measured):
+        if box["kind"] == "limits":
+            continue
+        rows: dict[str, list[int]] = {}
+        for i, bubble in enumerate(box["bubbles"]):
+            if m.states[i] != "empty":
+                rows.setdefault(bubble[2], []).append(i)
+        alone += [float(m.mean[r[0]]) for r in rows.values()
+                  if len(r) == 1 and _pencil_like(m, r[0])]
+    if len(alone) < PENCIL_EVIDENCE:
+        return None
+    return max(PENCIL_LEAST, PENCIL_SHARE * float(np.median(alone)))
+
+
 def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.ndarray,
-           own: float | None) -> list[str]:
+           own: float | None, pencil: tuple[float, "Measured"] | None = None) -> list[str]:
     """A box's states with what the page tells: a mark as dark as the student's own marks is
-    filled; a stain lighter than any fill is a shade on the paper ("shade", passed over); a trace
-    far lighter than its row's filled bubble is an answer changed ("erased"), and so is a speck
-    beside it in a row that takes one answer (its strokes far lighter than the pen's)."""
+    filled, and so is an even trace as dark as their own light pencil (`pencil`: how dark, and
+    this box as measured); a stain lighter than any fill is a shade on the paper ("shade", passed
+    over); a trace far lighter than its row's filled bubble is an answer changed ("erased"), and
+    so is a speck beside it in a row that takes one answer (its strokes far lighter than the
+    pen's)."""
     states = ["filled" if s == "mark" and own is not None and mean[i] >= own else
               "shade" if s == "stain" and mean[i] < LIGHT else s
               for i, s in enumerate(states)]
+    if pencil is not None:
+        least, m = pencil
+        states = ["filled" if s in ("faint", "mark") and mean[i] >= least
+                  and _pencil_like(m, i) else s for i, s in enumerate(states)]
     filled: dict[str, float] = {}
     strokes: dict[str, float] = {}
     for i, bubble in enumerate(box["bubbles"]):
@@ -482,6 +525,8 @@ class Measured:
     mean: np.ndarray
     high: np.ndarray
     centres: np.ndarray
+    low: np.ndarray           # the lighter quarter, above the page's blank bubbles
+    around: np.ndarray        # the paper just outside the ring, above the page's paper
 
 
 def measure_page(page: Page, layout: dict[str, Any],
@@ -494,7 +539,8 @@ def measure_page(page: Page, layout: dict[str, Any],
     paper = page_around(present)
     return [None if m is None else
             Measured(bubble_states(m, blank, paper), (m.mean - blank).astype(np.float32),
-                     m.high.astype(np.float32), m.centres.astype(np.float32))
+                     m.high.astype(np.float32), m.centres.astype(np.float32),
+                     (m.low - blank).astype(np.float32), (m.around - paper).astype(np.float32))
             for m in measured]
 
 
@@ -506,6 +552,7 @@ def read_paper(pages: list[tuple[list[dict[str, Any]], list[Measured | None]]]
                if m is not None]
     own = own_marks([b for b, _ in present], [m.states for _, m in present],
                     [m.mean for _, m in present])
+    pencil = own_pencil([b for b, _ in present], [m for _, m in present])
     out = []
     for boxes, measured in pages:
         readings = []
@@ -513,7 +560,8 @@ def read_paper(pages: list[tuple[list[dict[str, Any]], list[Measured | None]]]
             if m is None:
                 readings.append(read_box(box, []))
                 continue
-            reading = read_box(box, settle(box, m.states, m.mean, m.high, own))
+            reading = read_box(box, settle(box, m.states, m.mean, m.high, own,
+                                           None if pencil is None else (pencil, m)))
             reading.scores = [round(float(v), 2) for v in m.mean]
             reading.centres = [(float(x), float(y)) for x, y in m.centres]
             readings.append(reading)
