@@ -23,13 +23,14 @@ how dark the paper just outside its ring is (above and below it, where nothing i
 Then the page speaks for its student (`own_marks`): when they answered with ticks or crosses, the
 page shows several such marks each alone in its row, and a mark as dark as theirs is read as filled
 on that page; when they press a pencil lightly (`own_pencil`: several even, stroke-less shades each
-alone in its row), an even trace inside the ring at least 0.6 of their usual darkness is one of
-theirs, not an eraser's. A stain lighter than any fill is a *shade* on the paper, passed over. A trace at
-most half as dark as the filled bubble of its row is an answer changed (*erased*), passed over in
-a row that takes one answer; in a row of limits (any set may be filled) only an eraser's lightest
-trace is. In a row that takes one answer, a speck beside the filled bubble (dust, the graze of a
-neighbour's stroke: half as dark, its darkest strokes far lighter than the pen's) is passed over
-too; a tick drawn with the pen is as dark as the pen and stays doubtful.
+alone in its row), an even trace inside the ring, alone in a row that takes one answer, at least
+0.6 of their usual darkness is one of theirs, not an eraser's (half as dark as theirs, or less).
+A stain lighter than any fill is a *shade* on the paper, passed over. A trace at most half as dark
+as the filled bubble of its row is an answer changed (*erased*), passed over in a row that takes
+one answer; in a row of limits (any set may be filled) only an eraser's lightest trace is. In a
+row that takes one answer, a speck beside the filled bubble (dust, the graze of a neighbour's
+stroke: half as dark, its darkest strokes far lighter than the pen's) is passed over too; a tick
+drawn with the pen is as dark as the pen and stays doubtful.
 
 A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
 a row, a mark or a trace that may be an answer, every option of a set of limits filled) is
@@ -334,17 +335,19 @@ def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.nd
            own: float | None, pencil: tuple[float, "Measured"] | None = None) -> list[str]:
     """A box's states with what the page tells: a mark as dark as the student's own marks is
     filled, and so is an even trace as dark as their own light pencil (`pencil`: how dark, and
-    this box as measured); a stain lighter than any fill is a shade on the paper ("shade", passed
-    over); a trace far lighter than its row's filled bubble is an answer changed ("erased"), and
-    so is a speck beside it in a row that takes one answer (its strokes far lighter than the
-    pen's)."""
+    this box as measured; in a row that takes one answer, alone in its row); a stain lighter
+    than any fill is a shade on the paper ("shade", passed over); a trace far lighter than its
+    row's filled bubble is an answer changed ("erased"), and so is a speck beside it in a row that
+    takes one answer (its strokes far lighter than the pen's)."""
     states = ["filled" if s == "mark" and own is not None and mean[i] >= own else
               "shade" if s == "stain" and mean[i] < LIGHT else s
               for i, s in enumerate(states)]
-    if pencil is not None:
-        least, m = pencil
+    if pencil is not None and box["kind"] != "limits":
+        least, m = pencil               # only a trace alone in its row: beside another mark it
+        rows = [b[2] for b, s in zip(box["bubbles"], states) if s != "empty"]   # may be erased
         states = ["filled" if s in ("faint", "mark") and mean[i] >= least
-                  and _pencil_like(m, i) else s for i, s in enumerate(states)]
+                  and rows.count(box["bubbles"][i][2]) == 1 and _pencil_like(m, i) else s
+                  for i, s in enumerate(states)]
     filled: dict[str, float] = {}
     strokes: dict[str, float] = {}
     for i, bubble in enumerate(box["bubbles"]):
