@@ -101,4 +101,16 @@ def test_no_formula_scrolls_or_is_cut_off_on_a_phone(backs, night):
             found.setdefault("wide", []).extend(seen["wide"])
     assert found["math"] > 300
     assert found["page"] <= PHONE, found["wide"][:5]
-    assert not found["bad"], (len(found["bad"]), found["bad"][:6])
+    assert not found["bad"], str((len(found["bad"]), found["bad"][:6]))
+
+
+def test_a_long_sum_wraps_between_its_terms_and_nowhere_inside_a_bracket():
+    from quizgen.render.cards import sum_terms
+
+    grid = (r"32 w \left\lceil{\frac{X}{D_{x}} }\right\rceil "
+            r"\left\lceil{\frac{Y}{D_{y}} }\right\rceil - X Y")
+    assert sum_terms(grid) == [grid[:grid.rindex(" - ")], "{} - X Y"]
+    assert sum_terms(r"a_{i-1} + \left(b - c\right) - 2") == [
+        "a_{i-1}", r"{} + \left(b - c\right)", "{} - 2"]
+    # a sign that is not between two terms stays where it is
+    assert sum_terms(r"-a \cdot -3") == [r"-a \cdot -3"]

@@ -17,7 +17,7 @@ import subprocess
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from quizgen.engine import barrier as bar
@@ -158,6 +158,11 @@ def thread_env(tx: int, ty: int, bx: int, dx: int) -> dict:
 
 @settings(max_examples=300)
 @given(trees)
+# A branch no thread takes is never evaluated, whether the condition is one value for all
+# threads or differs between them.
+@example(("cond", ("var", "n"), ("var", "threadIdx.x"), ("bin", "<<", ("var", "n"), ("var", "n"))))
+@example(("cond", ("bin", ">", ("var", "threadIdx.x"), ("num", 99, "int")),
+          ("bin", "<<", ("var", "n"), ("var", "n")), ("var", "i")))
 def test_the_engine_evaluates_c_as_a_one_thread_interpreter_does(tree):
     """Every thread of a (16, 4) block in 3 blocks: the engine's value, or its refusal, is the
     reference interpreter's, thread by thread."""

@@ -303,11 +303,16 @@ def _first(bad: Any) -> int:
     return int(np.flatnonzero(np.broadcast_to(bad, bad.shape))[0])
 
 
+def _first_live(live: Any) -> int:
+    """The first thread that evaluates a value every thread shares."""
+    return 0 if live is None or np.ndim(live) == 0 else _first(np.asarray(live))
+
+
 def _check_int(value: Value, live: Any, what: str) -> Value:
     """A signed result outside the 32-bit range is undefined in C: refused where it is live."""
     if isinstance(value, int):
-        if not INT_MIN <= value <= INT_MAX:
-            raise EvalError(f"{what} gives {value:,}, outside a 32-bit int", 0)
+        if not INT_MIN <= value <= INT_MAX and (live is None or np.any(live)):
+            raise EvalError(f"{what} gives {value:,}, outside a 32-bit int", _first_live(live))
         return value
     bad = (value < INT_MIN) | (value > INT_MAX)
     if live is not None:
@@ -353,6 +358,9 @@ def evaluate(expr: Expr | tuple, env: Mapping[str, Value], live: Any = None) -> 
     if kind == "cond":
         c = _truth(evaluate(tree[1], env, live))
         t = tree[-1]
+        if np.ndim(c) == 0:
+            taken = tree[2] if c else tree[3]
+            return convert(evaluate(taken, env, live), taken[-1], t)
         yes = convert(evaluate(tree[2], env, _where(live, c)), tree[2][-1], t)
         no = convert(evaluate(tree[3], env, _where(live, ~c if not isinstance(c, bool) else not c)),
                      tree[3][-1], t)

@@ -119,6 +119,26 @@ def label_html(lang: str) -> dict[str, str]:
     return {key: label_span(text) for key, text in labels(lang).items()}
 
 
+def sum_terms(latex: str) -> list[str]:
+    """A formula cut before each binary + or − (spaced, as sympy writes them) outside braces and
+    \\left…\\right pairs, so that a long sum wraps between its terms on a phone, the sign starting
+    the next line as printed maths does; each later term keeps its sign binary (``{} - X Y``).
+    One piece when there is none."""
+    depth, cuts = 0, []
+    for at, char in enumerate(latex):
+        if char == "{" or latex.startswith("\\left", at):
+            depth += 1
+        elif char == "}" or latex.startswith("\\right", at):
+            depth -= 1
+        elif char in "+-" and depth == 0 and latex[at - 1:at + 2] == f" {char} ":
+            cuts.append(at)
+    if not cuts:
+        return [latex]
+    bounds = [0, *cuts, len(latex)]
+    terms = [latex[a:b].strip() for a, b in zip(bounds, bounds[1:])]
+    return [terms[0]] + ["{} " + term for term in terms[1:]]
+
+
 def step_html(step: SolutionStep, labelled: dict[str, str]) -> str:
     """One numbered step; `labelled` is `label_html(lang)`."""
     math = step_math(step)
@@ -130,13 +150,16 @@ def step_html(step: SolutionStep, labelled: dict[str, str]) -> str:
         if math.result is not None and math.result != chain[-1]:
             chain.append(math.result)
         # each side of the chain is its own piece: one line on a desktop, wrapped at an "="
-        # on a phone instead of scrolling sideways
-        pieces = [inline_math(("= " if i else "") + part) for i, part in enumerate(chain)]
+        # on a phone instead of scrolling sideways; a side that is a long sum wraps between terms
+        sides = [[inline_math(("= " if i and not j else "") + term)
+                  for j, term in enumerate(sum_terms(part))] for i, part in enumerate(chain)]
         if math.result_text:
-            pieces.append(f"= {esc(math.result_text)}")
+            sides.append([f"= {esc(math.result_text)}"])
         if step.unit and (math.result is not None or math.result_text):
-            pieces[-1] += f' <span class="qz-unit">{esc(step.unit)}</span>'
-        line = " ".join(f'<span class="qz-eq">{piece}</span>' for piece in pieces)
+            sides[-1][-1] += f' <span class="qz-unit">{esc(step.unit)}</span>'
+        # a sum's terms touch (TeX spaces their signs); the sides are a word space apart
+        line = " ".join("".join(f'<span class="qz-eq">{term}</span>' for term in side)
+                        for side in sides)
         parts.append(f'<div class="qz-math">{line}</div>')
     elif math.result is not None or math.result_text:
         value = inline_math(math.result) if math.result is not None else esc(math.result_text)
