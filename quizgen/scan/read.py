@@ -314,9 +314,11 @@ def _pencil_like(m: "Measured", i: int) -> bool:
 def own_pencil(boxes: list[dict[str, Any]], measured: list["Measured"]) -> float | None:
     """How dark this student's light pencil is, when the paper shows they answer in it: at least
     PENCIL_EVIDENCE even, stroke-less marks, each alone in a row that takes one answer (read as
-    filled or not); else None. A trace at least PENCIL_SHARE of their typical darkness is then one
-    of their marks: an eraser leaves half of one, or less, and less evenly."""
+    filled or not); else None. A trace at least PENCIL_SHARE of their typical darkness, and more
+    than half as dark as their filled bubbles, is then one of their marks: an eraser leaves half
+    of one, or less, and less evenly."""
     alone = []
+    filled = [float(v) for m in measured for v, s in zip(m.mean, m.states) if s == "filled"]
     for box, m in zip(boxes, measured):
         if box["kind"] == "limits":
             continue
@@ -328,7 +330,9 @@ def own_pencil(boxes: list[dict[str, Any]], measured: list["Measured"]) -> float
                   if len(r) == 1 and _pencil_like(m, r[0])]
     if len(alone) < PENCIL_EVIDENCE:
         return None
-    return max(PENCIL_LEAST, PENCIL_SHARE * float(np.median(alone)))
+    # and more than half as dark as their filled bubbles: what an eraser leaves of one is less
+    return max(PENCIL_LEAST, PENCIL_SHARE * float(np.median(alone)),
+               ERASED_SHARE * float(np.median(filled)) + 1e-3 if filled else 0.0)
 
 
 def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.ndarray,
