@@ -427,7 +427,8 @@ def test_a_students_own_light_pencil_counts_once_the_paper_shows_it():
     """Five yes/no boxes, each with one even, light trace alone in its row (a pencil pressed
     lightly, read as faint on its own): the paper shows the student marks that way, and each is
     read. With four such traces, or a trace patchy like an eraser's, running past the ring like a
-    stain, or far lighter than the student's marks, the box stays in review."""
+    stain, or far lighter than the student's marks, or on the paper of a student who fills
+    firmly (at most half as dark as their fills: erasures), the box stays in review."""
     from quizgen.scan.read import Measured, read_paper
 
     def measured(pick, mean=0.14, low=0.12, around=0.0):
@@ -452,6 +453,10 @@ def test_a_students_own_light_pencil_counts_once_the_paper_shows_it():
     assert [r.status for r in readings[5:]] == ["review"] * 3
     readings = read_paper([(boxes[:4], paper[:4])])[0]                  # four: not enough
     assert [r.status for r in readings] == ["review"] * 4
+    firm = measured(0, mean=0.7, low=0.6)                   # a student who fills firmly: the
+    firm.states[0] = "filled"                               # even traces are their erasures
+    readings = read_paper([(boxes[:6], paper + [firm])])[0]
+    assert [r.status for r in readings] == ["review"] * 5 + ["read"]
 
 
 def test_an_erasure_half_as_dark_as_the_answer_is_passed_over():
