@@ -27,10 +27,10 @@ alone in its row), an even trace inside the ring, alone in a row that takes one 
 0.6 of their usual darkness is one of theirs, not an eraser's (half as dark as theirs, or less).
 A stain lighter than any fill is a *shade* on the paper, passed over. A trace at most half as dark
 as the filled bubble of its row is an answer changed (*erased*), passed over in a row that takes
-one answer; in a row of limits (any set may be filled) only an eraser's lightest trace is. In a
-row that takes one answer, a speck beside the filled bubble (dust, the graze of a neighbour's
-stroke: half as dark, its darkest strokes far lighter than the pen's) is passed over too; a tick
-drawn with the pen is as dark as the pen and stays doubtful.
+one answer; in a row of limits (any set may be filled) none is, since a light pencil's option
+looks the same. In a row that takes one answer, a speck beside the filled bubble (dust, the graze
+of a neighbour's stroke: half as dark, its darkest strokes far lighter than the pen's) is passed
+over too; a tick drawn with the pen is as dark as the pen and stays doubtful.
 
 A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
 a row, a mark or a trace that may be an answer, every option of a set of limits filled) is
@@ -81,14 +81,11 @@ PENCIL_SHARE = 0.6
 PENCIL_LEAST = 0.1
 PENCIL_EVEN = 0.7
 #: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble
-#: (half as dark);
-#: in a row of limits also at most ERASED_LIMITS dark, and without strokes above ERASED_HIGH.
+#: (half as dark), in a row that takes one answer.
 ERASED_SHARE = 0.5
 #: A speck (dust, a graze of a neighbour's stroke) beside a filled bubble in a row that takes one
 #: answer: half as dark as the fill, and its darkest strokes at most SPECK_HIGH of the fill's.
 SPECK_HIGH = 0.6
-ERASED_LIMITS = 0.12
-ERASED_HIGH = 0.25
 #: A number is read past at most this many strokes, each alone in its row (`_by_structure`).
 MOST_STROKES = 3
 #: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
@@ -360,14 +357,11 @@ def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.nd
             strokes[bubble[2]] = min(strokes.get(bubble[2], 9.0), float(high[i]))
     for i, bubble in enumerate(box["bubbles"]):
         row = bubble[2]
-        if states[i] not in ("faint", "mark") or row not in filled:
-            continue
+        if states[i] not in ("faint", "mark") or row not in filled or box["kind"] == "limits":
+            continue                    # among limits, a light pencil's option looks the same
         lighter = mean[i] <= ERASED_SHARE * filled[row]
         if states[i] == "mark":         # a speck or a graze: its strokes far from the pen's
-            lighter = (lighter and box["kind"] != "limits"
-                       and high[i] <= SPECK_HIGH * strokes[row])
-        elif box["kind"] == "limits":
-            lighter = lighter and mean[i] <= ERASED_LIMITS and high[i] <= ERASED_HIGH
+            lighter = lighter and high[i] <= SPECK_HIGH * strokes[row]
         if lighter:
             states[i] = "erased"
     return states
