@@ -530,3 +530,18 @@ def test_ticks_on_a_whole_paper_read_and_nothing_is_read_wrong(exam, blanks, tmp
                 clear += 1
                 read += got == marks.expected
     assert clear >= 20 and read >= 0.8 * clear, (read, clear)
+
+
+def test_a_stain_over_an_option_of_limits_sends_the_box_to_review():
+    """A stain over one option beside filled ones may hide a light mark (on a photo, a pencil's
+    shade runs past the ring): the row of limits is not read without it, whatever its darkness."""
+    from quizgen.scan.read import read_box, settle
+
+    box = _limits_box()
+    states = ["filled", "stain", "empty", "filled", "empty"][:len(box["bubbles"])]
+    mean = np.float32([0.6, 0.1, 0.0, 0.6, 0.0][:len(states)])
+    settled = settle(box, states, mean, np.float32([0.8, 0.2, 0, 0.8, 0][:len(states)]), None)
+    reading = read_box(box, settled)
+    assert reading.status == "review" and box["bubbles"][1][3] in str(reading.reason)
+    assert read_box(box, ["filled", "empty", "empty", "filled", "empty"][:len(states)]).status \
+        == "read"

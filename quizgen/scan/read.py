@@ -341,7 +341,7 @@ def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.nd
     row's filled bubble is an answer changed ("erased"), and so is a speck beside it in a row that
     takes one answer (its strokes far lighter than the pen's)."""
     states = ["filled" if s == "mark" and own is not None and mean[i] >= own else
-              "shade" if s == "stain" and mean[i] < LIGHT else s
+              "shade" if s == "stain" and mean[i] < LIGHT and box["kind"] != "limits" else s
               for i, s in enumerate(states)]
     if pencil is not None and box["kind"] != "limits":
         least, m = pencil               # only a trace alone in its row: beside another mark it
@@ -414,6 +414,10 @@ def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
             if not rows[row] for i in members]
     if lone:
         return _doubt(reading, reason("faint_at", bubbles=_names(box, lone)))
+    if box["kind"] == "limits" and any(odd["stain"].values()):
+        # a stain over an option may hide a light mark, whatever is filled beside it
+        stained = [i for members in odd["stain"].values() for i in members]
+        return _doubt(reading, reason("stain_among", bubbles=_names(box, stained)))
     stained = [i for row, members in odd["stain"].items() if not rows[row] for i in members]
     if stained:
         return _doubt(reading, reason("stain_at", bubbles=_names(box, stained)))
