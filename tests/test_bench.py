@@ -110,3 +110,31 @@ def test_an_unknown_benchmark_or_option_is_a_one_line_error():
                               capture_output=True, text=True, timeout=60, cwd=REPO)
         assert done.returncode == 2
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_the_class_benchmark_runs_beside_amc_or_says_it_skipped_it(tmp_path):
+    """bench/bench_class.py end to end for two students: quizgen's steps timed with their peak
+    memory, nothing read wrong with certainty, and AMC's side run when it is installed, else
+    skipped with one line (CI does not install AMC: it pulls LaTeX, about 1 GB)."""
+    import shutil
+
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "bench_class.py"), "--students",
+                           "2", "--work", str(tmp_path / "work"), "--json", str(out)],
+                          capture_output=True, text=True, timeout=1200, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    steps = {s["name"]: s for s in figures["quizgen"]["steps"]}
+    assert set(steps) == {"sheet", "scan", "grade", "grade --remedial"}
+    assert all(s["seconds"] > 0 and s["peak_mb"] > 20 for s in steps.values())
+    tally = figures["quizgen"]["tally"]
+    assert tally["wrong"] == 0 and tally["boxes"] >= 30 and tally["recognised"] == figures["pages"]
+    assert "scan: wall s per page" in done.stdout
+    if shutil.which("auto-multiple-choice") is None:
+        assert "AMC: skipped (auto-multiple-choice is not on PATH)" in done.stdout
+        assert figures["amc"] is None
+    else:
+        amc = {s["name"] for s in figures["amc"]["steps"]}
+        assert amc == {"prepare s", "meptex", "prepare b", "analyse", "note", "export"}
+        assert figures["amc"]["tally"]["boxes"] >= 30

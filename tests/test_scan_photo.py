@@ -227,7 +227,9 @@ def test_a_review_row_names_the_bubble():
     assert reading.text == "needs_review" and "×10: 4" in str(reading.reason)
     states[4] = "faint"                                 # an erasure alone in its row
     assert "×10: 4" in str(read_box(box, states).reason)
-    states[3] = "filled"                                # ... beside a real mark: passed over
+    states[3] = "filled"                                # ... beside a real mark: doubtful
+    assert "×10: 4" in str(read_box(box, states).reason)
+    states[4] = "erased"                                # ... far lighter than it: passed over
     assert read_box(box, states).text == "37"
 
 

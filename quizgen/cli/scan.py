@@ -20,6 +20,7 @@ def scan_command(
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write scan-report.html (crops of every answer).")] = True,
     lang: Annotated[Optional[str], typer.Option("--lang", "-l", help=f"Language of scan-report.html and of review.csv's reasons: {LANG_CHOICES} (default: the exam's).")] = None,
     debug: Annotated[Optional[Path], typer.Option("--debug", help="Write each recognised page into this folder as a PNG, straightened, with every bubble drawn as read (green filled, red a stroke, orange a trace) and each box's frame.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Pages read at once, one process each (default: one per core); the output is the same for any number.", show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Scan into a folder that holds files quizgen did not write: only quizgen's own files are replaced (one in the way is kept as NAME.kept).")] = False,
 ) -> None:
     """Read filled answer grids from scanned papers and write answers.csv for `quizgen grade`.
@@ -53,11 +54,14 @@ def scan_command(
             raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
         if not 100 <= dpi <= 600:
             raise QuizgenError(f"got {dpi}; expected 100 to 600", field="dpi")
+        if jobs is not None and not 1 <= jobs <= 256:
+            raise QuizgenError(f"got {jobs}; expected 1 to 256", field="jobs")
         _check_installed()
         from quizgen.scan import scan_class
 
         result = scan_class([str(s) for s in scans], manifest, out, dpi=dpi, report=report,
-                            force=force, lang=lang, progress=_progress(), debug=debug)
+                            force=force, lang=lang, progress=_progress(), debug=debug,
+                            jobs=jobs)
     except QuizgenError as exc:
         raise fail(str(exc)) from None
     _print_summary(result, out, report)
@@ -73,6 +77,8 @@ def _print_summary(result, out: Path, report: bool) -> None:
         typer.echo(f"warning: {line}", err=True)
     for line in result.unreadable:
         typer.echo(f"warning: {line}", err=True)
+    for line in result.named:
+        typer.echo(f"note: {line}", err=True)
     unplaced = (f" ({result.unplaced} scanned pages were not recognised: it may be among them)"
                 if result.unplaced else "")
     for line in result.unread_pages:

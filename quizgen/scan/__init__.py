@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import Note
-from quizgen.manifest import Manifest, StudentPaper
+from quizgen.manifest import Manifest
 from quizgen.scan.reasons import reason, scan_note
 
 __all__ = ["ScanResult", "scan_class", "apply_fixes", "reason", "ANSWERS", "REVIEW", "REPORT"]
@@ -64,6 +64,7 @@ class ScanResult:
     kept: list[str] = field(default_factory=list)          # a user's files moved out of the way
     unplaced: int = 0       # pages not recognised that could belong to any paper (no code read)
     unread_pages: list[str] = field(default_factory=list)   # known pages scanned, not recognised
+    named: list[str] = field(default_factory=list)   # first pages named by their cover's code
     out_dir: Path = Path(".")
     answers: dict[str, dict[str, str]] = field(default_factory=dict)   # version → column → text
     lang: str = ""
@@ -73,7 +74,7 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
                out_dir: str | os.PathLike[str], *, dpi: int | None = None, report: bool = True,
                force: bool = False, lang: str | None = None,
                progress: Callable[[int, int], None] | None = None,
-               debug: str | os.PathLike[str] | None = None) -> ScanResult:
+               debug: str | os.PathLike[str] | None = None, jobs: int | None = None) -> ScanResult:
     """Read a class's scanned papers and write answers.csv, review.csv and scan-report.html.
 
     The report and review.csv's reasons are in `lang` (default: the exam's language, as the
@@ -84,31 +85,45 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     `force`, and then such a file in the way is kept as NAME.kept.
 
     Every page is bounded before it is decoded (`pages.Limits`, from the exam's paper); a page too
-    large is reported, not read. `progress(done, total)` is called before each page. With
-    `debug`, each recognised page is written there as a PNG with its bubbles drawn as read."""
+    large is reported, not read. Pages are read by `jobs` processes (default: one per core), and
+    what is written does not depend on how many. `progress(done, total)` is called before each
+    page. With `debug`, each recognised page is written there as a PNG with its bubbles drawn as
+    read on that page."""
     from quizgen.scan.pages import RENDER_DPI, Limits, load_scans
+    from quizgen.scan.papers import Papers, _fresh
+    from quizgen.scan.report import ReportSpool
 
-    manifest, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
-    layout = manifest.scan
-    students = {paper.version: paper for paper in manifest.students}
-    paper_pages = sum(int(paper.sheet["pages"]) for paper in manifest.students)
+    manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
+    papers = Papers(manifest)              # each paper's grids, on disk
+    exam = {"recipe": {"title": _fresh(manifest.title)}, "students": papers.students}
+    del manifest                            # its questions and solutions: not needed here
+    students = {s["version"]: s for s in exam["students"]}
+    paper_pages = sum(s["pages"] for s in exam["students"])
     pages_in = load_scans(list(scans), dpi or RENDER_DPI, Limits.for_exam(layout, paper_pages))
     result = ScanResult(out_dir=out, lang=lang)
-    with _debug_folder(debug, out, force) as staged_debug:
-        seen = _read_pages(pages_in, layout, students, result, report=report,
-                           progress=progress, debug=staged_debug)
-        tally = _reconcile(students, columns, seen, result, lang)
-        result.answers = tally.answers
-        result.missing_pages = [str(n) for n in tally.missing]
-        result.unread_pages = [str(n) for n in tally.unread]
-        result.absent = [str(n) for n in tally.absent]
-        result.unplaced = seen.anyone
-        _write_outputs(out, manifest, columns, result, seen, tally, report=report, lang=lang)
-        if staged_debug is not None:      # the pictures after the answers, in a folder of theirs
-            from quizgen.files import publish_folder
+    seen = _Sightings(spool=ReportSpool(lang) if report else None, store=_Store(),
+                      papers=papers)
+    try:
+        with _debug_folder(debug, out, force) as staged_debug:
+            _read_pages(pages_in.tasks(), layout, students, result, seen, progress=progress,
+                        debug=None if staged_debug is None else str(staged_debug), jobs=jobs)
+            tally = _reconcile(students, columns, seen, result, lang)
+            result.answers = tally.answers
+            result.missing_pages = [str(n) for n in tally.missing]
+            result.unread_pages = [str(n) for n in tally.unread]
+            result.absent = [str(n) for n in tally.absent]
+            result.unplaced = seen.anyone
+            _write_outputs(out, exam, columns, result, seen, tally)
+            if staged_debug is not None:      # the pictures after the answers, in a folder of theirs
+                from quizgen.files import publish_folder
 
-            names = sorted(p.name for p in staged_debug.iterdir())
-            result.kept += publish_folder(staged_debug, debug, names, field="debug")
+                names = sorted(p.name for p in staged_debug.iterdir())
+                result.kept += publish_folder(staged_debug, debug, names, field="debug")
+    finally:
+        seen.store.close()
+        papers.close()
+        if seen.spool is not None:
+            seen.spool.close()
     return result
 
 
@@ -130,17 +145,53 @@ def _debug_folder(debug: str | os.PathLike[str] | None, out: Path,
         yield staged
 
 
+class _Store:
+    """What the pages showed, kept in a temporary file rather than in memory, so that a pile of
+    thousands of pages takes no more memory than a few: `put` gives a reference, `get` the object
+    back (pickled here, read back here)."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.file = tempfile.TemporaryFile()
+
+    def put(self, value: Any) -> tuple[int, int]:
+        import pickle
+
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        self.file.seek(0, 2)
+        offset = self.file.tell()
+        self.file.write(data)
+        return offset, len(data)
+
+    def get(self, ref: tuple[int, int]) -> Any:
+        import pickle
+
+        self.file.seek(ref[0])
+        return pickle.loads(self.file.read(ref[1]))
+
+    def close(self) -> None:
+        self.file.close()
+
+
 @dataclass(slots=True)
 class _Sightings:
     """What the scanned pages showed, before it is matched against the class."""
 
-    # (version, page) → readings of its boxes
-    readings: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
+    spool: Any = None          # the report, written as the papers are judged (`ReportSpool`)
+    store: Any = None          # where pages and readings wait, out of memory (`_Store`)
+    papers: Any = None         # the class's answer grids (`papers.Papers`)
+    # (version, page) → its boxes' readings, in the store
+    readings: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     # (version, page) → source, why: pages whose code was read, but not the page
     known_unread: dict[tuple[str, int], tuple[str, Note]] = field(default_factory=dict)
     anyone: int = 0            # pages not recognised that could be any student's
-    pages_html: list[dict[str, Any]] = field(default_factory=list)
-    unreadable_html: list[dict[str, Any]] = field(default_factory=list)
+    # a paper's pages measured, until every page of it is in: version → page → PageSeen (stored)
+    waiting: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
+    # what each box's bubbles looked like (a hash), to find a page scanned twice and read otherwise
+    looks: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
+    twice: set[tuple[str, int, int]] = field(default_factory=set)   # version, page, box
+    by_cover: list[Any] = field(default_factory=list)    # `PageUnseen`s with a page `named`
 
 
 @dataclass(slots=True)
@@ -156,13 +207,15 @@ class _Tally:
 
 def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
                 out_dir: str | os.PathLike[str], lang: str | None, force: bool
-                ) -> tuple[Manifest, str, list[str], Path]:
-    """The manifest (its answer grids' layout validated by the one loader), the report's
-    language, the answer columns and the output folder, each checked before a page is read."""
+                ) -> tuple[Manifest, dict[str, Any], str, list[str], Path]:
+    """The manifest (its answer grids' layout validated by the one loader), that layout, the
+    report's language, the answer columns and the output folder, each checked before a page is
+    read."""
     from quizgen.files import check_folder, read_ledger
     from quizgen.manifest import load_manifest
 
     manifest = load_manifest(manifest_path, scan=True)
+    layout = manifest.scan
     lang = manifest.language(lang)
     if not scans:
         raise QuizgenError("give the scanned pages (PDFs or images)", field="scans")
@@ -174,101 +227,167 @@ def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
                            f"); scan into a folder of its own, such as {out / 'scanned'}",
                            field="out")
     check_folder(out, force=force)
-    return manifest, lang, columns, out
+    return manifest, layout, lang, columns, out
 
 
-def _read_pages(pages_in: list[Any], layout: dict[str, Any], students: dict[str, StudentPaper],
-                result: ScanResult, *, report: bool,
-                progress: Callable[[int, int], None] | None,
-                debug: str | os.PathLike[str] | None) -> _Sightings:
-    """Find every page by its code and read its boxes; a page scanned twice keeps its first scan,
-    and a box the two scans read differently goes to review."""
-    from quizgen.export.bubbles import NEEDS_REVIEW
-    from quizgen.scan.pages import Page, locate
-    from quizgen.scan.read import read_page
-    from quizgen.scan.report import page_entry
+def _read_pages(tasks: list[Any], layout: dict[str, Any], students: dict[str, Any],
+                result: ScanResult, seen: _Sightings, *,
+                progress: Callable[[int, int], None] | None, debug: str | None,
+                jobs: int | None) -> None:
+    """Find every page by its code and measure its boxes (`pool.read_scans`); each paper is read
+    whole as soon as all its pages are in, and the rest at the end. A page scanned twice keeps its
+    first scan, and a box the two scans show differently goes to review."""
+    from quizgen.scan.pool import PageSeen, read_scans
 
-    seen = _Sightings()
-    for scan in pages_in:
+    for got in read_scans(tasks, layout, seen.papers.where, report=seen.spool is not None,
+                          debug=debug, jobs=jobs):
         if progress:
-            progress(result.pages, len(pages_in))
+            progress(result.pages, len(tasks))
         result.pages += 1
-        found = locate(scan, layout)
-        if not isinstance(found, Page) or found.version not in students:
-            _unrecognised(scan, found, students, result, seen, report)
-            continue
-        result.recognised += 1
-        student = students[found.version]
-        boxes = [b for b in student.sheet["boxes"] if b["page"] == found.page]
-        readings = read_page(found, layout, boxes)
-        key = (found.version, found.page)
-        if key in seen.readings:
-            for old, new in zip(seen.readings[key], readings):
-                if old.text != new.text:
-                    old.text, old.status = NEEDS_REVIEW, "review"
-                    old.reason = reason("scanned_twice")
-            result.unreadable.append(f"{scan.source}: version {found.version} page {found.page} "
-                                     "scanned again (the first scan is used)")
-            continue
-        seen.readings[key] = readings
-        if debug is not None:
-            _write_debug(Path(debug), found, boxes, readings, len(seen.readings))
-        if report:
-            seen.pages_html.append(page_entry(found, student, boxes, readings))
-    return seen
+        if isinstance(got, PageSeen):
+            _recognised(got, students, result, seen)
+        elif got.named is not None:
+            seen.by_cover.append(got)           # decided once every page is in
+        else:
+            _unrecognised(got, students, result, seen)
+    _named_by_cover(students, result, seen)
+    for version in sorted(seen.waiting):
+        _judge_paper(students[version], seen)
 
 
-def _unrecognised(scan: Any, found: Any, students: dict[str, StudentPaper], result: ScanResult,
-                  seen: _Sightings, report: bool) -> None:
+def _recognised(got: Any, students: dict[str, Any], result: ScanResult, seen: _Sightings) -> None:
+    """A page found and measured: kept (its paper read when all its pages are in), or, when it
+    was seen before, compared with the first scan."""
+    result.recognised += 1
+    key = (got.version, got.page)
+    looks = tuple(hash(tuple(m.states)) if m is not None else 0 for m in got.measured)
+    if key in seen.looks:
+        _scanned_again(got, looks, result, seen)
+        return
+    seen.looks[key] = looks
+    waiting = seen.waiting.setdefault(got.version, {})
+    waiting[got.page] = seen.store.put(got)
+    if len(waiting) == students[got.version]["pages"]:
+        _judge_paper(students[got.version], seen)
+
+
+def _named_by_cover(students: dict[str, Any], result: ScanResult, seen: _Sightings) -> None:
+    """A first page whose page code was not read, but whose cover's code (the version alone) was:
+    taken as that paper's first page when the pile agrees (no first page of that paper
+    recognised or named otherwise, another of its pages recognised, no other page naming it);
+    else reported as not recognised, as any page without a code."""
+    claims: dict[str, int] = {}
+    for got in seen.by_cover:
+        claims[got.named.version] = claims.get(got.named.version, 0) + 1
+    for got in seen.by_cover:
+        named = got.named
+        version = named.version
+        others = (any(v == version for v, _ in seen.looks)
+                  or students[version]["pages"] == 1)
+        if (claims[version] > 1 or (version, 1) in seen.looks
+                or (version, 1) in seen.known_unread or not others):
+            _unrecognised(got, students, result, seen)
+            continue
+        result.named.append(f"{named.source}: its page code was not read; named version "
+                            f"{version} page 1 by the cover's code")
+        if seen.spool is not None:
+            named.source = seen.spool.say("by_cover", source=named.source, version=version)
+        _recognised(named, students, result, seen)
+
+
+def _judge_paper(student: dict[str, Any], seen: _Sightings) -> None:
+    """A student's pages read together (`read.read_paper`), into the readings and the report."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+    from quizgen.scan.read import read_paper
+
+    version = student["version"]
+    pages = sorted((seen.store.get(ref) for ref in seen.waiting.pop(version).values()),
+                   key=lambda p: p.page)
+    grids = seen.papers.grids(version)
+    boxes = [grids.get(p.page, []) for p in pages]
+    for page, page_boxes, readings in zip(pages, boxes, read_paper(
+            [(b, p.measured) for b, p in zip(boxes, pages)])):
+        for i, reading in enumerate(readings):
+            if (version, page.page, i) in seen.twice and reading.status == "read":
+                reading.text, reading.status = NEEDS_REVIEW, "review"
+                reading.reason = reason("scanned_twice")
+        if seen.spool is not None:
+            seen.spool.add_page({"source": page.source, "version": version, "page": page.page,
+                                 "marks": page.marks}, student, readings, page.shots)
+        for reading in readings:                 # what the report needed, no longer kept
+            reading.states, reading.scores, reading.centres = [], [], []
+        seen.readings[(version, page.page)] = seen.store.put(readings)
+
+
+def _scanned_again(got: Any, looks: tuple[int, ...], result: ScanResult,
+                   seen: _Sightings) -> None:
+    """A page seen before: the first scan is used; a box the two show differently goes to review
+    (when its paper is read, or, if it has been, when the class is reconciled)."""
+    key = (got.version, got.page)
+    for i, (old, new) in enumerate(zip(seen.looks[key], looks)):
+        if old != new:
+            seen.twice.add((*key, i))
+    result.unreadable.append(f"{got.source}: version {got.version} page {got.page} "
+                             "scanned again (the first scan is used)")
+
+
+def _unrecognised(got: Any, students: dict[str, Any], result: ScanResult,
+                  seen: _Sightings) -> None:
     """A page that is not one of this class's papers, or whose page could not be read: a warning,
     and, when its code named a student's page, that page's boxes go to review with the reason."""
-    from quizgen.scan.pages import Page
-    from quizgen.scan.report import crop
-
-    why = (found.reason if not isinstance(found, Page)
-           else reason("unknown_version", version=found.version))
-    result.unreadable.append(f"{scan.source}: {why}")
-    if isinstance(found, Page) or found.reason.key in ("other_exam", "unknown_version"):
-        pass                                   # known not to be this class's
-    elif found.version in students and found.page is not None:
-        seen.known_unread.setdefault((found.version, found.page), (scan.source, why))
-    else:
+    result.unreadable.append(f"{got.source}: {got.reason}")
+    if got.anyone:
         seen.anyone += 1
-    if report:
-        seen.unreadable_html.append({"source": scan.source, "reason": why,
-                                     "thumb": crop(found.image, None, width=700)})
+    elif got.version in students and got.page is not None and got.reason.key not in (
+            "other_exam", "unknown_version"):
+        seen.known_unread.setdefault((got.version, got.page), (got.source, got.reason))
+    if seen.spool is not None:
+        seen.spool.add_unreadable(got.source, got.reason, got.thumb)
 
 
-def _reconcile(students: dict[str, StudentPaper], columns: list[str], seen: _Sightings,
+def _reconcile(students: dict[str, Any], columns: list[str], seen: _Sightings,
                result: ScanResult, lang: str) -> _Tally:
     """Every student's row: the boxes read, and needs_review (with why) for every box of a page
     that was not read."""
     tally = _Tally()
     for version, student in students.items():
         row = {column: "" for column in columns}
-        pages_found = {p for (v, p) in seen.readings if v == version}
-        unread = {p for (v, p) in seen.known_unread if v == version}
+        numbers = range(1, student["pages"] + 1)
+        pages_found = {p for p in numbers if (version, p) in seen.readings}
+        unread = {p for p in numbers if (version, p) in seen.known_unread}
         if not pages_found and not unread:
             tally.absent.append(_who(student))
-        for page in range(1, student.sheet["pages"] + 1):
+        for page in numbers:
             if page not in pages_found:
                 _page_not_read(student, page, row, bool(pages_found or unread), seen, tally,
                                result, lang)
-        for (v, page), readings in sorted(seen.readings.items()):
-            if v == version:
-                _page_read(student, page, readings, row, tally, result, lang)
+        for page in sorted(pages_found):
+            _page_read(student, page, _stored_readings(seen, version, page), row, tally,
+                       result, lang)
         tally.answers[version] = row
     return tally
 
 
-def _page_not_read(student: StudentPaper, page: int, row: dict[str, str], any_page: bool,
+def _stored_readings(seen: _Sightings, version: str, page: int) -> list[Any]:
+    """A read page's boxes, with those a second scan showed otherwise sent to review."""
+    from quizgen.export.bubbles import NEEDS_REVIEW
+
+    readings = seen.store.get(seen.readings[(version, page)])
+    for i, reading in enumerate(readings):
+        if (version, page, i) in seen.twice and reading.text != NEEDS_REVIEW:
+            reading.text, reading.status = NEEDS_REVIEW, "review"
+            reading.reason = reason("scanned_twice")
+    return readings
+
+
+def _page_not_read(student: dict[str, Any], page: int, row: dict[str, str], any_page: bool,
                    seen: _Sightings, tally: _Tally, result: ScanResult, lang: str) -> None:
     """Every box of a page not read goes to review: scanned but not recognised, not found among
     the pages (`any_page`: others of the paper were), or the whole paper not found."""
     from quizgen.export.bubbles import NEEDS_REVIEW
 
-    version = student.version
-    boxes = [b for b in student.sheet["boxes"] if b["page"] == page]
+    version = student["version"]
+    boxes = [column for column, on in student["boxes"] if on == page]
     anyone = seen.anyone
     if (version, page) in seen.known_unread:
         source, cause = seen.known_unread[(version, page)]
@@ -283,15 +402,15 @@ def _page_not_read(student: StudentPaper, page: int, row: dict[str, str], any_pa
     else:
         why = (reason("paper_not_found", n=anyone) if anyone
                else reason("paper_not_scanned"))
-    for box in boxes:
-        row[box["column"]] = NEEDS_REVIEW
+    for column in boxes:
+        row[column] = NEEDS_REVIEW
         result.boxes += 1
         result.review += 1
-        tally.review_rows.append([version, student.name, student.roll, box["column"],
+        tally.review_rows.append([version, student["name"], student["roll"], column,
                                   str(page), why.text(lang), ""])
 
 
-def _page_read(student: StudentPaper, page: int, readings: list[Any], row: dict[str, str],
+def _page_read(student: dict[str, Any], page: int, readings: list[Any], row: dict[str, str],
                tally: _Tally, result: ScanResult, lang: str) -> None:
     """A read page's boxes into the student's row; a doubtful one also into review.csv."""
     from quizgen.grade.notes import note_text
@@ -301,73 +420,42 @@ def _page_read(student: StudentPaper, page: int, readings: list[Any], row: dict[
         result.boxes += 1
         if reading.status == "review":
             result.review += 1
-            tally.review_rows.append([student.version, student.name, student.roll,
+            tally.review_rows.append([student["version"], student["name"], student["roll"],
                                       reading.column, str(page),
                                       note_text(reading.reason, lang) or "", ""])
         else:
             result.read += 1
 
 
-def _write_outputs(out: Path, manifest: Manifest, columns: list[str], result: ScanResult,
-                   seen: _Sightings, tally: _Tally, *, report: bool, lang: str) -> None:
+def _write_outputs(out: Path, manifest: dict[str, Any], columns: list[str], result: ScanResult,
+                   seen: _Sightings, tally: _Tally) -> None:
     """answers.csv, review.csv and the report, staged and published together."""
     from quizgen.files import publish_folder, staged_folder, write_csv
-    from quizgen.scan.report import write_report
 
     with staged_folder(out) as staged:
         _write_answers(staged / ANSWERS, manifest, columns, tally.answers)
         write_csv(staged / REVIEW, [REVIEW_HEADER, *tally.review_rows])
-        if report:
-            write_report(staged / REPORT, manifest, result, seen.pages_html, seen.unreadable_html,
-                         lang, missing=tally.missing, absent=tally.absent, unplaced=seen.anyone,
-                         unread=tally.unread)
-        result.kept = publish_folder(staged, out, [ANSWERS, REVIEW] + ([REPORT] if report else []))
+        if seen.spool is not None:
+            seen.spool.write(staged / REPORT, manifest, result, missing=tally.missing,
+                             absent=tally.absent, unplaced=seen.anyone, unread=tally.unread)
+        result.kept = publish_folder(staged, out, [ANSWERS, REVIEW]
+                                     + ([REPORT] if seen.spool is not None else []))
 
 
-def _write_debug(folder: Path, page: Any, boxes: list[dict[str, Any]], readings: list[Any],
-                 n: int) -> None:
-    """The straightened page with what was found drawn on it: the corner marks used (blue), each
-    bubble's disc as read (green filled, red a stroke, orange a trace, grey empty)."""
-    import re
-
-    import cv2
-
-    from quizgen.files import atomic_write
-
-    from quizgen.scan.pages import PX_PER_MM
-    from quizgen.scan.read import INNER
-
-    colour = {"filled": (40, 170, 40), "mark": (30, 30, 220), "faint": (0, 140, 255),
-              "empty": (160, 160, 160)}
-    image = cv2.cvtColor(page.image, cv2.COLOR_GRAY2BGR)
-    radius = int(round(1.7 * INNER * PX_PER_MM))
-    for box, reading in zip(boxes, readings):
-        for (x, y), state in zip(reading.centres, reading.states):
-            cv2.circle(image, (int(round(x)), int(round(y))), radius, colour[state],
-                       2 if state != "empty" else 1, cv2.LINE_AA)
-        x, y, w, h = (v * PX_PER_MM for v in box["region"])
-        cv2.rectangle(image, (int(x), int(y)), (int(x + w), int(y + h)),
-                      (40, 170, 40) if reading.status == "read" else (0, 140, 255), 1)
-    name = re.sub(r"[^A-Za-z0-9]", "_", str(page.version)) + f"-p{page.page}-{n:04d}.png"
-    done, png = cv2.imencode(".png", image)
-    if not done:
-        raise QuizgenError(f"cannot draw the debug picture {name}", field="debug")
-    atomic_write(folder / name, png.tobytes(), field="debug")
-
-
-def _who(student: StudentPaper) -> Note:
+def _who(student: dict[str, Any]) -> Note:
     """A student as the warnings and the report name them: name · roll · version."""
-    return scan_note("who", name=student.name, roll=student.roll, version=student.version)
+    return scan_note("who", name=str(student.get("name") or ""),
+                      roll=str(student.get("roll") or ""), version=str(student["version"]))
 
 
-def _write_answers(path: Path, manifest: Manifest, columns: list[str],
+def _write_answers(path: Path, manifest: dict[str, Any], columns: list[str],
                    answers: dict[str, dict[str, str]]) -> None:
     from quizgen.files import write_csv
 
     rows: list[list[str]] = [["name", "roll", "version", *columns]]
-    for student in manifest.students:
-        row = answers.get(student.version, {})
-        rows.append([student.name, student.roll, student.version,
+    for student in manifest["students"]:
+        row = answers.get(student["version"], {})
+        rows.append([student["name"], student["roll"], student["version"],
                      *(row.get(column, "") for column in columns)])
     write_csv(path, rows)
 

@@ -6,8 +6,8 @@ the scan's resolution, rotation (a page fed upside down included), scale or colo
 came from a scanner or a phone held over a desk.
 
 The QR code says which page it is and roughly where and how turned; the four corner marks are
-then looked for over the whole image by their shape (`_mark_candidates`), and the four (or three,
-with the QR code's corners) whose homography puts the QR code where it was read are kept
+then looked for over the whole image by their shape (`marks.mark_candidates`), and the four (or
+three, with the QR code's corners) whose homography puts the QR code where it was read are kept
 (`_choose_marks`): a perspective, so tilt and keystone are taken out. What a homography cannot
 take out (a lens's barrel, a page that is not flat) is taken up where the bubbles are read, by
 matching each grid's printed rings (`quizgen.scan.read`).
@@ -46,6 +46,10 @@ ROOM = 1.5
 PDF_ROOM = 6.0
 #: A scan holds at most this many times the exam's pages (plus a few): more is not one class.
 PAGES_ROOM = 3
+#: An image is decoded at half (or a quarter of) its size when what is left still gives the
+#: paper's longer side at least this share of PX_PER_MM (a 300-dpi scan is read at 150 dpi, the
+#: straightened page's own resolution; a phone photo, at its own).
+FINE = 0.95
 
 
 @dataclass(slots=True)
@@ -81,6 +85,22 @@ class Unreadable:
     image: np.ndarray
     version: str | None = None
     page: int | None = None
+    placed: np.ndarray | None = None   # page mm → scan px, when the corner marks were found
+    cover: str | None = None           # the version a first page's cover code names
+
+
+def straighten(scan: "Scan", layout: dict[str, Any], matrix: np.ndarray, version: str, page: int,
+               marks: int) -> "Page":
+    """The scan straightened onto the page's grid by a homography (page mm → scan px)."""
+    import cv2
+
+    to_scan = matrix @ np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
+    width, height = layout["page_size"]
+    size_px = (int(round(width * PX_PER_MM)), int(round(height * PX_PER_MM)))
+    straight = cv2.warpPerspective(scan.image, to_scan, size_px,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    return Page(scan.source, layout["exam"], version, page, straight, marks, to_scan=to_scan)
 
 
 @dataclass(slots=True)
@@ -94,6 +114,8 @@ class Limits:
     pdf_short_pt: float
     max_pages: int
     exam_pages: int          # the pages of every paper of the exam
+    fine_px: int = 0         # an image whose longer side, halved, still holds this many pixels
+                             # is decoded at half size (or a quarter): see FINE
 
     @classmethod
     def for_exam(cls, layout: dict[str, Any], pages: int) -> "Limits":
@@ -101,7 +123,7 @@ class Limits:
         side_px = height / 25.4 * MAX_DPI * ROOM
         return cls(int(side_px), int(width / 25.4 * MAX_DPI * ROOM * side_px),
                    height / 25.4 * 72 * PDF_ROOM, width / 25.4 * 72 * PDF_ROOM,
-                   PAGES_ROOM * pages + 20, pages)
+                   PAGES_ROOM * pages + 20, pages, int(FINE * height * PX_PER_MM))
 
 
 class Scans:
@@ -162,7 +184,46 @@ class Scans:
             if path.suffix.lower() == ".pdf":
                 yield from _pdf_pages(path, self.dpi, pages, self.limits)
             else:
-                yield from _image_pages(path, pages)
+                yield from _image_pages(path, pages, limits=self.limits)
+
+    def tasks(self) -> list["PageTask"]:
+        """Every page as a `PageTask`: what `load_page` needs to decode it, in another process."""
+        return [PageTask(str(path), i, len(pages), refused, self.dpi, self.limits)
+                for path, pages in self.plan for i, refused in pages]
+
+
+@dataclass(slots=True)
+class PageTask:
+    """One page of a scan, not yet decoded: its file, its index there, and how it is read."""
+
+    path: str
+    index: int
+    count: int               # pages (frames) of its file
+    refused: Note | None
+    dpi: int
+    limits: Limits | None
+
+
+#: The PDF a worker has open (pages of one file come one after another).
+_OPEN: dict[str, Any] = {}
+
+
+def load_page(task: PageTask) -> Scan:
+    """Decode one page (a PDF page rendered, an image or a frame of one read)."""
+    path = Path(task.path)
+    if path.suffix.lower() != ".pdf":
+        return next(_image_pages(path, [(task.index, task.refused)], task.count, task.limits))
+    source = f"{path.name} p. {task.index + 1}"
+    if task.refused is not None:
+        return Scan(source, None, task.refused)
+    import pypdfium2 as pdfium
+
+    if task.path not in _OPEN:
+        for old in _OPEN.values():
+            old.close()
+        _OPEN.clear()
+        _OPEN[task.path] = pdfium.PdfDocument(task.path)
+    return _render(_OPEN[task.path][task.index], source, task.dpi, task.limits)
 
 
 def load_scans(paths: list[str | os.PathLike[str]], dpi: int = RENDER_DPI,
@@ -205,25 +266,41 @@ def _pdf_pages(path: Path, dpi: int, pages: list[tuple[int, Note | None]],
                 yield Scan(source, None, refused)
                 continue
             page = document[i]
-            scale = dpi / 72
-            if limits is not None:       # a large page (a photo at 72 dpi) read at what fits
-                width, height = page.get_size()
-                scale = min(scale, limits.max_side / max(width, height),
-                            (limits.max_pixels / max(width * height, 1.0)) ** 0.5)
-            bitmap = page.render(scale=scale, grayscale=True)
-            array = bitmap.to_numpy()
-            if array.ndim == 3:
-                array = array[..., 0] if array.shape[2] == 1 else _grey(array)
-            yield Scan(source, np.ascontiguousarray(array))
-            page.close()
+            yield _render(page, source, dpi, limits)
     finally:
         document.close()
 
 
-def _image_pages(path: Path, pages: list[tuple[int, Note | None]]) -> Iterator[Scan]:
+def _render(page: Any, source: str, dpi: int, limits: Limits | None) -> Scan:
+    """A PDF page rendered in grey at `dpi` (a large page, such as a photo at 72 dpi, at what
+    fits `limits`)."""
+    scale = dpi / 72
+    if limits is not None:
+        width, height = page.get_size()
+        scale = min(scale, limits.max_side / max(width, height),
+                    (limits.max_pixels / max(width * height, 1.0)) ** 0.5)
+    bitmap = page.render(scale=scale, grayscale=True)
+    array = bitmap.to_numpy()
+    if array.ndim == 3:
+        array = array[..., 0] if array.shape[2] == 1 else _grey(array)
+    scan = Scan(source, np.ascontiguousarray(array))
+    page.close()
+    return scan
+
+
+def _image_pages(path: Path, pages: list[tuple[int, Note | None]], count: int | None = None,
+                 limits: Limits | None = None) -> Iterator[Scan]:
     import cv2
 
-    count = len(pages)
+    count = len(pages) if count is None else count
+    flags = cv2.IMREAD_GRAYSCALE
+    if count == 1 and limits is not None and limits.fine_px:
+        longest = max(_image_sizes(path)[0])
+        for factor, reduced in ((4, cv2.IMREAD_REDUCED_GRAYSCALE_4),
+                                (2, cv2.IMREAD_REDUCED_GRAYSCALE_2)):
+            if longest / factor >= limits.fine_px:
+                flags = reduced             # JPEG: decoded smaller, not decoded then shrunk
+                break
     for i, refused in pages:
         source = _source(path, i, count)
         if refused is not None:
@@ -234,7 +311,7 @@ def _image_pages(path: Path, pages: list[tuple[int, Note | None]]) -> Iterator[S
             ok, frames = cv2.imreadmulti(str(path), start=i, count=1, flags=cv2.IMREAD_GRAYSCALE)
             frame = frames[0] if ok and frames else None
         else:
-            frame = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+            frame = cv2.imread(str(path), flags)
         if frame is None:
             raise QuizgenError(f"{path} is not a readable image", field="scans")
         yield Scan(source, frame)
@@ -269,9 +346,18 @@ def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
     gray = scan.image
     if gray is None:
         return Unreadable(scan.source, scan.refused or reason("no_code"), _blank_thumb(layout))
+    from quizgen.scan.marks import mark_candidates
+
     code = _find_code(gray)
     if code is None:
-        return Unreadable(scan.source, reason("no_code"), _thumb(gray))
+        from quizgen.scan.recover import find_page
+
+        again = find_page(gray, layout)        # by the corner marks, the code read where they say
+        if again is None or again.code is None:
+            return Unreadable(scan.source, reason("no_code"), _thumb(gray),
+                              placed=None if again is None else again.matrix,
+                              cover=None if again is None else again.cover)
+        code = (again.code, again.corners)
     (exam, version, page), corners = code
     if exam != layout["exam"]:
         return Unreadable(scan.source, reason("other_exam", code=exam, exam=layout["exam"]),
@@ -285,66 +371,14 @@ def locate(scan: Scan, layout: dict[str, Any]) -> Page | Unreadable:
     if rough is None:
         return Unreadable(scan.source, reason("code_position"), _thumb(gray), version, page)
     scale = float(np.hypot(rough[0, 0], rough[1, 0]))     # px per mm in the scan
-    candidates = _mark_candidates(gray, scale, layout["mark_size"], corners)
+    candidates = mark_candidates(gray, scale, layout["mark_size"], corners)
     found = _choose_marks(candidates, layout, rough, scale, qr_mm, corners)
     if found is None:
         near = _near_count(candidates, layout, rough, scale)
         why = reason("few_marks", found=near) if near < 3 else reason("marks_misfit")
         return Unreadable(scan.source, why, _thumb(gray), version, page)
     matrix, marks, points = found          # page mm → scan px
-    to_scan = matrix @ np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0])
-    width, height = layout["page_size"]
-    size_px = (int(round(width * PX_PER_MM)), int(round(height * PX_PER_MM)))
-    straight = cv2.warpPerspective(gray, to_scan, size_px,
-                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_CONSTANT, borderValue=255)
-    return Page(scan.source, exam, version, page, straight, marks, to_scan=to_scan)
-
-
-def _mark_candidates(gray: np.ndarray, scale: float, side_mm: float,
-                     code: np.ndarray) -> np.ndarray:
-    """Centres (scan px) of every dark, solid, four-cornered blob about the size of a corner mark,
-    anywhere in the image: contours of a locally thresholded view, in which the mark's side is
-    about 24 px, kept when their shape is the mark's (a convex quadrilateral, solid, not too
-    long) seen at any tilt up to 60 degrees; the QR code's own squares are left out."""
-    import cv2
-
-    expected = side_mm * scale
-    factor = min(1.0, 24.0 / max(expected, 1.0))
-    view = gray if factor == 1.0 else cv2.resize(gray, None, fx=factor, fy=factor,
-                                                 interpolation=cv2.INTER_AREA)
-    side = expected * factor
-    block = int(side * 3) | 1
-    binary = cv2.adaptiveThreshold(view, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
-                                   max(block, 11), 12)
-    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    code_box = cv2.boundingRect((code * factor).astype(np.float32))
-    cx0, cy0, cw, ch = code_box
-    out = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if not 0.2 * side ** 2 <= area <= 3.5 * side ** 2:
-            continue
-        hull = cv2.convexHull(contour)
-        if area < 0.88 * cv2.contourArea(hull):
-            continue
-        (_, _), (w, h), _ = cv2.minAreaRect(contour)
-        if min(w, h) < 0.5 * max(w, h) or area < 0.75 * w * h:
-            continue
-        poly = cv2.approxPolyDP(hull, 0.08 * cv2.arcLength(hull, True), True)
-        if len(poly) != 4:
-            continue
-        m = cv2.moments(contour)
-        x, y = m["m10"] / m["m00"], m["m01"] / m["m00"]
-        if cx0 - 2 <= x <= cx0 + cw + 2 and cy0 - 2 <= y <= cy0 + ch + 2:
-            continue                      # a square of the QR code itself
-        bx, by, bw, bh = cv2.boundingRect(contour)
-        inside = np.zeros((bh, bw), np.uint8)
-        cv2.drawContours(inside, [contour - [bx, by]], -1, 255, -1)
-        if cv2.mean(binary[by:by + bh, bx:bx + bw], mask=inside)[0] < 0.9 * 255:
-            continue                      # hollow (a QR finder pattern, a drawn box)
-        out.append((x / factor, y / factor))
-    return np.float32(out).reshape(-1, 2)
+    return straighten(scan, layout, matrix, version, page, marks)
 
 
 def _choose_marks(candidates: np.ndarray, layout: dict[str, Any], rough: np.ndarray,

@@ -9,22 +9,39 @@ in a small window around where the page's homography puts them, box by box and t
 which takes up the curve of a lens and the slack of a page that is not flat.
 
 Each bubble's inner disc (the printed ring left out) is then described by its mean darkness above
-the page's blank bubbles, how much of it is covered by ink, and how dark its darkest strokes are:
+the page's blank bubbles, how much of it is covered by ink, how dark its darkest strokes are, and
+how dark the paper just outside its ring is (above and below it, where nothing is printed):
 
 * *filled*: dense (a solid or over-the-edge fill), or mostly covered with dark strokes (hatching,
   a scribble, a partial fill), or evenly covered in light pencil;
-* *mark*: dark strokes over a small part of it (a tick, a cross, a stray line): left for review,
-  with the bubble named;
-* *faint*: a light, uneven trace (an erasure, a stain); beside a filled bubble in the same row it
-  is an answer changed and is passed over, alone it is left for review;
+* *stain*: an even shade, without a stroke, that goes on past the ring as much as it lies inside
+  it (a drop of tea, a smudge of the hand): a mark stays inside the ring;
+* *mark*: something drawn that is not a fill (a tick, a cross, a half fill, a very light pencil);
+* *faint*: a light, even trace without strokes (an erasure);
 * *empty*.
 
+Then the page speaks for its student (`own_marks`): when they answered with ticks or crosses, the
+page shows several such marks each alone in its row, and a mark as dark as theirs is read as filled
+on that page; when they press a pencil lightly (`own_pencil`: several even, stroke-less shades each
+alone in its row), an even trace inside the ring, alone in a row that takes one answer, at least
+0.6 of their usual darkness is one of theirs, not an eraser's (half as dark as theirs, or less).
+A stain lighter than any fill is a *shade* on the paper, passed over. A trace at most half as dark
+as the filled bubble of its row is an answer changed (*erased*), passed over in a row that takes
+one answer; in a row of limits (any set may be filled) none is, since a light pencil's option
+looks the same. In a row that takes one answer, a speck beside the filled bubble (dust, the graze
+of a neighbour's stroke: half as dark, its darkest strokes far lighter than the pen's) is passed
+over too; a tick drawn with the pen is as dark as the pen and stays doubtful.
+
 A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
-a row, every option of a set of limits filled) is `needs_review` with the reason, never a guess.
+a row, a mark or a trace that may be an answer, every option of a set of limits filled) is
+`needs_review` with the reason and the bubbles named, never a guess. A number's rules may leave
+one reading of a stroke alone in its row (`_by_structure`): a leading zero reads the same taken or
+not, and a digit between two others cannot be left out.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -44,8 +61,33 @@ COVERED = 0.4         # ... the share of it they cover ...
 STROKE = 0.55         # ... and their darkness
 LIGHT = 0.2           # mean darkness of an evenly covered light-pencil bubble ...
 EVEN = 0.12           # ... and the darkness of its lighter quarter
-MARK = 0.1            # a bubble with dark strokes and at least this mean is a mark to look at
+SHADED = 0.38         # mean darkness of a bubble evenly covered by strokes ...
+SOLID_COVER = 0.85    # ... over this share of it (a fill of a pen's many strokes)
 FAINT = 0.05          # a trace
+TRACE = 0.17          # a trace is lighter than this ...
+TRACE_HIGH = 0.3      # ... and has no stroke darker than this
+STAIN = 0.6           # the paper outside the ring at least this share of the disc's darkness
+STAIN_HIGH = 0.4      # ... and no stroke in it darker than this
+#: A page's own marks: at least this many marks each alone in its row, and a mark is read as
+#: filled when at least OWN_SHARE of their typical darkness (and never below OWN_LEAST).
+OWN_EVIDENCE = 3
+OWN_SHARE = 0.5
+OWN_LEAST = 0.12
+#: A page's own light pencil: at least PENCIL_EVIDENCE even, stroke-less marks each alone in its
+#: row, and an even trace is read as filled when at least PENCIL_SHARE of their typical darkness
+#: (and never below PENCIL_LEAST). Even: its lighter quarter at least PENCIL_EVEN of its mean.
+PENCIL_EVIDENCE = 5
+PENCIL_SHARE = 0.6
+PENCIL_LEAST = 0.1
+PENCIL_EVEN = 0.7
+#: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble
+#: (half as dark), in a row that takes one answer.
+ERASED_SHARE = 0.5
+#: A speck (dust, a graze of a neighbour's stroke) beside a filled bubble in a row that takes one
+#: answer: half as dark as the fill, and its darkest strokes at most SPECK_HIGH of the fill's.
+SPECK_HIGH = 0.6
+#: A number is read past at most this many strokes, each alone in its row (`_by_structure`).
+MOST_STROKES = 3
 #: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
 BLANK_AT_MOST = 0.25
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
@@ -71,7 +113,8 @@ class BoxReading:
     text: str
     status: str                       # "read" or "review"
     reason: Note | None = None
-    states: list[str] = field(default_factory=list)    # per bubble: "empty", "filled", "faint", "mark"
+    # per bubble: "empty", "filled", "mark", "faint", "erased", "stain", "shade"
+    states: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     centres: list[tuple[float, float]] = field(default_factory=list)   # where read (page px)
 
@@ -79,19 +122,31 @@ class BoxReading:
 @dataclass(slots=True)
 class Bubbles:
     """One box's bubbles as measured: mean darkness, its lighter quarter, its darkest tenth, the
-    share of the disc covered by ink (each on the page's scale), and the centres read (px)."""
+    share of the disc covered by ink, the mean darkness just outside the ring (each on the page's
+    scale), and the centres read (px)."""
 
     mean: np.ndarray
     low: np.ndarray
     high: np.ndarray
     covered: np.ndarray
     centres: np.ndarray
+    around: np.ndarray
 
 
 def _disc_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
     r = int(np.ceil(radius_px))
     ys, xs = np.mgrid[-r:r + 1, -r:r + 1]
     inside = xs ** 2 + ys ** 2 <= radius_px ** 2
+    return ys[inside], xs[inside]
+
+
+def _around_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The paper just outside a printed ring, above and below it (a label may stand to its
+    right, a neighbour's ring is further away)."""
+    r = int(np.ceil(1.6 * radius_px))
+    ys, xs = np.mgrid[-r:r + 1, -r:r + 1]
+    d2 = xs ** 2 + ys ** 2
+    inside = (d2 >= (1.25 * radius_px) ** 2) & (d2 <= (1.6 * radius_px) ** 2) & (abs(xs) <= abs(ys))
     return ys[inside], xs[inside]
 
 
@@ -139,6 +194,14 @@ def _find_grid(dark: np.ndarray, centres: np.ndarray, radius_px: float,
                reach_px: int) -> np.ndarray:
     """The shift (px) that puts these bubbles' printed rings where the page shows them, within
     `reach_px`; no shift when nothing matches clearly."""
+    shift, peak = grid_match(dark, centres, radius_px, reach_px)
+    return shift if peak > 0.2 else np.zeros(2, np.float32)
+
+
+def grid_match(dark: np.ndarray, centres: np.ndarray, radius_px: float,
+               reach_px: int) -> tuple[np.ndarray, float]:
+    """The shift (px) within `reach_px` that best puts these bubbles' printed rings where the
+    page shows them, and how well they match there (normalised correlation, 0 … 1)."""
     import cv2
 
     pad = int(np.ceil(radius_px)) + 2
@@ -148,14 +211,12 @@ def _find_grid(dark: np.ndarray, centres: np.ndarray, radius_px: float,
     th, tw = template.shape
     h, w = dark.shape
     if x0 < 0 or y0 < 0 or x0 + tw + 2 * reach_px > w or y0 + th + 2 * reach_px > h:
-        return np.zeros(2, np.float32)
+        return np.zeros(2, np.float32), 0.0
     window = dark[y0:y0 + th + 2 * reach_px, x0:x0 + tw + 2 * reach_px]
     match = cv2.matchTemplate(np.ascontiguousarray(window, np.float32), template,
                               cv2.TM_CCORR_NORMED)
     _, peak, _, (bx, by) = cv2.minMaxLoc(match)
-    if peak <= 0.2:
-        return np.zeros(2, np.float32)
-    return np.float32([bx - reach_px, by - reach_px])
+    return np.float32([bx - reach_px, by - reach_px]), float(peak)
 
 
 def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bubbles:
@@ -175,8 +236,12 @@ def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bu
     xs = np.clip(np.rint(centres[:, 0:1]).astype(int) + dx, 0, w - 1)
     ys = np.clip(np.rint(centres[:, 1:2]).astype(int) + dy, 0, h - 1)
     values = dark[ys, xs]
+    ay, ax = _around_offsets(radius_px)
+    around = dark[np.clip(np.rint(centres[:, 1:2]).astype(int) + ay, 0, h - 1),
+                  np.clip(np.rint(centres[:, 0:1]).astype(int) + ax, 0, w - 1)].mean(axis=1)
     return Bubbles(values.mean(axis=1), np.percentile(values, 25, axis=1),
-                   np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres)
+                   np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres,
+                   around)
 
 
 def page_blank(measured: list[Bubbles]) -> float:
@@ -186,21 +251,119 @@ def page_blank(measured: list[Bubbles]) -> float:
     return min(float(np.percentile(every, 20)), BLANK_AT_MOST)
 
 
-def bubble_states(bubbles: Bubbles, blank: float) -> list[str]:
-    """Each bubble: "filled", "mark", "faint" or "empty" (see the module's description)."""
+def page_around(measured: list[Bubbles]) -> float:
+    """The paper outside an empty ring on this page (most bubbles are empty)."""
+    every = np.concatenate([m.around for m in measured if m.around.size]
+                           or [np.zeros(1, np.float32)])
+    return float(np.median(every))
+
+
+def bubble_states(bubbles: Bubbles, blank: float, paper: float = 0.0) -> list[str]:
+    """Each bubble: "filled", "stain", "mark", "faint" or "empty" (see the module's
+    description); `paper` is the page's darkness outside an empty ring."""
     states = []
-    for mean, low, high, covered in zip(bubbles.mean - blank, bubbles.low - blank,
-                                        bubbles.high, bubbles.covered):
-        if mean >= DENSE or (mean >= STROKES and covered >= COVERED and high >= STROKE):
+    for mean, low, high, covered, around in zip(bubbles.mean - blank, bubbles.low - blank,
+                                                bubbles.high, bubbles.covered,
+                                                bubbles.around - paper):
+        if mean >= DENSE or (mean >= STROKES and covered >= COVERED and high >= STROKE) \
+                or (mean >= SHADED and covered >= SOLID_COVER):
             states.append("filled")
+        elif mean < FAINT:
+            states.append("empty")
+        elif around >= STAIN * mean and high < STAIN_HIGH:
+            states.append("stain")        # as dark outside the ring as in it: not drawn in it
         elif mean >= LIGHT and low >= EVEN and high < STROKE + 0.1:
             states.append("filled")       # light pencil, evenly
-        elif high >= STROKE and mean >= MARK:
-            states.append("mark")
-        elif mean >= FAINT:
+        elif mean < TRACE and high < TRACE_HIGH:
             states.append("faint")
         else:
-            states.append("empty")
+            states.append("mark")
+    return states
+
+
+def own_marks(boxes: list[dict[str, Any]], states: list[list[str]],
+              means: list[np.ndarray]) -> float | None:
+    """How dark this student's own marks are, when the page shows they answer with ticks or
+    crosses (at least OWN_EVIDENCE marks, each alone in a row that takes one answer); else None."""
+    alone = []
+    for box, box_states, mean in zip(boxes, states, means):
+        if box["kind"] == "limits":
+            continue
+        rows: dict[str, list[int]] = {}
+        for i, bubble in enumerate(box["bubbles"]):
+            if box_states[i] != "empty":
+                rows.setdefault(bubble[2], []).append(i)
+        alone += [float(mean[m[0]]) for m in rows.values()
+                  if len(m) == 1 and box_states[m[0]] == "mark"]
+    if len(alone) < OWN_EVIDENCE:
+        return None
+    return max(OWN_LEAST, OWN_SHARE * float(np.median(alone)))
+
+
+def _pencil_like(m: "Measured", i: int) -> bool:
+    """An even, stroke-less shade drawn inside the ring: how a light pencil covers a bubble (a
+    tick or a cross covers a little of it; a smear or a stain runs past the ring)."""
+    mean = float(m.mean[i])
+    return (FAINT <= mean < DENSE and float(m.low[i]) >= PENCIL_EVEN * mean
+            and float(m.high[i]) < STROKE + 0.1 and float(m.around[i]) < 0.3 * mean)
+
+
+def own_pencil(boxes: list[dict[str, Any]], measured: list["Measured"]) -> float | None:
+    """How dark this student's light pencil is, when the paper shows they answer in it: at least
+    PENCIL_EVIDENCE even, stroke-less marks, each alone in a row that takes one answer (read as
+    filled or not); else None. A trace at least PENCIL_SHARE of their typical darkness, and more
+    than half as dark as their filled bubbles, is then one of their marks: an eraser leaves half
+    of one, or less, and less evenly."""
+    alone = []
+    filled = [float(v) for m in measured for v, s in zip(m.mean, m.states) if s == "filled"]
+    for box, m in zip(boxes, measured):
+        if box["kind"] == "limits":
+            continue
+        rows: dict[str, list[int]] = {}
+        for i, bubble in enumerate(box["bubbles"]):
+            if m.states[i] != "empty":
+                rows.setdefault(bubble[2], []).append(i)
+        alone += [float(m.mean[r[0]]) for r in rows.values()
+                  if len(r) == 1 and _pencil_like(m, r[0])]
+    if len(alone) < PENCIL_EVIDENCE:
+        return None
+    # and more than half as dark as their filled bubbles: what an eraser leaves of one is less
+    return max(PENCIL_LEAST, PENCIL_SHARE * float(np.median(alone)),
+               ERASED_SHARE * float(np.median(filled)) + 1e-3 if filled else 0.0)
+
+
+def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.ndarray,
+           own: float | None, pencil: tuple[float, "Measured"] | None = None) -> list[str]:
+    """A box's states with what the page tells: a mark as dark as the student's own marks is
+    filled, and so is an even trace as dark as their own light pencil (`pencil`: how dark, and
+    this box as measured; in a row that takes one answer, alone in its row); a stain lighter
+    than any fill is a shade on the paper ("shade", passed over); a trace far lighter than its
+    row's filled bubble is an answer changed ("erased"), and so is a speck beside it in a row that
+    takes one answer (its strokes far lighter than the pen's)."""
+    states = ["filled" if s == "mark" and own is not None and mean[i] >= own else
+              "shade" if s == "stain" and mean[i] < LIGHT and box["kind"] != "limits" else s
+              for i, s in enumerate(states)]
+    if pencil is not None and box["kind"] != "limits":
+        least, m = pencil               # only a trace alone in its row: beside another mark it
+        rows = [b[2] for b, s in zip(box["bubbles"], states) if s != "empty"]   # may be erased
+        states = ["filled" if s in ("faint", "mark") and mean[i] >= least
+                  and rows.count(box["bubbles"][i][2]) == 1 and _pencil_like(m, i) else s
+                  for i, s in enumerate(states)]
+    filled: dict[str, float] = {}
+    strokes: dict[str, float] = {}
+    for i, bubble in enumerate(box["bubbles"]):
+        if states[i] == "filled":
+            filled[bubble[2]] = min(filled.get(bubble[2], 9.0), float(mean[i]))
+            strokes[bubble[2]] = min(strokes.get(bubble[2], 9.0), float(high[i]))
+    for i, bubble in enumerate(box["bubbles"]):
+        row = bubble[2]
+        if states[i] not in ("faint", "mark") or row not in filled or box["kind"] == "limits":
+            continue                    # among limits, a light pencil's option looks the same
+        lighter = mean[i] <= ERASED_SHARE * filled[row]
+        if states[i] == "mark":         # a speck or a graze: its strokes far from the pen's
+            lighter = lighter and high[i] <= SPECK_HIGH * strokes[row]
+        if lighter:
+            states[i] = "erased"
     return states
 
 
@@ -215,8 +378,8 @@ def bubble_name(box: dict[str, Any], i: int) -> str:
 
 
 def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
-    """One box's answer from its bubbles' states ("filled", "mark", "faint", "empty"), or from
-    plain scores (0 empty … 1 filled; in between, faint)."""
+    """One box's answer from its bubbles' states ("filled", "mark", "faint", "erased", "stain",
+    "shade", "empty"), or from plain scores (0 empty … 1 filled; in between, faint)."""
     from quizgen.export.bubbles import NEEDS_REVIEW
 
     column = box["column"]
@@ -230,19 +393,34 @@ def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
     reading = BoxReading(column, "", "read", states=states, scores=values)
     marks = [i for i, state in enumerate(states) if state == "mark"]
     if marks:
-        return _doubt(reading, reason("stroke", bubbles=_names(box, marks)))
+        text = _by_structure(box, states, marks)
+        if text is None:
+            return _doubt(reading, reason("stroke", bubbles=_names(box, marks)))
+        return _read(reading, text)
     rows: dict[str, list[str]] = {}
-    traces: dict[str, list[int]] = {}
+    odd: dict[str, dict[str, list[int]]] = {"faint": {}, "erased": {}, "stain": {}}
     for i, ((_, _, row, value), state) in enumerate(zip(box["bubbles"], states)):
         rows.setdefault(row, [])
         if state == "filled":
             rows[row].append(value)
-        elif state == "faint":
-            traces.setdefault(row, []).append(i)
-    # a trace beside a filled bubble of its row is an answer changed; alone, it is doubtful
-    lone = [i for row, members in traces.items() if not rows[row] for i in members]
+        elif state in odd:
+            odd[state].setdefault(row, []).append(i)
+    # a trace may be an answer, beside a filled bubble or alone: doubtful; one far lighter than
+    # its row's filled bubble ("erased", see `settle`) is an answer changed, passed over
+    beside = [i for row, members in odd["faint"].items() if rows[row] for i in members]
+    if beside:
+        return _doubt(reading, reason("faint_beside", bubbles=_names(box, beside)))
+    lone = [i for kind in ("faint", "erased") for row, members in odd[kind].items()
+            if not rows[row] for i in members]
     if lone:
         return _doubt(reading, reason("faint_at", bubbles=_names(box, lone)))
+    if box["kind"] == "limits" and any(odd["stain"].values()):
+        # a stain over an option may hide a light mark, whatever is filled beside it
+        stained = [i for members in odd["stain"].values() for i in members]
+        return _doubt(reading, reason("stain_among", bubbles=_names(box, stained)))
+    stained = [i for row, members in odd["stain"].items() if not rows[row] for i in members]
+    if stained:
+        return _doubt(reading, reason("stain_at", bubbles=_names(box, stained)))
     if not any(rows.values()):
         # nothing filled: perhaps no answer, perhaps one written in the box and never bubbled
         return _doubt(reading, reason("nothing_filled"))
@@ -257,6 +435,28 @@ def read_box(box: dict[str, Any], scores: np.ndarray | list[str]) -> BoxReading:
             return _doubt(reading, reason("every_option"))
         return _read(reading, ", ".join(rows["opt"]))
     return _read_number(reading, box, rows)
+
+
+def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> str | None:
+    """A number whose strokes (ticks, crosses, half fills) each stand alone in a row of their
+    own: read when the number's rules leave one reading, whether each stroke is taken as filled
+    or as empty (a leading zero either way; a digit between two others, or the only choice of
+    percent or fraction, that the number cannot do without); else None."""
+    rows = [box["bubbles"][i][2] for i in marks]
+    if box["kind"] != "number" or len(marks) > MOST_STROKES or len(set(rows)) < len(rows):
+        return None
+    if any(s not in ("empty", "erased", "shade") and box["bubbles"][i][2] in rows
+           and i not in marks for i, s in enumerate(states)):
+        return None                         # something else in a stroke's row
+    texts = set()
+    for taken in itertools.product(("filled", "empty"), repeat=len(marks)):
+        trial = list(states)
+        for i, state in zip(marks, taken):
+            trial[i] = state
+        reading = read_box(box, trial)
+        if reading.status == "read":
+            texts.add(reading.text)
+    return texts.pop() if len(texts) == 1 else None
 
 
 def _names(box: dict[str, Any], indices: list[int]) -> str:
@@ -321,18 +521,59 @@ def _doubt(reading: BoxReading, why: Note) -> BoxReading:
     return reading
 
 
-def read_page(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -> list[BoxReading]:
-    """Every answer box printed on this page, read."""
+@dataclass(slots=True)
+class Measured:
+    """One box of a page as measured, before the paper is judged whole: its bubbles' states, their
+    darkness above the page's blank bubbles, their darkest strokes, and where they were found."""
+
+    states: list[str]
+    mean: np.ndarray
+    high: np.ndarray
+    centres: np.ndarray
+    low: np.ndarray           # the lighter quarter, above the page's blank bubbles
+    around: np.ndarray        # the paper just outside the ring, above the page's paper
+
+
+def measure_page(page: Page, layout: dict[str, Any],
+                 boxes: list[dict[str, Any]]) -> list[Measured | None]:
+    """Every answer box printed on this page, measured (None for a box without a grid)."""
     dark = darkness_map(page, layout)
     measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
-    blank = page_blank([m for m in measured if m is not None])
+    present = [m for m in measured if m is not None]
+    blank = page_blank(present)
+    paper = page_around(present)
+    return [None if m is None else
+            Measured(bubble_states(m, blank, paper), (m.mean - blank).astype(np.float32),
+                     m.high.astype(np.float32), m.centres.astype(np.float32),
+                     (m.low - blank).astype(np.float32), (m.around - paper).astype(np.float32))
+            for m in measured]
+
+
+def read_paper(pages: list[tuple[list[dict[str, Any]], list[Measured | None]]]
+               ) -> list[list[BoxReading]]:
+    """The boxes of a student's pages read, the paper judged whole: how this student marks
+    (`own_marks`, over every page read) decides what a tick or a cross of theirs says."""
+    present = [(box, m) for boxes, measured in pages for box, m in zip(boxes, measured)
+               if m is not None]
+    own = own_marks([b for b, _ in present], [m.states for _, m in present],
+                    [m.mean for _, m in present])
+    pencil = own_pencil([b for b, _ in present], [m for _, m in present])
     out = []
-    for box, bubbles in zip(boxes, measured):
-        if bubbles is None:
-            out.append(read_box(box, []))
-            continue
-        reading = read_box(box, bubble_states(bubbles, blank))
-        reading.scores = [round(float(v), 2) for v in bubbles.mean - blank]
-        reading.centres = [(float(x), float(y)) for x, y in bubbles.centres]
-        out.append(reading)
+    for boxes, measured in pages:
+        readings = []
+        for box, m in zip(boxes, measured):
+            if m is None:
+                readings.append(read_box(box, []))
+                continue
+            reading = read_box(box, settle(box, m.states, m.mean, m.high, own,
+                                           None if pencil is None else (pencil, m)))
+            reading.scores = [round(float(v), 2) for v in m.mean]
+            reading.centres = [(float(x), float(y)) for x, y in m.centres]
+            readings.append(reading)
+        out.append(readings)
     return out
+
+
+def read_page(page: Page, layout: dict[str, Any], boxes: list[dict[str, Any]]) -> list[BoxReading]:
+    """Every answer box printed on this page, read (the page taken as the whole paper)."""
+    return read_paper([(boxes, measure_page(page, layout, boxes))])[0]

@@ -1,0 +1,52 @@
+"""The corner marks printed on every page with answer grids: solid squares, found anywhere in an
+image by their shape, whatever the page's scale, tilt or light (`mark_candidates`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def mark_candidates(gray: np.ndarray, scale: float, side_mm: float,
+                    code: np.ndarray) -> np.ndarray:
+    """Centres (scan px) of every dark, solid, four-cornered blob about the size of a corner mark,
+    anywhere in the image: contours of a locally thresholded view, in which the mark's side is
+    about 24 px, kept when their shape is the mark's (a convex quadrilateral, solid, not too
+    long) seen at any tilt up to 60 degrees; the QR code's own squares are left out."""
+    import cv2
+
+    expected = side_mm * scale
+    factor = min(1.0, 24.0 / max(expected, 1.0))
+    view = gray if factor == 1.0 else cv2.resize(gray, None, fx=factor, fy=factor,
+                                                 interpolation=cv2.INTER_AREA)
+    side = expected * factor
+    block = int(side * 3) | 1
+    binary = cv2.adaptiveThreshold(view, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                   max(block, 11), 12)
+    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    code_box = cv2.boundingRect((code * factor).astype(np.float32))
+    cx0, cy0, cw, ch = code_box
+    out = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not 0.2 * side ** 2 <= area <= 3.5 * side ** 2:
+            continue
+        hull = cv2.convexHull(contour)
+        if area < 0.88 * cv2.contourArea(hull):
+            continue
+        (_, _), (w, h), _ = cv2.minAreaRect(contour)
+        if min(w, h) < 0.5 * max(w, h) or area < 0.75 * w * h:
+            continue
+        poly = cv2.approxPolyDP(hull, 0.08 * cv2.arcLength(hull, True), True)
+        if len(poly) != 4:
+            continue
+        m = cv2.moments(contour)
+        x, y = m["m10"] / m["m00"], m["m01"] / m["m00"]
+        if cx0 - 2 <= x <= cx0 + cw + 2 and cy0 - 2 <= y <= cy0 + ch + 2:
+            continue                      # a square of the QR code itself
+        bx, by, bw, bh = cv2.boundingRect(contour)
+        inside = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(inside, [contour - [bx, by]], -1, 255, -1)
+        if cv2.mean(binary[by:by + bh, bx:bx + bw], mask=inside)[0] < 0.9 * 255:
+            continue                      # hollow (a QR finder pattern, a drawn box)
+        out.append((x / factor, y / factor))
+    return np.float32(out).reshape(-1, 2)
