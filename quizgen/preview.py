@@ -150,6 +150,17 @@ def load_any_recipe(name: str | None):
     return ("exam", recipe.exam) if recipe.exam is not None else ("deck", recipe.deck)
 
 
+#: The language of the index page's own words; each page shows every language.
+INDEX_LANG = "en"
+
+
+def _index_title(views: list[dict[str, Any]]) -> str:
+    """A page's title as the index lists it: in the index's language, so that its list does not
+    switch language beside its own words (a Hinglish title when there is no English one)."""
+    own = [view["title"] for view in views if view["lang"] == INDEX_LANG]
+    return own[0] if own else views[0]["title"] if views else ""
+
+
 def build_preview(name: str | None, out: str | os.PathLike[str], *, force: bool = False,
                   progress=None) -> PreviewSummary:
     """Write the preview site of recipe `name` into the folder `out` (published whole). Pages
@@ -174,7 +185,7 @@ def build_preview(name: str | None, out: str | os.PathLike[str], *, force: bool 
             (staged / f"{spec.name}.html").write_text(html, encoding="utf-8")
             names.append(f"{spec.name}.html")
             listed.append({"name": spec.name, "heading": spec.heading,
-                           "title": views[0]["title"] if views else ""})
+                           "title": _index_title(views)})
             problems += len(views)
             del views, html
             if progress is not None:

@@ -65,6 +65,15 @@ def test_a_deck_recipe_preview_is_offline_and_complete(tmp_path):
         index.open(site / "index.html")
         links = index.eval("[...document.querySelectorAll('a')].map(a => a.getAttribute('href'))")
         assert links == ["OCC-1.html", "OCC-2.html", "OCC-3.html", "OCC-4.html", "OCC-5.html"]
+        # the index speaks one language: each page listed by its English problem's title
+        listed = index.eval("[...document.querySelectorAll('li')].map(li => li.textContent)")
+        assert index.eval("document.documentElement.lang") == "en"
+        for name, line in zip(links, listed):
+            page.open(site / name)
+            english = page.eval("[...document.querySelectorAll('section.quizgen-problem')]"
+                                ".filter(s => s.lang === 'en')[0].querySelector('h2')"
+                                ".textContent.split(' · ').slice(1).join(' · ')")
+            assert line.endswith(": " + english), (line, english)
 
 
 def test_an_exam_recipe_preview_has_a_page_per_question(tmp_path):
