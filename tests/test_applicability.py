@@ -29,11 +29,14 @@ def variants(lang: str, section: str, key: str) -> set[str]:
 
 
 def from_template(text: str, templates: set[str]) -> bool:
-    """The sentence is one of these phrases: its words up to the first slot (`{{ ... }}` or
-    `{% ... %}`, which the problem's own numbers fill: the right option's arithmetic) match."""
+    """The sentence is one of these phrases: its words up to the first `{% ... %}` block match,
+    each `{{ ... }}` slot standing for what the problem's own numbers fill (the right option's
+    arithmetic); a phrase without blocks matches whole."""
     for template in templates:
-        head = re.split(r"\{[{%]", template, maxsplit=1)[0]
-        if len(head) >= 10 and text.startswith(head) or text == template:
+        head, *rest = re.split(r"\{%", template, maxsplit=1)
+        words = re.split(r"\{\{.*?\}\}", head, flags=re.S)
+        pattern = "(?s:.+?)".join(re.escape(w) for w in words)
+        if (re.match(pattern, text) if rest else re.fullmatch(pattern, text)) and len(head) >= 10:
             return True
     return False
 
