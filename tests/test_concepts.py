@@ -453,6 +453,14 @@ SLIP_CARDS = {
     "warp_lockstep": ("warp-lockstep", "lockstep is not guaranteed"),
     "no_barrier_needed": ("fix-synchronisation", "a warp may read shared memory before another has written it"),
     "barrier_always_block_wide": ("fix-synchronisation", "replacing them with warp-level primitives"),
+    "blocks_as_warps": ("occupancy-counts-warps", "occupancy counts warp slots taken"),
+    "register_blocks_as_warps": ("occupancy-counts-warps", "occupancy counts warp slots taken"),
+    "block_fill_as_occupancy": ("occupancy-definition", "active warps divided by the most warps"),
+    "packed_grid": ("blocks-go-out-breadth-first", "one per SM first"),
+    "exact_waves": ("tail-wave", "a grid runs in rounds of that size"),
+    "no_ceiling": ("warp-count-proof", "any leftover thread needs a whole warp, so the count rounds up"),
+    "half_warp": ("warp-is-32-threads", "32 threads of a warp"),
+    "forgot_warp_size": ("warp-is-32-threads", "issues each instruction once for all 32 threads of a warp"),
 }
 
 
