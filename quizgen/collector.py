@@ -4,6 +4,11 @@ Reference counting still frees everything; only the collector's passes, which wa
 object again and again, are held off. Two places use it: a problem pool's candidates (thousands
 of parameter dicts that live as long as the process, about a tenth of a default deck's build)
 and grading a class (a few hundred thousand small objects, about a third of grading time).
+
+Work inside such a block that does make cycles (statsmodels' models and their results refer to
+each other) runs in `collector_for_new`: the collector runs again, over the objects made since
+the block began only, so that the fits' arrays are freed as the collector's passes come round
+rather than all held until the class is written (a few tens of MB for a class of thousands).
 """
 
 from __future__ import annotations
@@ -23,3 +28,20 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def collector_for_new() -> Iterator[None]:
+    """The block runs with the cycle collector on, over the objects it makes: everything older
+    is frozen out of the collector's passes (`gc.freeze`), and whatever cycles the block leaves
+    are collected as it ends. The collector is then restored as it was."""
+    was_enabled = gc.isenabled()
+    gc.freeze()
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        if not was_enabled:
+            gc.disable()
+        gc.unfreeze()

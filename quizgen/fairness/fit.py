@@ -263,7 +263,7 @@ class _QuestionData:
         self.klass: list[int] = []
         self.boxes: list[list[tuple[str, float, bool]]] = []
         self.points: dict[str, float] = {}
-        self.null: Any = None
+        self.null: Any = None                   # the model without features: its coefficients
         self.alpha: dict[str, float] = {}       # each box's logit at the class's average
         self.modelled: list[str] = []           # the boxes some got right and some wrong
         self.residual: Any = None               # per student: Σ (right − fitted) over boxes
@@ -345,7 +345,7 @@ class _QuestionData:
         result = self._fit([])
         if result is None:
             return False
-        self.null = result
+        self.null = result.params               # not the result: its arrays are the class's size
         shift = self._class_shift(result.params)
         for j, key in enumerate(self.modelled):
             self.alpha[key] = float(result.params[j]) + shift

@@ -140,7 +140,10 @@ def assess(manifest: Manifest, students: Sequence[StudentResult]) -> Fairness:
         from quizgen.fairness.fit import fit_exam
     except ImportError:
         return Fairness("unavailable", len(papers), maximum, records=papers)
-    fit = fit_exam([papers])
+    from quizgen.collector import collector_for_new
+
+    with collector_for_new():          # statsmodels' fits make cycles: collected as made
+        fit = fit_exam([papers])
     return Fairness("small" if fit.too_small else "measured", len(papers), maximum, fit,
                     _expectations(fit.model, papers, kept), papers)
 
