@@ -33,7 +33,7 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from bench_class import DPI, PHOTOS, SIM_DPI, Step, Tally, run_measured
+from bench_class import Step, Tally, filled_capture, run_measured
 
 AMC = "auto-multiple-choice"
 THRESHOLD = 0.15          # AMC's default darkness threshold (note --seuil)
@@ -142,10 +142,9 @@ def _start() -> None:
 
 
 def _paper(item):
-    import cv2
     import pypdfium2 as pdfium
 
-    from quizgen.scan.synth import STYLES, distort, fill_page, photograph, plan_box
+    from quizgen.scan.synth import STYLES, plan_box
 
     pdf, out, student, questions, pages, seed = item
     rng = random.Random(f"amc-{seed}-{student}")
@@ -153,16 +152,8 @@ def _paper(item):
     if _OPEN.get("path") != pdf:
         _OPEN["doc"], _OPEN["path"] = pdfium.PdfDocument(pdf), pdf
     for page, index in sorted(pages.items()):
-        image = _OPEN["doc"][index - 1].render(scale=DPI / 72, grayscale=True).to_numpy()
         marked = [(box, marks) for p, box, marks in plans if p == page]
-        image = fill_page(image[..., 0] if image.ndim == 3 else image, DPI, marked, rng)
-        if rng.random() < PHOTOS:
-            small = cv2.resize(image, None, fx=SIM_DPI / DPI, fy=SIM_DPI / DPI,
-                               interpolation=cv2.INTER_AREA)
-            data = photograph(small, rng, upside_down=rng.random() < 0.15)
-        else:
-            data = distort(image, rng, upside_down=rng.random() < 0.15, jpeg=60,
-                           max_angle=2.0, max_scale=0.02)
+        data = filled_capture(_OPEN["doc"][index - 1], marked, rng)
         (Path(out) / f"amc-{student:05d}-{page:02d}.jpg").write_bytes(data)
     return student, {str(n): [m.expected, m.case, m.style]
                      for n, (_, _, m) in enumerate(plans, start=1)}

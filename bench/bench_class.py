@@ -170,12 +170,28 @@ def _sim_start(manifest_path: str, order: list[int]) -> None:
     _SIM["order"] = order
 
 
+def filled_capture(pdf_page, marked: list, rng: random.Random) -> bytes:
+    """A printed page (pypdfium2) filled in as `marked` plans and captured as a class's pile is:
+    a phone photo for a share `PHOTOS` of pages, the rest through a sheet-fed scanner (JPEG)."""
+    import cv2
+
+    from quizgen.scan.synth import distort, fill_page, photograph
+
+    image = pdf_page.render(scale=DPI / 72, grayscale=True).to_numpy()
+    image = fill_page(image[..., 0] if image.ndim == 3 else image, DPI, marked, rng)
+    if rng.random() < PHOTOS:
+        small = cv2.resize(image, None, fx=SIM_DPI / DPI, fy=SIM_DPI / DPI,
+                           interpolation=cv2.INTER_AREA)
+        return photograph(small, rng, upside_down=rng.random() < 0.15)
+    return distort(image, rng, upside_down=rng.random() < 0.15, jpeg=60, max_angle=2.0,
+                   max_scale=0.02)
+
+
 def _simulate_paper(item) -> tuple[str, dict[str, list]]:
     """One student's paper: planned (what they mean, how they mark), filled, scanned."""
-    import cv2
     import pypdfium2 as pdfium
 
-    from quizgen.scan.synth import STYLES, distort, fill_page, photograph, plan_answers
+    from quizgen.scan.synth import STYLES, plan_answers
 
     pdf, out, version, start, seed = item
     student = _SIM["students"][version]
@@ -185,16 +201,7 @@ def _simulate_paper(item) -> tuple[str, dict[str, list]]:
         _SIM["pdf"], _SIM["pdf_path"] = pdfium.PdfDocument(pdf), pdf
     for page in range(1, student["sheet"]["pages"] + 1):
         index = start + page - 1
-        image = _SIM["pdf"][index].render(scale=DPI / 72, grayscale=True).to_numpy()
-        image = fill_page(image[..., 0] if image.ndim == 3 else image, DPI, plan.get(page, []),
-                          rng)
-        if rng.random() < PHOTOS:
-            small = cv2.resize(image, None, fx=SIM_DPI / DPI, fy=SIM_DPI / DPI,
-                               interpolation=cv2.INTER_AREA)
-            data = photograph(small, rng, upside_down=rng.random() < 0.15)
-        else:
-            data = distort(image, rng, upside_down=rng.random() < 0.15, jpeg=60,
-                           max_angle=2.0, max_scale=0.02)
+        data = filled_capture(_SIM["pdf"][index], plan.get(page, []), rng)
         (Path(out) / f"scan-{_SIM['order'][index]:05d}.jpg").write_bytes(data)
     boxes = {m.column: [m.expected, m.case, m.style]
              for page in plan.values() for _, m in page}

@@ -344,14 +344,9 @@ class Versions:
                     outcomes: _Outcomes) -> list[tuple[int, tuple]]:
         """(turns not kept, entry) of the student's first versions that keep the turn as well
         as the best draw does (every wish, when one can), until `CANDIDATES` are found."""
-        recipe = self.recipe
         found: list[tuple[int, tuple]] = []
         for attempt in range(DRAW_ATTEMPTS):
-            cell = spec.cells[(turn + attempt) % len(spec.cells)]
-            gpu = spec.gpus[(turn + attempt) % len(spec.gpus)] or recipe.gpu
-            seed = _question_seed(recipe.seed, key, number, attempt)
-            problem = self.generate(cell, level=spec.level, seed=seed, lang=recipe.lang, gpu=gpu)
-            asked = _asked(spec, problem, number)
+            problem, asked = self._attempt(number, spec, key, turn, attempt)
             found.append((outcomes.perfect - outcomes.score(problem, asked, turn),
                           (number, spec, problem, asked)))
             if sum(1 for missed, _ in found if missed == 0) >= CANDIDATES:
@@ -359,19 +354,24 @@ class Versions:
         fewest = min(missed for missed, _ in found)
         return [(missed, entry) for missed, entry in found if missed == fewest][:CANDIDATES]
 
+    def _attempt(self, number: int, spec: ExamQuestion, key: str, turn: int, attempt: int):
+        """(problem, what it asks) of one draw attempt: the cell and GPU in the question's turn,
+        the seed of the attempt."""
+        recipe = self.recipe
+        cell = spec.cells[(turn + attempt) % len(spec.cells)]
+        gpu = spec.gpus[(turn + attempt) % len(spec.gpus)] or recipe.gpu
+        seed = _question_seed(recipe.seed, key, number, attempt)
+        problem = self.generate(cell, level=spec.level, seed=seed, lang=recipe.lang, gpu=gpu)
+        return problem, _asked(spec, problem, number)
+
     def _draw(self, number: int, spec: ExamQuestion, key: str, turn: int):
         """One student's problem for one question: drawn so that across the class the boxes'
         outcomes take turns (see `_Outcomes`) at the question's usual difficulty."""
-        recipe = self.recipe
         outcomes = self._survey(number, spec)
         turn += number
         best, best_score = None, -1
         for attempt in range(DRAW_ATTEMPTS):
-            cell = spec.cells[(turn + attempt) % len(spec.cells)]
-            gpu = spec.gpus[(turn + attempt) % len(spec.gpus)] or recipe.gpu
-            seed = _question_seed(recipe.seed, key, number, attempt)
-            problem = self.generate(cell, level=spec.level, seed=seed, lang=recipe.lang, gpu=gpu)
-            asked = _asked(spec, problem, number)
+            problem, asked = self._attempt(number, spec, key, turn, attempt)
             score = outcomes.score(problem, asked, turn)
             if score > best_score:
                 best, best_score = (number, spec, problem, asked), score
