@@ -236,10 +236,11 @@ def _joined(pieces: list[str]) -> str:
     return "''.join((" + ", ".join(pieces) + ",))"
 
 
-def plain_phrase(text: str, finalize: Callable[[Any], Any], filters: dict[str, Callable],
+def plain_phrase(text: str, finalize: Callable[[Any], str], filters: dict[str, Callable],
                  store: CodeStore | None = None) -> Callable[[dict[str, Any]], str] | None:
     """`text` as a function of its values when it is a plain phrase (see the module), else None.
-    Its compiled code is taken from `store` when there (and kept there when not)."""
+    `finalize` gives the text of a value, as Jinja prints it (the environment's ``finalize``,
+    then ``str``). The compiled code is taken from `store` when there (and kept there when not)."""
     if "\r" in text or "{#" in text:
         return None
     kept = store.get(text) if store is not None else None
@@ -261,12 +262,9 @@ def plain_phrase(text: str, finalize: Callable[[Any], Any], filters: dict[str, C
             store.put(text, code, ("", *used_names))
         used = [filters[name] for name in used_names]
 
-    def out(value: Any) -> str:
-        return value if value.__class__ is str else str(finalize(value))
-
     # Python made only of the phrase's text as string literals, names and keys checked above,
     # whole numbers, operators and calls of the filters by number: no name of Python's
-    scope = {"__builtins__": {}, "_o": out, "_key": _key, "_f": tuple(used)}
+    scope = {"__builtins__": {}, "_o": finalize, "_key": _key, "_f": tuple(used)}
     exec(code, scope)
     return scope["render"]
 
