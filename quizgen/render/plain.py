@@ -253,11 +253,11 @@ def plain_phrase(text: str, finalize: Callable[[Any], str], filters: dict[str, C
         used_names: list[str] = []
         try:
             source = _source(text, filters, used_names)
-        except NotPlain:
+            code = compile(f"def render(v):\n    return {source}\n", "<phrase>", "exec")
+        except (NotPlain, RecursionError, SyntaxError, MemoryError):   # deep nesting: Jinja's
             if store is not None:
                 store.put(text, None, ())
             return None
-        code = compile(f"def render(v):\n    return {source}\n", "<phrase>", "exec")
         if store is not None:
             store.put(text, code, ("", *used_names))
         used = [filters[name] for name in used_names]
