@@ -133,7 +133,8 @@ def test_what_a_plain_phrase_cannot_look_up_jinja_renders_or_refuses():
     "{{- a }}", "{{ a -}}", "{{ a is defined }}", "{{ a.items }}", "{{ true }}", "{{ a|upper }}x\r",
     "{# note #}{{ a }}", "{% if a %}x", "{% endif %}", "{{ a < b < n }}", "{{ a.upper() }}",
     "{{ a ~ b }}", "{{ a ** 2 }}", "{{ a|round(1) }}x{{ loop }}", "{{ self }}",
-    "{{ " + " + ".join(["a"] * 400) + " }}", "{{ " + "(" * 3000 + "a" + ")" * 3000 + " }}"])
+    "{{{ a }}", "{{% if a %}x{% endif %}", "{{ " + " + ".join(["a"] * 400) + " }}",
+    "{{ " + "(" * 3000 + "a" + ")" * 3000 + " }}"])
 def test_what_the_plain_reader_does_not_take_is_left_to_jinja(text):
     assert plain_phrase(text, phrase_finalize, FILTERS) is None
 

@@ -190,9 +190,12 @@ def _source(text: str, filters: dict[str, Callable], used: list[str]) -> str:
     root: list[str] = []
     stack: list[tuple[list[str], list[list[Any]]]] = []  # (body the choice sits in, branches)
     body = root
-    for i, part in enumerate(_TAGS.split(text)):
+    parts = _TAGS.split(text)
+    for i, part in enumerate(parts):
         if i % 2 == 0:
-            if "{{" in part or "{%" in part or "{#" in part:
+            # a "{" just before a tag makes "{{%" or "{{{", where Jinja's "{{" starts first
+            if "{{" in part or "{%" in part or "{#" in part or (
+                    part.endswith("{") and i + 1 < len(parts)):
                 raise NotPlain(part)
             if part:
                 body.append(repr(part))
