@@ -91,16 +91,21 @@ class Family:
 
         def asks(params: dict[str, Any]) -> bool:
             get = params.get
-            if regs is not None and max(get("regs_per_thread", 0), get("regs_now", 0)) > regs:
+            if regs is not None and (get("regs_per_thread", 0) > regs or get("regs_now", 0) > regs):
                 return False
             if no_carveout and get("carveout", -1) != -1:
                 return False
             if limit is None:
                 return True
-            shapes = get("blocks") or ([params["block"]] if "block" in params else ())
-            return get("threads_per_block", 0) <= limit and all(
-                not isinstance(b, list) or len(b) != 3 or b[0] * b[1] * b[2] <= limit
-                for b in shapes)
+            if get("threads_per_block", 0) > limit:
+                return False
+            shapes = get("blocks")
+            if not shapes:
+                if "block" not in params:
+                    return True
+                shapes = (params["block"],)
+            return all(not isinstance(b, list) or len(b) != 3 or b[0] * b[1] * b[2] <= limit
+                       for b in shapes)
 
         return asks
 
