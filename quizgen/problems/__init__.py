@@ -85,9 +85,9 @@ class _Pool:
         with collector_paused():
             for name in gpu_names:
                 gpu = resolve_named_gpu(name)
-                asks = self.family.asks_within
+                asks = self.family.asker(gpu)
                 raw.extend((name, params) for params in self.family.space(level, gpu)
-                           if asks(params, gpu))
+                           if asks(params))
             rng_for(cell, level, 0).shuffle(raw)
         self.raw = raw
         self.cursor = 0

@@ -15,7 +15,7 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 from quizgen.gpus import GPU
 from quizgen.problems.applicability import Facts, Predicate, applies
@@ -78,19 +78,36 @@ class Family:
         """Whether the GPU can be asked this candidate at all: no more registers per thread than
         it allows (63 on cc 2.0 and 3.0; ptxas emits no such kernel), no carveout before cc 7.0,
         and no block over its thread limit unless the cell asks about a refused launch."""
-        if not gpu.is_textbook and max(params.get("regs_per_thread", 0),
-                                       params.get("regs_now", 0)) > gpu.max_regs_per_thread:
-            return False
-        if params.get("carveout", -1) != -1 and 0 < gpu.cc_major < 7:
-            return False
+        return self.asker(gpu)(params)
+
+    def asker(self, gpu: GPU) -> Callable[[dict[str, Any]], bool]:
+        """`asks_within` for one GPU, as a function of the candidate: what depends on the GPU
+        alone is settled once (a pool asks it of every candidate of its space)."""
         if self.states_single_issue and gpu.dual_issue:
-            return False
-        if self.draws_refused_launches:
-            return True
-        limit = gpu.max_threads_per_block
-        shapes = params.get("blocks") or ([params["block"]] if "block" in params else [])
-        return params.get("threads_per_block", 0) <= limit and all(
-            not isinstance(b, list) or len(b) != 3 or b[0] * b[1] * b[2] <= limit for b in shapes)
+            return lambda params: False
+        regs = None if gpu.is_textbook else gpu.max_regs_per_thread
+        no_carveout = 0 < gpu.cc_major < 7
+        limit = None if self.draws_refused_launches else gpu.max_threads_per_block
+
+        def asks(params: dict[str, Any]) -> bool:
+            get = params.get
+            if regs is not None and (get("regs_per_thread", 0) > regs or get("regs_now", 0) > regs):
+                return False
+            if no_carveout and get("carveout", -1) != -1:
+                return False
+            if limit is None:
+                return True
+            if get("threads_per_block", 0) > limit:
+                return False
+            shapes = get("blocks")
+            if not shapes:
+                if "block" not in params:
+                    return True
+                shapes = (params["block"],)
+            return all(not isinstance(b, list) or len(b) != 3 or b[0] * b[1] * b[2] <= limit
+                       for b in shapes)
+
+        return asks
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

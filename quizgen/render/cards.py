@@ -119,19 +119,26 @@ def label_html(lang: str) -> dict[str, str]:
     return {key: label_span(text) for key, text in labels(lang).items()}
 
 
+#: What `sum_terms` looks at: braces, \\left and \\right, and a sign with a space either side.
+_SUM_MARKS = re.compile(r"[{}]|\\left|\\right|(?<= )[+-](?= )")
+
+
 def sum_terms(latex: str) -> list[str]:
     """A formula cut before each binary + or − (spaced, as sympy writes them) outside braces and
     \\left…\\right pairs, so that a long sum wraps between its terms on a phone, the sign starting
     the next line as printed maths does; each later term keeps its sign binary (``{} - X Y``).
     One piece when there is none."""
+    if " + " not in latex and " - " not in latex:
+        return [latex]
     depth, cuts = 0, []
-    for at, char in enumerate(latex):
-        if char == "{" or latex.startswith("\\left", at):
+    for found in _SUM_MARKS.finditer(latex):
+        mark = found.group()
+        if mark == "{" or mark == "\\left":
             depth += 1
-        elif char == "}" or latex.startswith("\\right", at):
+        elif mark == "}" or mark == "\\right":
             depth -= 1
-        elif char in "+-" and depth == 0 and latex[at - 1:at + 2] == f" {char} ":
-            cuts.append(at)
+        elif depth == 0:
+            cuts.append(found.start())
     if not cuts:
         return [latex]
     bounds = [0, *cuts, len(latex)]

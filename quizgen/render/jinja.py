@@ -16,7 +16,9 @@
   forms), ``typst_string``, ``typst_array`` (sheets), ``md`` (a student's text in Markdown).
 
 Every template is compiled once per process: file templates are kept by the environment (no
-size limit), phrases by `phrase_renderer` (one function per text, rendered from a plain dict).
+size limit), phrases by `phrase_renderer` (one function per text, rendered from a plain dict; a
+plain phrase, values and conditions only, by `quizgen.render.plain` without Jinja's context,
+to the same text).
 Jinja's compiled code is also kept between processes, in Jinja's own bytecode cache (`cache_dir`,
 a folder only this user may open), keyed by the template's source and the versions of Python and
 Jinja: compiling the 750 phrases of the default deck takes about as long as building the rest.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import traceback
 from functools import cache
 from pathlib import Path
@@ -40,6 +43,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from quizgen.errors import QuizgenError
 from quizgen.languages import html_lang
 from quizgen.render import numbers
+from quizgen.render.plain import DICT_ATTRS, CodeStore, plain_phrase
 from quizgen.xmltext import xml_text
 from quizgen.render.typst import typst_string
 
@@ -73,8 +77,6 @@ FILTERS = {"num": numbers.number, "pct": numbers.percent, "kb": numbers.kb, "siz
            "typst_string": typst_string, "typst_array": typst_array, "md": md_escape,
            "html_lang": html_lang}
 
-_DICT_ATTRS = frozenset(dir(dict))
-
 
 #: A for loop's own variables (``loop.index``, ``loop.last``, …): public, read only.
 _LOOP_ATTRS = frozenset(name for name in dir(LoopContext) if not name.startswith("_"))
@@ -87,7 +89,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
     variables (``loop.index``: public attributes of Jinja's loop, safe by the sandbox's rules)."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        if obj.__class__ is dict and attribute not in _DICT_ATTRS:
+        if obj.__class__ is dict and attribute not in DICT_ATTRS:
             try:
                 return obj[attribute]
             except KeyError:
@@ -132,6 +134,8 @@ _NO_GLOBALS: frozenset[str] = frozenset()
 #: The bytecode cache's file names: the number changes with the environment's options (code
 #: compiled under other options is never read).
 CACHE_PATTERN = "__quizgen_sandbox_1_%s.cache"
+#: The file of the plain phrases' compiled code (`quizgen.render.plain`), per Python version.
+PLAIN_PATTERN = "__quizgen_plain_phrases_%s.marshal"
 
 
 def cache_dir() -> Path:
@@ -141,9 +145,9 @@ def cache_dir() -> Path:
     return Path(base) / "quizgen" / "templates"
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Jinja's bytecode cache in `cache_dir`, or None (compile every time) where that folder
-    cannot be made, or is not this user's alone: code read from it runs."""
+def _private_folder() -> Path | None:
+    """`cache_dir`, made if need be, or None where it cannot be made or is not this user's
+    alone: code read from it runs."""
     folder = cache_dir()
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -153,7 +157,29 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     if not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077 or (
             hasattr(os, "getuid") and info.st_uid != os.getuid()):
         return None
+    return folder
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's bytecode cache in `cache_dir`, or None (compile every time) where that folder
+    cannot be used (`_private_folder`)."""
+    folder = _private_folder()
+    if folder is None:
+        return None
     return jinja2.FileSystemBytecodeCache(str(folder), pattern=CACHE_PATTERN)
+
+
+@cache
+def _plain_store() -> CodeStore | None:
+    """The plain phrases' compiled code, kept in `cache_dir` (one file per Python)."""
+    folder = _private_folder()
+    if folder is None:
+        return None
+    # valid for this Jinja and these filters (a phrase's code calls them by name)
+    filters = ",".join(f"{name}:{getattr(fn, 'jinja_pass_arg', '')}"
+                       for name, fn in sorted(environment().filters.items()))
+    return CodeStore(folder / (PLAIN_PATTERN % sys.implementation.cache_tag),
+                     f"{jinja2.__version__}|{filters}")
 
 
 @cache
@@ -244,9 +270,27 @@ def _phrase_template(env: Sandbox, text: str) -> jinja2.Template:
 def phrase_renderer(text: str) -> Callable[[dict[str, Any]], str]:
     """The phrase `text` compiled once, as a function of one plain dict of values.
 
-    It renders with a context whose values are the dict itself (no globals, nothing copied:
-    `PhraseContext`); a name the dict lacks is an error.
+    A plain phrase (`quizgen.render.plain`: values, a sum or product of two, a filter) is
+    rendered without Jinja, to the text Jinja writes; when a value cannot be looked up that way,
+    and for every other phrase, Jinja renders it (compiled on first need).
     Errors come out as Jinja raised them (`phrase_error` names the phrase)."""
+    plain = plain_phrase(text, phrase_finalize, environment().filters, _plain_store())
+    if plain is None:
+        return _jinja_phrase(text)
+
+    def render(values: dict[str, Any]) -> str:
+        try:
+            return plain(values)
+        except Exception:
+            return _jinja_phrase(text)(values)
+
+    return render
+
+
+@cache
+def _jinja_phrase(text: str) -> Callable[[dict[str, Any]], str]:
+    """The phrase `text` compiled by Jinja, rendered with a context whose values are the dict
+    itself (no globals, nothing copied: `PhraseContext`); a name the dict lacks is an error."""
     env = environment()
     compiled = _phrase_template(env, text)
     root = compiled.root_render_func
