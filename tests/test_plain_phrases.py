@@ -173,3 +173,23 @@ def test_compiled_plain_phrases_are_kept_between_processes(tmp_path):
     third = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                            env=env, check=True).stdout.splitlines()
     assert int(third[0]) > 5 and third[1] == runs[0][1]
+
+
+def test_the_store_keeps_what_a_process_rendered_then_the_latest(tmp_path, monkeypatch):
+    monkeypatch.setattr(CodeStore, "LIMIT", 4)
+    path = tmp_path / "plain.marshal"
+    first = CodeStore(path, "v")
+    texts = [f"{{{{ n }}}} blocks ({i})" for i in range(6)]
+    for text in texts:
+        plain_phrase(text, phrase_finalize, FILTERS, first)
+    first.write()
+    again = CodeStore(path, "v")
+    assert [again.get(t) is not None for t in texts] == [False, False, True, True, True, True]
+    assert again.get(texts[2])[1] == ("",)        # plain, calls no filter
+    for text in ("{{ a }} x", "{{ a }} y", "{% for i in a %}{% endfor %}"):
+        plain_phrase(text, phrase_finalize, FILTERS, again)
+    again.write()
+    last = CodeStore(path, "v")
+    assert last.get("{% for i in a %}{% endfor %}") == (None, ())      # known not plain
+    assert last.get(texts[2]) is not None and last.get(texts[3]) is None
+    assert plain_phrase(texts[2], phrase_finalize, FILTERS, last)({"n": 1200}) == "1,200 blocks (2)"

@@ -276,37 +276,43 @@ class CodeStore:
     """Plain phrases' compiled code kept between processes: one file in a private folder (code
     read from it runs) holding, for each phrase text, its code and the filters it calls (or that
     it is not plain). The file is read on first use and written again (replaced whole,
-    atomically) as the process ends when it read any phrase the file did not hold. It is valid
-    only for the reader that wrote it (this module's source and Jinja's version, in its key): a
-    file of another, or one that cannot be read, is a file of nothing; one that cannot be
-    written is left as it was."""
+    atomically) as the process ends when it read any phrase the file did not hold, keeping at
+    most `LIMIT` phrases: those this process rendered, then the latest others. It is valid only
+    for the reader that wrote it (this module's source and Jinja's version, in its key): a file
+    of another, or one that cannot be read, is a file of nothing; one that cannot be written is
+    left as it was."""
 
-    #: The most phrases kept (a folder of someone's own phrasebooks adds its own).
-    LIMIT = 20_000
+    #: The most phrases kept: both languages' books hold about 2,800 with placeholders, and a
+    #: folder of someone's own phrasebooks adds its own.
+    LIMIT = 6_000
 
     def __init__(self, path: Path, version: str) -> None:
         self.path = path
         self.key = hashlib.blake2b(Path(__file__).read_bytes() + version.encode(),
                                    digest_size=16).digest()
         self.entries: dict[bytes, tuple[Any, tuple[str, ...]]] | None = None
-        self.added = False
-
-    @staticmethod
-    def _digest(text: str) -> bytes:
-        return hashlib.blake2b(text.encode(), digest_size=16).digest()
+        self.rendered: dict[bytes, None] = {}      # in the order last rendered
+        self.changed = False
 
     def get(self, text: str) -> tuple[Any, tuple[str, ...]] | None:
         """(code or None, ("", filter names…) when plain, () when not) of phrase `text`."""
         entries = self.entries if self.entries is not None else self._read()
-        return entries.get(self._digest(text))
+        digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+        found = entries.get(digest)
+        if found is not None:
+            self.rendered.pop(digest, None)
+            self.rendered[digest] = None
+        return found
 
     def put(self, text: str, code: CodeType | None, names: tuple[str, ...]) -> None:
         entries = self.entries if self.entries is not None else self._read()
-        if len(entries) < self.LIMIT:
-            entries[self._digest(text)] = (code, names)
-            if not self.added:
-                self.added = True
-                atexit.register(self.write)
+        digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+        entries[digest] = (code, names)
+        self.rendered.pop(digest, None)
+        self.rendered[digest] = None
+        if not self.changed:
+            self.changed = True
+            atexit.register(self.write)
 
     def _read(self) -> dict[bytes, tuple[Any, tuple[str, ...]]]:
         try:
@@ -318,12 +324,26 @@ class CodeStore:
         self.entries = entries
         return entries
 
+    def kept(self) -> dict[bytes, tuple[Any, tuple[str, ...]]]:
+        """What `write` writes: every phrase when they are few, else the phrases this process
+        rendered last, then the others latest first, `LIMIT` in all."""
+        entries = self.entries or {}
+        if len(entries) <= self.LIMIT:
+            return entries
+        kept: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
+        for digest in [*reversed(self.rendered), *reversed(entries)]:
+            if len(kept) >= self.LIMIT:
+                break
+            if digest in entries:
+                kept.setdefault(digest, entries[digest])
+        return kept
+
     def write(self) -> None:
         name = None
         try:
             handle, name = tempfile.mkstemp(dir=self.path.parent, prefix=".plain-")
             with os.fdopen(handle, "wb") as fh:
-                marshal.dump((self.key, self.entries), fh)
+                marshal.dump((self.key, self.kept()), fh)
             os.replace(name, self.path)
         except (OSError, ValueError):
             if name is not None:
