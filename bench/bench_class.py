@@ -2,8 +2,10 @@
 
     python3 bench/bench_class.py [--students 1000] [--work DIR] [--jobs 2] [--no-amc]
 
-quizgen's side, each step a command as a teacher runs it, timed (wall) with the peak memory of its
-whole process tree (each process's VmHWM, summed over the processes alive together):
+quizgen's side, each step a command as a teacher runs it, timed (wall, and the CPU seconds of its
+whole process tree: on a machine shared with other work, what an idle one would take is about
+the CPU seconds over the cores) with the peak memory of its whole process tree (each process's
+VmHWM, summed over the processes alive together):
 
 1. `quizgen sheet midterm --versions N --bubbles` (the packaged midterm: 6–7 pages, 25 answer
    boxes and 923 bubbles a student);
@@ -61,6 +63,7 @@ class Step:
     seconds: float
     peak_mb: float
     note: str = ""              # what the command printed
+    cpu: float = 0.0            # CPU seconds (user + system) of the whole process tree
 
 
 @dataclass
@@ -82,8 +85,12 @@ class Tally:
 
 def run_measured(args: list[str], cwd: Path | None = None, env: dict | None = None,
                  name: str = "") -> Step:
-    """Run a command; its wall time and the peak of the summed VmHWM of its process tree,
-    sampled every 50 ms (a process's own high-water mark: a short peak between samples counts)."""
+    """Run a command; its wall time, the CPU time of its process tree (every process it started
+    and waited for) and the peak of the summed VmHWM of its process tree, sampled every 50 ms (a
+    process's own high-water mark: a short peak between samples counts)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -101,10 +108,12 @@ def run_measured(args: list[str], cwd: Path | None = None, env: dict | None = No
     for reader in readers:
         reader.join()
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (used.ru_utime + used.ru_stime)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:4])} … failed ({proc.returncode}):\n"
                            + "\n".join(out)[-3000:])
-    return Step(name or Path(args[0]).name, seconds, peak / 1024, "\n".join(out))
+    return Step(name or Path(args[0]).name, seconds, peak / 1024, "\n".join(out), cpu)
 
 
 def _tree_hwm_kb(pid: int) -> int:
@@ -303,6 +312,9 @@ def print_table(loop: float, load: str, students: int, ours: list[Step], tally_q
         a_mem = max(amc_steps[t].peak_mb for t in theirs) if a_sec is not None else None
         rows.append((label + ": wall s", q and f"{q.seconds:,.1f}", a_sec and f"{a_sec:,.1f}",
                      ratio(a_sec, q and q.seconds)))
+        a_cpu = sum(amc_steps[t].cpu for t in theirs) if a_sec is not None else None
+        rows.append((label + ": CPU s", q and f"{q.cpu:,.1f}", a_cpu and f"{a_cpu:,.1f}",
+                     ratio(a_cpu, q and q.cpu)))
         rows.append((label + ": peak MB", q and f"{q.peak_mb:,.0f}", a_mem and f"{a_mem:,.0f}",
                      ratio(a_mem, q and q.peak_mb)))
     if "scan" in by:
@@ -312,6 +324,10 @@ def print_table(loop: float, load: str, students: int, ours: list[Step], tally_q
                      a_scan and a_pages and f"{a_scan.seconds / a_pages:.3f}",
                      ratio(a_scan and a_pages and a_scan.seconds / a_pages,
                            by["scan"].seconds / pages)))
+        a_cpu_page = a_scan and a_pages and a_scan.cpu / a_pages
+        rows.append(("scan: CPU s per page", f"{by['scan'].cpu / pages:.3f}",
+                     a_cpu_page and f"{a_cpu_page:.3f}",
+                     ratio(a_cpu_page, by["scan"].cpu / pages)))
         rows.append(("scan: wall s per student", f"{by['scan'].seconds / students:.3f}",
                      a_scan and f"{a_scan.seconds / students:.3f}",
                      ratio(a_scan and a_scan.seconds / students, by["scan"].seconds / students)))
@@ -325,6 +341,7 @@ def print_table(loop: float, load: str, students: int, ours: list[Step], tally_q
                  f"{tally_q.review:,} ({100 * tally_q.review_rate:.1f}%)",
                  amc and f"{amc['tally'].review:,} ({100 * amc['tally'].review_rate:.1f}%)", ""))
     rows.append(("quizgen's steps together: wall s", f"{total:,.1f}", "", ""))
+    rows.append(("quizgen's steps together: CPU s", f"{sum(s.cpu for s in ours):,.1f}", "", ""))
     head = ("step", "quizgen", "AMC", "AMC ÷ quizgen")
     print(f"\n{students:,} students; machine loop {loop:.3f} s (reference 0.34 s); "
           f"load before: {load}")

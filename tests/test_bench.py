@@ -127,10 +127,11 @@ def test_the_class_benchmark_runs_beside_amc_or_says_it_skipped_it(tmp_path):
     figures = json.loads(out.read_text(encoding="utf-8"))
     steps = {s["name"]: s for s in figures["quizgen"]["steps"]}
     assert set(steps) == {"sheet", "scan", "grade", "grade --remedial"}
-    assert all(s["seconds"] > 0 and s["peak_mb"] > 20 for s in steps.values())
+    assert all(s["seconds"] > 0 and s["peak_mb"] > 20 and s["cpu"] > 0 for s in steps.values())
+    assert steps["sheet"]["cpu"] > 0.5           # its Typst processes counted with it
     tally = figures["quizgen"]["tally"]
     assert tally["wrong"] == 0 and tally["boxes"] >= 30 and tally["recognised"] == figures["pages"]
-    assert "scan: wall s per page" in done.stdout
+    assert "scan: wall s per page" in done.stdout and "scan: CPU s per page" in done.stdout
     if shutil.which("auto-multiple-choice") is None:
         assert "AMC: skipped (auto-multiple-choice is not on PATH)" in done.stdout
         assert figures["amc"] is None

@@ -234,16 +234,34 @@ def _check_sheet(sheet: Any, where: str, source: str, width: float, height: floa
             _bad(source, f"{at}.bubbles", bubbles,
                  f"a list of at most {MAX_BUBBLES} bubbles")
         for k, bubble in enumerate(bubbles, start=1):
-            if (not isinstance(bubble, list) or len(bubble) != 4
-                    or not isinstance(bubble[2], str) or not isinstance(bubble[3], str)):
-                _bad(source, f"{at}.bubbles[{k}]", bubble, "[x, y, row, value]")
-            _point(bubble[:2], f"{at}.bubbles[{k}]", source, width, height)
+            if not _bubble_on_page(bubble, width, height):
+                _check_bubble(bubble, f"{at}.bubbles[{k}]", source, width, height)
         if box["kind"] == "number":
             for name in ("places", "decimals"):
                 _whole(box.get(name), f"{at}.{name}", source, 0, MAX_PLACES)
             for name in ("sign", "selector"):
                 if not isinstance(box.get(name, False), bool):
                     _bad(source, f"{at}.{name}", box.get(name), "true or false")
+
+
+def _bubble_on_page(bubble: Any, width: float, height: float) -> bool:
+    """A bubble ``[x, y, row, value]`` inside the page: the quick test of every bubble of a class
+    (a number that is not finite fails the comparisons; a bool is not a number here)."""
+    return (type(bubble) is list and len(bubble) == 4 and type(bubble[2]) is str
+            and type(bubble[3]) is str and type(bubble[0]) in _NUMBER_TYPES
+            and type(bubble[1]) in _NUMBER_TYPES and 0 <= bubble[0] <= width
+            and 0 <= bubble[1] <= height)
+
+
+def _check_bubble(bubble: Any, where: str, source: str, width: float, height: float) -> None:
+    """A bubble that failed the quick test, refused with what is wrong with it."""
+    if (not isinstance(bubble, list) or len(bubble) != 4
+            or not isinstance(bubble[2], str) or not isinstance(bubble[3], str)):
+        _bad(source, where, bubble, "[x, y, row, value]")
+    _point(bubble[:2], where, source, width, height)
+
+
+_NUMBER_TYPES = (int, float)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 from quizgen.errors import QuizgenError
 from quizgen.manifest.check import (check_count, check_head, check_scan_layout, check_scan_paper,
@@ -40,10 +40,13 @@ _CHUNK = 1 << 20
 _SPACE = " \t\n\r"
 
 
-def load_manifest(path: str | os.PathLike[str], *, scan: bool = False) -> Manifest:
+def load_manifest(path: str | os.PathLike[str], *, scan: bool = False,
+                  each: Callable[[StudentPaper], None] | None = None) -> Manifest:
     """The manifest at `path`, validated (see `check_manifest`); `scan` also validates the
     answer grids' layout (``scan`` and every student's ``sheet``), which only `quizgen scan`
-    reads. Its papers stay in the file until asked for (see the module's note)."""
+    reads. Its papers stay in the file until asked for (see the module's note); `each` is
+    given every paper, in order, as it passes validated (what a class of thousands needs from
+    its papers is taken in the one reading)."""
     from quizgen.files import LIMITS, NOUNS, size_text
 
     path = Path(path)
@@ -66,7 +69,8 @@ def load_manifest(path: str | os.PathLike[str], *, scan: bool = False) -> Manife
         if regular and info.st_size > limit:
             raise QuizgenError(f"{path} is larger than {size_text(limit)}, far more than any "
                                f"{NOUNS['manifest']}; give the right file", field="manifest")
-        head, papers = _Reader(fh, path, limit).manifest(keep=not regular)
+        reader = _Reader(fh, path, limit, scan=scan, each=each)
+        head, papers = reader.manifest(keep=not regular)
     check_head(head, str(path))
     check_count(len(papers), str(path))
     students: list[StudentPaper] | PaperSource = papers
@@ -74,11 +78,13 @@ def load_manifest(path: str | os.PathLike[str], *, scan: bool = False) -> Manife
         students = _FilePapers(path, *papers.parts())
     manifest = Manifest.from_dict({**head, "students": []}, str(path))
     manifest.students = students
-    if scan:
+    if scan and reader.scan_size is None:      # the layout came after the papers: a second pass
         size = check_scan_layout(head.get("scan"), str(path))
         seen: set[str] = set()
         for i, paper in enumerate(students, start=1):
             check_scan_paper(paper.to_dict(), i, str(path), size, seen)
+            if each is not None:
+                each(paper)
     return manifest
 
 
@@ -174,8 +180,12 @@ class _Reader:
     """A manifest's JSON read part by part from an open file: the head's fields whole, the
     students one paper at a time (`PART_LIMIT` each), `limit` bytes in all."""
 
-    def __init__(self, fh: IO[bytes], path: Path, limit: int) -> None:
+    def __init__(self, fh: IO[bytes], path: Path, limit: int, *, scan: bool = False,
+                 each: Callable[[StudentPaper], None] | None = None) -> None:
         self.fh, self.path, self.limit = fh, path, limit
+        self.scan, self.each = scan, each
+        self.scan_size: tuple[float, float] | None = None   # the page's, once `scan` is read
+        self.versions: set[str] = set()
         self.decode = codecs.getincrementaldecoder("utf-8")().decode
         self.buf = ""            # text read and not yet consumed, from `pos`
         self.pos = 0
@@ -203,6 +213,8 @@ class _Reader:
             self._expect(":")
             if key == "students" and self._peek() == "[":
                 check_head(head, str(self.path))
+                if self.scan and "scan" in head:
+                    self.scan_size = check_scan_layout(head["scan"], str(self.path))
                 self._papers(found)
                 head["students"] = True
             else:
@@ -233,8 +245,12 @@ class _Reader:
             start = self.offset
             data = self._value(object, f"students[{index}]")
             check_student(data, f"students[{index}]", str(self.path))
-            found.add(StudentPaper.from_dict(data, f"students[{index}]"),
-                      (start, self.offset - start))
+            if self.scan_size is not None:
+                check_scan_paper(data, index, str(self.path), self.scan_size, self.versions)
+            paper = StudentPaper.from_dict(data, f"students[{index}]")
+            found.add(paper, (start, self.offset - start))
+            if self.each is not None and (self.scan_size is not None or not self.scan):
+                self.each(paper)         # validated whole (else after the second pass)
             if self._peek() == ",":
                 self._step(1)
                 continue

@@ -90,11 +90,11 @@ def scan_class(scans: list[str | os.PathLike[str]], manifest_path: str | os.Path
     page. With `debug`, each recognised page is written there as a PNG with its bubbles drawn as
     read on that page."""
     from quizgen.scan.pages import RENDER_DPI, Limits, load_scans
-    from quizgen.scan.papers import Papers, _fresh
+    from quizgen.scan.papers import _fresh
     from quizgen.scan.report import ReportSpool
 
-    manifest, layout, lang, columns, out = _open_class(scans, manifest_path, out_dir, lang, force)
-    papers = Papers(manifest)              # each paper's grids, on disk
+    manifest, layout, lang, columns, out, papers = _open_class(scans, manifest_path, out_dir,
+                                                               lang, force)
     exam = {"recipe": {"title": _fresh(manifest.title)}, "students": papers.students}
     del manifest                            # its questions and solutions: not needed here
     students = {s["version"]: s for s in exam["students"]}
@@ -207,14 +207,29 @@ class _Tally:
 
 def _open_class(scans: list[Any], manifest_path: str | os.PathLike[str],
                 out_dir: str | os.PathLike[str], lang: str | None, force: bool
-                ) -> tuple[Manifest, dict[str, Any], str, list[str], Path]:
+                ) -> tuple[Manifest, dict[str, Any], str, list[str], Path, Any]:
     """The manifest (its answer grids' layout validated by the one loader), that layout, the
-    report's language, the answer columns and the output folder, each checked before a page is
-    read."""
+    report's language, the answer columns, the output folder, each checked before a page is
+    read, and the class's grids on disk (`papers.Papers`, taken in the same reading)."""
+    from quizgen.scan.papers import Papers
+
+    papers = Papers()
+    try:
+        found = _check_class(scans, manifest_path, out_dir, lang, force, papers)
+    except BaseException:
+        papers.close()
+        raise
+    papers.ready()
+    return (*found, papers)
+
+
+def _check_class(scans: list[Any], manifest_path: str | os.PathLike[str],
+                 out_dir: str | os.PathLike[str], lang: str | None, force: bool, papers: Any
+                 ) -> tuple[Manifest, dict[str, Any], str, list[str], Path]:
     from quizgen.files import check_folder, read_ledger
     from quizgen.manifest import load_manifest
 
-    manifest = load_manifest(manifest_path, scan=True)
+    manifest = load_manifest(manifest_path, scan=True, each=papers.add)
     layout = manifest.scan
     lang = manifest.language(lang)
     if not scans:
