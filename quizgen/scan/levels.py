@@ -55,7 +55,8 @@ def local_levels(measured: list[Any], printed: list[list[str]] | None = None,
     outside a ring near it, and the paper outside its own ring (a marked neighbour's side left
     out when `radius_px` is given: a neighbour is marked `faint` above its blank level). Never
     more than LOCAL_ABOVE above the page's own levels (a corner of many marks hides no mark).
-    `printed` names what is printed inside each bubble (a digit, or nothing)."""
+    `printed` names the digit printed inside each bubble (None for a bubble with nothing printed
+    in it: an option of limits, yes or no, a sign, percent or fraction, the lightest bubbles)."""
     blank, paper = page_blank(measured), page_around(measured)
     sizes = [m.mean.size for m in measured]
     around = np.concatenate([m.around for m in measured] or [np.zeros(0, np.float32)])
@@ -85,9 +86,10 @@ def _printed_offsets(above: np.ndarray, printed: np.ndarray) -> np.ndarray:
     printed digit is on this page: a low share (PRINT_SHARE) of the darkness of the bubbles with
     that digit (most are empty), when there are at least PRINT_EVIDENCE of them; never below 0
     (a lighter print changes nothing) nor above PRINT_MOST (a page of many filled zeros does not
-    make a zero's fill empty)."""
+    make a zero's fill empty). A bubble with no digit in it (None) keeps its neighbours' level:
+    those are few on a page and often filled, so their own darkness says little."""
     out = np.zeros(above.shape, np.float32)
-    for label in set(printed.tolist()):
+    for label in set(printed.tolist()) - {None}:
         same = printed == label
         if same.sum() >= PRINT_EVIDENCE:
             out[same] = np.clip(np.percentile(above[same], PRINT_SHARE), 0.0, PRINT_MOST)

@@ -1,16 +1,19 @@
 """Reading the bubbles of a straightened page, and turning each grid into an answer.
 
 Light and shadow cancel: every pixel's darkness is measured against the paper around it (the
-page's own white where no print is, found by a grey-level closing that removes everything smaller
-than a few bubbles), so a bubble under a shadow or at the dim end of a phone photo is judged
-against the paper beside it, and on the scale of the page's printed black (its corner marks: 1).
+page's own white where no print is, found by a grey-level closing, of a view with the camera's
+noise taken out, that removes everything smaller than a few bubbles), so a bubble under a shadow
+or at the dim end of a phone photo is judged against the paper beside it, and on the scale of the
+page's printed black (its corner marks: 1).
 Each grid is found where it was printed before it is read: its bubbles' printed rings are matched
 in a small window around where the page's homography puts them, box by box and then row by row,
 which takes up the curve of a lens and the slack of a page that is not flat.
 
 Each bubble's inner disc (the printed ring left out) is then described by its mean darkness above
-the page's blank bubbles, how much of it is covered by ink, how dark its darkest strokes are, and
-how dark the paper just outside its ring is (above and below it, where nothing is printed):
+the blank bubbles beside it (`levels.local_levels`: the empty bubbles near it, with its printed
+digit), how much of it is covered by ink, how dark its darkest strokes are, and
+how dark the paper just outside its ring is (above and below it, where nothing is printed, a side
+towards a marked neighbour left out):
 
 * *filled*: dense (a solid or over-the-edge fill), or mostly covered with dark strokes (hatching,
   a scribble, a partial fill), or evenly covered in light pencil;
@@ -91,6 +94,10 @@ SPECK_HIGH = 0.6
 MOST_STROKES = 3
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
 PAPER_WINDOW = 7.5
+#: The paper is looked for in a view whose noise a median of this many pixels across takes out:
+#: the brightest pixels of a noisy view overstate the paper, and the more so the dimmer it is
+#: lit (a shadow would leave its empty bubbles darker than the others).
+DENOISE = 5
 #: How far (mm) a box's grid is looked for around where the page's alignment puts it, and then
 #: each of its rows around where the box's grid was found.
 BOX_REACH = 2.5
@@ -157,7 +164,8 @@ def darkness_map(page: Page, layout: dict[str, Any]) -> np.ndarray:
 
     side = int(PAPER_WINDOW * PX_PER_MM) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
-    paper = cv2.morphologyEx(page.image, cv2.MORPH_CLOSE, kernel)       # 8-bit: fast
+    quiet = cv2.medianBlur(page.image, DENOISE)
+    paper = cv2.morphologyEx(quiet, cv2.MORPH_CLOSE, kernel)            # 8-bit: fast
     paper = cv2.GaussianBlur(paper, (0, 0), PX_PER_MM).astype(np.float32)
     np.maximum(paper, 8.0, out=paper)
     dark = 1.0 - page.image.astype(np.float32) / paper
@@ -527,7 +535,7 @@ def measure_page(page: Page, layout: dict[str, Any],
     dark = darkness_map(page, layout)
     measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
     present = [m for m in measured if m is not None]
-    printed = [[b[3] if b[2].startswith("p") else "" for b in box["bubbles"]]
+    printed = [[b[3] if b[2].startswith("p") else None for b in box["bubbles"]]
                for box, m in zip(boxes, measured) if m is not None]
     levels = iter(local_levels(present, printed, layout["radius"] * PX_PER_MM, FAINT))
     out: list[Measured | None] = []
