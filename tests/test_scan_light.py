@@ -136,7 +136,8 @@ def test_the_levels_follow_a_shadow_and_keep_a_trace():
 def test_a_fill_in_the_next_row_does_not_make_a_mark_a_stain():
     """A light even mark whose paper above is darkened by the over-the-edge fill of the bubble
     above it, the paper below clean: a mark, not a stain; with a dark paper on both sides and no
-    mark beside it, a stain."""
+    mark beside it, a stain; a stain over two rows (darkest between them) stays a stain in both,
+    since only a firm mark's side is left out."""
     from quizgen.scan.read import Bubbles, bubble_states
     from quizgen.scan.levels import local_levels
 
@@ -146,12 +147,15 @@ def test_a_fill_in_the_next_row_does_not_make_a_mark_a_stain():
     mean[3], mean[13] = 0.7, 0.3                      # a fill above, a light pencil below it
     sides[13] = (0.4, 0.0)                            # the fill's overflow above the ring only
     mean[27], sides[27] = 0.3, (0.25, 0.25)           # a shade running past the ring both ways
+    mean[[21, 31]] = 0.15                             # a stain over two rows, darkest between
+    sides[21], sides[31] = (0.05, 0.2), (0.2, 0.05)
     grid = Bubbles(mean, mean - 0.01, mean + 0.05, np.zeros(40, np.float32), xy,
                    sides.mean(axis=1), sides)
-    (blank, paper, around), = local_levels([grid], radius_px=10.0, faint=0.05)
+    (blank, paper, around), = local_levels([grid], radius_px=10.0)
     grid.around = around
     states = bubble_states(grid, blank, paper)
     assert (states[3], states[13], states[27]) == ("filled", "filled", "stain")
+    assert states[21] == states[31] == "stain"        # a stain leaves no side out
     grid.sides = None                                 # the whole ring's paper: a stain
     grid.around = sides.mean(axis=1)
     (blank, paper, around), = local_levels([grid])

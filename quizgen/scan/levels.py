@@ -8,7 +8,7 @@ shift; so each bubble's blank level is taken among its NEAREST nearest bubbles (
 empty), as the page's own level is taken among all of them. What is printed inside a bubble
 counts too: a 0 or an 8 is darker than a 1, and the page's many bubbles with that digit say by how
 much. The paper outside a ring is read above and below it, and a side towards a neighbour that
-is itself marked is left out (an over-the-edge fill reaches the next row's paper): that paper
+is itself firmly marked is left out (an over-the-edge fill reaches the next row's paper): that paper
 says whether a shade runs past the ring (a stain) or lies inside it (a mark).
 """
 
@@ -48,12 +48,14 @@ def page_around(measured: list[Any]) -> float:
     return float(np.median(every))
 
 
-def local_levels(measured: list[Any], printed: list[list[str]] | None = None,
-                 radius_px: float = 0.0, faint: float = 0.05
+def local_levels(measured: list[Any], printed: list[list[str | None]] | None = None,
+                 radius_px: float = 0.0, firm: tuple[float, float] = (0.2, 0.4)
                  ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per box of `measured` (`read.Bubbles`): each bubble's blank level, the paper's level
     outside a ring near it, and the paper outside its own ring (a marked neighbour's side left
-    out when `radius_px` is given: a neighbour is marked `faint` above its blank level). Never
+    out when `radius_px` is given: a neighbour is marked when at least `firm[0]` above its blank
+    level with strokes at least `firm[1]` dark, darker than any stain, so that a stain over two
+    rows still darkens the paper of both). Never
     more than LOCAL_ABOVE above the page's own levels (a corner of many marks hides no mark).
     `printed` names the digit printed inside each bubble (None for a bubble with nothing printed
     in it: an option of limits, yes or no, a sign, percent or fraction, the lightest bubbles)."""
@@ -75,7 +77,9 @@ def local_levels(measured: list[Any], printed: list[list[str]] | None = None,
                                                                   for p in printed]))
     sides = [m.sides for m in measured]
     if radius_px > 0 and all(s is not None for s in sides):
-        around = _free_around(centres, np.concatenate(sides), mean - blanks >= faint, radius_px)
+        high = np.concatenate([m.high for m in measured])
+        marked = (mean - blanks >= firm[0]) & (high >= firm[1])
+        around = _free_around(centres, np.concatenate(sides), marked, radius_px)
     papers = np.minimum(np.median(around[near], axis=1), paper + LOCAL_ABOVE).astype(np.float32)
     return list(zip(np.split(blanks, cuts), np.split(papers, cuts),
                     np.split(around.astype(np.float32), cuts)))

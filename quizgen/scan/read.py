@@ -537,7 +537,7 @@ def measure_page(page: Page, layout: dict[str, Any],
     present = [m for m in measured if m is not None]
     printed = [[b[3] if b[2].startswith("p") else None for b in box["bubbles"]]
                for box, m in zip(boxes, measured) if m is not None]
-    levels = iter(local_levels(present, printed, layout["radius"] * PX_PER_MM, FAINT))
+    levels = iter(local_levels(present, printed, layout["radius"] * PX_PER_MM, (LIGHT, STAIN_HIGH)))
     out: list[Measured | None] = []
     for m in measured:
         if m is None:
