@@ -25,10 +25,11 @@ BLANK_AT_MOST = 0.25
 NEAREST = 24
 LOCAL_ABOVE = 0.1
 #: A printed digit's own blank (`_printed_offsets`): from at least PRINT_EVIDENCE bubbles, this
-#: percentile of their darkness, at most PRINT_MOST.
+#: percentile of their darkness (a quarter of them may be filled), at most PRINT_MOST (the spread
+#: between the printed digits' empty bubbles on a scan: a 1 is the lightest, an 8 the darkest).
 PRINT_EVIDENCE = 6
-PRINT_SHARE = 40
-PRINT_MOST = 0.03
+PRINT_SHARE = 25
+PRINT_MOST = 0.02
 #: A neighbour in the next row (within this many radii above or below, the same column) whose
 #: mark may reach the paper just outside a ring.
 NEXT_ROW = 3.5
