@@ -470,3 +470,42 @@ def test_keystone_foreshortening_and_a_hidden_mark(exam, tmp_path, top, height, 
     assert {m.column: got[m.column] for _, m in marked} == {m.column: m.expected for _, m in marked}
     report = (tmp_path / "read" / "scan-report.html").read_text(encoding="utf-8")
     assert ("aligned on 3 corner marks" in report) == (hidden is not None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Light that differs across a page
+
+
+@pytest.mark.parametrize("seed, first", [(5, 0), (6, 3)])
+def test_a_cast_shadow_and_a_bright_exposure_send_no_clean_box_to_review(exam, tmp_path, seed,
+                                                                         first):
+    """Three papers of firm fills photographed each under the straight edge of a cast shadow
+    and with the white paper clipping: the empty bubbles under the shadow, beside the edge or in
+    the glare read as empty, so no box is left for review and none is read wrong."""
+    from quizgen.scan import scan_class
+    from quizgen.scan.synth import fill_page, photograph, plan_answers
+
+    out, manifest = exam
+    rng = random.Random(seed)
+    blanks = _blank_pages(out)
+    students = {s["version"] for s in manifest["students"][first:first + 3]}
+    files, expected = [], {}
+    for n, ((student, page), blank) in enumerate(zip(_paper_pages(manifest), blanks)):
+        if student["version"] not in students:
+            continue
+        plan = plan_answers(student, rng) if page == 1 else plan
+        for _, marks in plan.get(page, []):
+            expected[(student["version"], marks.column)] = marks
+        path = tmp_path / f"IMG_{n:04d}.jpg"
+        path.write_bytes(photograph(fill_page(blank, DPI, plan.get(page, []), rng), rng,
+                                    cast=1.0, exposure=0.12))
+        files.append(path)
+    result = scan_class(files, out / "manifest.json", tmp_path / "read", report=False)
+    assert result.recognised == len(files), result.unreadable
+    got = {key: result.answers[key[0]][key[1]] for key in expected}
+    wrong = {k: (m.expected, got[k]) for k, m in expected.items()
+             if got[k] not in ("needs_review", m.expected)}
+    review = {k: m.expected for k, m in expected.items()
+              if m.case == "clean" and got[k] == "needs_review"}
+    assert not wrong
+    assert sum(m.case == "clean" for m in expected.values()) >= 30 and not review, review

@@ -1,16 +1,19 @@
 """Reading the bubbles of a straightened page, and turning each grid into an answer.
 
 Light and shadow cancel: every pixel's darkness is measured against the paper around it (the
-page's own white where no print is, found by a grey-level closing that removes everything smaller
-than a few bubbles), so a bubble under a shadow or at the dim end of a phone photo is judged
-against the paper beside it, and on the scale of the page's printed black (its corner marks: 1).
+page's own white where no print is, found by a grey-level closing, of a view with the camera's
+noise taken out, that removes everything smaller than a few bubbles), so a bubble under a shadow
+or at the dim end of a phone photo is judged against the paper beside it, and on the scale of the
+page's printed black (its corner marks: 1).
 Each grid is found where it was printed before it is read: its bubbles' printed rings are matched
 in a small window around where the page's homography puts them, box by box and then row by row,
 which takes up the curve of a lens and the slack of a page that is not flat.
 
 Each bubble's inner disc (the printed ring left out) is then described by its mean darkness above
-the page's blank bubbles, how much of it is covered by ink, how dark its darkest strokes are, and
-how dark the paper just outside its ring is (above and below it, where nothing is printed):
+the blank bubbles beside it (`levels.local_levels`: the empty bubbles near it, with its printed
+digit), how much of it is covered by ink, how dark its darkest strokes are, and
+how dark the paper just outside its ring is (above and below it, where nothing is printed, a side
+towards a marked neighbour left out):
 
 * *filled*: dense (a solid or over-the-edge fill), or mostly covered with dark strokes (hatching,
   a scribble, a partial fill), or evenly covered in light pencil;
@@ -49,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from quizgen.grade.notes import Note
+from quizgen.scan.levels import local_levels
 from quizgen.scan.reasons import reason
 from quizgen.scan.pages import PX_PER_MM, Page
 
@@ -88,10 +92,12 @@ ERASED_SHARE = 0.5
 SPECK_HIGH = 0.6
 #: A number is read past at most this many strokes, each alone in its row (`_by_structure`).
 MOST_STROKES = 3
-#: The darkest an empty bubble (its printed ring left out, a light digit inside) may be.
-BLANK_AT_MOST = 0.25
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
 PAPER_WINDOW = 7.5
+#: The paper is looked for in a view whose noise a median of this many pixels across takes out:
+#: the brightest pixels of a noisy view overstate the paper, and the more so the dimmer it is
+#: lit (a shadow would leave its empty bubbles darker than the others).
+DENOISE = 5
 #: How far (mm) a box's grid is looked for around where the page's alignment puts it, and then
 #: each of its rows around where the box's grid was found.
 BOX_REACH = 2.5
@@ -131,6 +137,7 @@ class Bubbles:
     covered: np.ndarray
     centres: np.ndarray
     around: np.ndarray
+    sides: np.ndarray | None = None    # the paper just outside the ring above it, below it
 
 
 def _disc_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -157,7 +164,8 @@ def darkness_map(page: Page, layout: dict[str, Any]) -> np.ndarray:
 
     side = int(PAPER_WINDOW * PX_PER_MM) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
-    paper = cv2.morphologyEx(page.image, cv2.MORPH_CLOSE, kernel)       # 8-bit: fast
+    quiet = cv2.medianBlur(page.image, DENOISE)
+    paper = cv2.morphologyEx(quiet, cv2.MORPH_CLOSE, kernel)            # 8-bit: fast
     paper = cv2.GaussianBlur(paper, (0, 0), PX_PER_MM).astype(np.float32)
     np.maximum(paper, 8.0, out=paper)
     dark = 1.0 - page.image.astype(np.float32) / paper
@@ -237,25 +245,12 @@ def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bu
     ys = np.clip(np.rint(centres[:, 1:2]).astype(int) + dy, 0, h - 1)
     values = dark[ys, xs]
     ay, ax = _around_offsets(radius_px)
-    around = dark[np.clip(np.rint(centres[:, 1:2]).astype(int) + ay, 0, h - 1),
-                  np.clip(np.rint(centres[:, 0:1]).astype(int) + ax, 0, w - 1)].mean(axis=1)
+    ring = dark[np.clip(np.rint(centres[:, 1:2]).astype(int) + ay, 0, h - 1),
+                np.clip(np.rint(centres[:, 0:1]).astype(int) + ax, 0, w - 1)]
+    sides = np.stack([ring[:, ay < 0].mean(axis=1), ring[:, ay > 0].mean(axis=1)], axis=1)
     return Bubbles(values.mean(axis=1), np.percentile(values, 25, axis=1),
                    np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres,
-                   around)
-
-
-def page_blank(measured: list[Bubbles]) -> float:
-    """The page's blank bubble (its printed digit, the paper's grain): a low share of all its
-    bubbles' darkness, since most are empty, never above what an empty bubble can be."""
-    every = np.concatenate([m.mean for m in measured if m.mean.size] or [np.zeros(1, np.float32)])
-    return min(float(np.percentile(every, 20)), BLANK_AT_MOST)
-
-
-def page_around(measured: list[Bubbles]) -> float:
-    """The paper outside an empty ring on this page (most bubbles are empty)."""
-    every = np.concatenate([m.around for m in measured if m.around.size]
-                           or [np.zeros(1, np.float32)])
-    return float(np.median(every))
+                   ring.mean(axis=1), sides)
 
 
 def bubble_states(bubbles: Bubbles, blank: float, paper: float = 0.0) -> list[str]:
@@ -540,13 +535,20 @@ def measure_page(page: Page, layout: dict[str, Any],
     dark = darkness_map(page, layout)
     measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
     present = [m for m in measured if m is not None]
-    blank = page_blank(present)
-    paper = page_around(present)
-    return [None if m is None else
-            Measured(bubble_states(m, blank, paper), (m.mean - blank).astype(np.float32),
-                     m.high.astype(np.float32), m.centres.astype(np.float32),
-                     (m.low - blank).astype(np.float32), (m.around - paper).astype(np.float32))
-            for m in measured]
+    printed = [[b[3] if b[2].startswith("p") else None for b in box["bubbles"]]
+               for box, m in zip(boxes, measured) if m is not None]
+    levels = iter(local_levels(present, printed, layout["radius"] * PX_PER_MM, (LIGHT, STAIN_HIGH)))
+    out: list[Measured | None] = []
+    for m in measured:
+        if m is None:
+            out.append(None)
+            continue
+        blank, paper, m.around = next(levels)
+        out.append(Measured(bubble_states(m, blank, paper), (m.mean - blank).astype(np.float32),
+                            m.high.astype(np.float32), m.centres.astype(np.float32),
+                            (m.low - blank).astype(np.float32),
+                            (m.around - paper).astype(np.float32)))
+    return out
 
 
 def read_paper(pages: list[tuple[list[dict[str, Any]], list[Measured | None]]]
