@@ -173,6 +173,7 @@ def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[list[dict[in
         fits[number] = QuestionFit(number, d.n, d.points)
         if d.n >= 2 and d.fit_null():
             fits[number].tests = [] if too_small else [d.test(c) for c in d.columns()]
+        d.release()
     tests = [t for f in fits.values() for t in f.tests]
     _adjust(tests, alpha)
     m = max(1, len(tests))
@@ -182,6 +183,7 @@ def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[list[dict[in
             fits[number].detectable, fits[number].detectable_points = d.detectable(alpha, m)
         fits[number].model = (d.joint([t.column for t in fits[number].tests])
                               if d.null is not None and not too_small else d.plain_model())
+        d.release()
     return fits
 
 
@@ -305,6 +307,11 @@ class _QuestionData:
                 d.klass.append(k)
                 d.boxes.append(counted)
         return d
+
+    def release(self) -> None:
+        """Let the box-level design go until it is needed again (it is the class's size times
+        the question's boxes: one question's at a time is held)."""
+        self._rows = None
 
     # -- the model without features
 
