@@ -41,6 +41,7 @@ smaller than `MIN_STUDENTS` is not tested at all.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import sys
@@ -172,6 +173,7 @@ def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[list[dict[in
         fits[number] = QuestionFit(number, d.n, d.points)
         if d.n >= 2 and d.fit_null():
             fits[number].tests = [] if too_small else [d.test(c) for c in d.columns()]
+        d.release()
     tests = [t for f in fits.values() for t in f.tests]
     _adjust(tests, alpha)
     m = max(1, len(tests))
@@ -181,6 +183,7 @@ def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[list[dict[in
             fits[number].detectable, fits[number].detectable_points = d.detectable(alpha, m)
         fits[number].model = (d.joint([t.column for t in fits[number].tests])
                               if d.null is not None and not too_small else d.plain_model())
+        d.release()
     return fits
 
 
@@ -286,7 +289,10 @@ class _QuestionData:
                 q = next((q for q in paper.questions if q.number == number), None)
                 if q is None:
                     continue
-                counted = [(key, pts, bool(r)) for key, pts, r in q.boxes if r is not None]
+                # the record's own boxes when every one is counted (a class of thousands
+                # makes no copy of them)
+                counted = (q.boxes if all(r is True or r is False for _, _, r in q.boxes) else
+                           [(key, pts, bool(r)) for key, pts, r in q.boxes if r is not None])
                 for key, pts, _ in q.boxes:
                     d.points.setdefault(key, pts)
                 if counted:
@@ -301,6 +307,11 @@ class _QuestionData:
                 d.klass.append(k)
                 d.boxes.append(counted)
         return d
+
+    def release(self) -> None:
+        """Let the box-level design go until it is needed again (it is the class's size times
+        the question's boxes: one question's at a time is held)."""
+        self._rows = None
 
     # -- the model without features
 
@@ -562,6 +573,12 @@ def _glm(X, y, groups=None):
                 result = model.fit(cov_type="cluster", cov_kwds={"groups": groups})
         except Exception:      # statsmodels' separation and convergence warnings, singular X
             return None
+        finally:
+            # Each step of the fit leaves objects that refer to each other, holding arrays of
+            # the class's size: collected now (the young generations only), so that a class of
+            # thousands holds one fit's arrays at a time, not those of every fit since the
+            # collector last ran.
+            gc.collect(1)
     if not np.all(np.isfinite(result.params)) or (
             groups is not None and not np.all(np.isfinite(result.bse))):
         return None

@@ -135,13 +135,10 @@ def carry_credit(q: Prepared, boxes: Mapping[str, Box], lang: str) -> dict[str, 
     wrong = [k for k, b in boxes.items() if b.status == "wrong"]
     if not any(w in below.get(k, ()) for k in own if k in wrong for w in wrong):
         return {}
-    try:
-        key = ("carried", lang, tuple(sorted((k, frozen(v)) for k, v in own.items())),
-               tuple((k, b.memo) for k, b in boxes.items() if b.status == "wrong"))
-        hash(key)
-    except TypeError:
-        return _carried(q, boxes, lang, fns, own)
-    return q.memo(key, _carried, q, boxes, lang, fns, own)
+    # Not remembered: the student's own numbers together are nearly always theirs alone (a
+    # class of two thousand asks again about one in a hundred), so a table of them would only
+    # grow with the class.
+    return _carried(q, boxes, lang, fns, own)
 
 
 def _carried(q: Prepared, boxes: Mapping[str, Box], lang: str, fns: Mapping[str, Compute],

@@ -23,7 +23,7 @@ from typing import Any
 from quizgen.fairness.calibration import CALIBRATION_FILE, calibration_json
 from quizgen.fairness.features import stored_features
 from quizgen.fairness.model import MIN_STUDENTS, PaperRecord, QuestionRecord
-from quizgen.grade.results import StudentResult
+from quizgen.grade.results import BoxResult, StudentResult
 from quizgen.manifest import Manifest
 
 __all__ = ["Fairness", "PaperExpectation", "assess", "paper_records", "write_fairness",
@@ -109,6 +109,9 @@ def paper_records(manifest: Manifest, students: Sequence[StudentResult]
     manifest, each box right or not, None when left out of the score), and the students kept
     (a student whose version the manifest lacks has no features to weigh)."""
     papers, kept = [], []
+    # A class of thousands has a few dozen distinct boxes and versions' features: each is kept
+    # once and shared by the papers that have it, so the records grow by little per student.
+    shared: dict[Any, Any] = {}
     for student in students:
         paper = manifest.by_version(student.version)
         if paper is None:
@@ -119,14 +122,33 @@ def paper_records(manifest: Manifest, students: Sequence[StudentResult]
             record = records.get(q.number)
             if record is None:
                 continue
-            boxes = [(b.check.key, float(b.max_points),
-                      None if b.points is None else bool(b.points >= b.max_points > 0))
-                     for b in q.boxes]
-            questions.append(QuestionRecord(q.number, stored_features(record), boxes))
+            boxes = [_once(shared, (b.check.key, float(b.max_points), _right(b))) for b in q.boxes]
+            boxes = _once(shared, tuple(boxes), boxes)
+            features = stored_features(record)
+            features = _once(shared, (_FEATURES, *((k, type(v), v) for k, v in features.items())),
+                             features)
+            questions.append(QuestionRecord(q.number, features, boxes))
         score = sum(q.earned for q in questions)
         papers.append(PaperRecord(score, questions))
         kept.append(student)
     return papers, kept
+
+
+#: Marks a key of `paper_records`' shared values as a version's features (not a box).
+_FEATURES = object()
+
+
+def _right(box: BoxResult) -> bool | None:
+    """Whether a box earned all its points (None: left out of the score)."""
+    return None if box.points is None else bool(box.points >= box.max_points > 0)
+
+
+def _once(shared: dict[Any, Any], key: Any, value: Any = None) -> Any:
+    """The value kept for `key` (`value`, else the key itself, the first time it is asked)."""
+    found = shared.get(key)
+    if found is None:
+        found = shared[key] = key if value is None else value
+    return found
 
 
 def assess(manifest: Manifest, students: Sequence[StudentResult]) -> Fairness:

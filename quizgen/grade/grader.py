@@ -308,6 +308,8 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
             progress=partial(progress, "grading") if progress is not None else None)
         if adjust is not None:
             issues = issues + adjust(students, manifest)
+        # what grading remembered is done with: the analysis and the pages reuse its memory
+        clear_caches()
         graded = graded_class(manifest, sheet, students, issues, unmatched, invalid=invalid,
                               lang=the_lang)
         with staged_folder(out) as tmp:

@@ -19,38 +19,58 @@ _MISSING = object()
 
 
 class Memo:
-    """A bounded table from keys to values worked out once; full, it starts again empty."""
+    """A bounded table from keys to values worked out once.
 
-    __slots__ = ("table", "limit")
+    It holds two generations: values are remembered in the young one; when it holds `limit`,
+    it becomes the old one (the old one before it goes) and a new young one starts. A value
+    found in the old generation moves back into the young one, so what is asked for again and
+    again stays while what was asked once goes: at most 2 × `limit` values are held."""
+
+    __slots__ = ("table", "old", "limit")
 
     def __init__(self, limit: int = 1 << 16) -> None:
         self.table: dict[Hashable, Any] = {}
+        self.old: dict[Hashable, Any] = {}
         self.limit = limit
+
+    def _find(self, key: Hashable) -> Any:
+        found = self.table.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.old.pop(key, _MISSING)
+            if found is not _MISSING:
+                self._keep(key, found)
+        return found
+
+    def _keep(self, key: Hashable, value: Any) -> None:
+        if len(self.table) >= self.limit:
+            self.old, self.table = self.table, {}
+        self.table[key] = value
 
     def __call__(self, key: Hashable, work: Callable[..., T], *args: Any) -> T:
         """`work(*args)`, remembered under `key`."""
-        found = self.table.get(key, _MISSING)
+        found = self._find(key)
         if found is _MISSING:
-            if len(self.table) >= self.limit:
-                self.table.clear()
-            found = self.table[key] = work(*args)
+            found = work(*args)
+            self._keep(key, found)
         return found
 
     def holding(self, key: Hashable, held: Any, work: Callable[..., T], *args: Any,
                 **kwargs: Any) -> T:
         """`work(*args, **kwargs)`, remembered under a `key` that names `held` by its id; the
         table keeps `held` beside the value, so that its id cannot be reused meanwhile."""
-        found = self.table.get(key)
-        if found is not None and found[0] is held:
+        found = self._find(key)
+        if found is not _MISSING and found[0] is held:
             return found[1]
         value = work(*args, **kwargs)
-        if len(self.table) >= self.limit:
-            self.table.clear()
-        self.table[key] = (held, value)
+        self._keep(key, (held, value))
         return value
 
     def clear(self) -> None:
         self.table.clear()
+        self.old.clear()
+
+    def __len__(self) -> int:
+        return len(self.table) + len(self.old)
 
 
 def frozen(value: Any) -> Any:
@@ -62,15 +82,20 @@ def frozen(value: Any) -> Any:
     return value
 
 
+#: What each prepared problem remembers (`Prepared.memo`) at most: with `SHARED_PROBLEMS`
+#: problems kept, what grading remembers stays within a bound however large the class (a
+#: problem's table fills with the texts of the students who have it, and starts again).
+PROBLEM_LIMIT = 256
+
 #: What holds across problems: comparisons of a read answer with a value, the texts of values.
-SHARED = Memo()
+SHARED = Memo(1 << 15)
 #: Each problem's solution and misconception models, shared by every student who has that
 #: problem: a class graded paper by paper needs only the latest papers' (each version its own
 #: problems, the table starts again after this many).
 PROBLEMS = Memo(limit=512)
 #: Results (and points) equal to one made before, for any problem: a class of thousands writes
 #: the same few answers and keeps every student's results, each equal one once.
-SAME = Memo()
+SAME = Memo(1 << 15)
 
 
 def same(value: T) -> T:

@@ -14,7 +14,7 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.dependencies import computes, downstream
-from quizgen.grade.memo import PROBLEMS, Memo, frozen
+from quizgen.grade.memo import PROBLEM_LIMIT, PROBLEMS, Memo, frozen
 from quizgen.grade.results import as_fraction, number_text
 from quizgen.languages import DEFAULT_LANG
 from quizgen.manifest import MAX_POINTS
@@ -66,7 +66,7 @@ class Prepared:
         self.unit = {key: self._unit_word(key) for key in keys}
         self.expected = {key: as_fraction(self.answers[key]) for key in keys}
         self.points = question_points(points, keys)
-        self.memo = Memo()
+        self.memo = Memo(PROBLEM_LIMIT)
 
     # -- kinds, units, display
 

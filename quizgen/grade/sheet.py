@@ -65,6 +65,9 @@ def _records(body: io.StringIO, delimiter: str, skip: int,
     header_line = 0
     rows: list[SheetRow] = []
     line = skip
+    # A class writes the same few answers again and again ("8", "25%"): each text is kept once,
+    # shared by the rows that hold it, so a sheet of thousands holds little more than its lists.
+    texts: dict[str, str] = {}
     try:
         for record in reader:
             start = line + 1
@@ -75,7 +78,8 @@ def _records(body: io.StringIO, delimiter: str, skip: int,
                 continue
             if not any(cell.strip() for cell in record):
                 continue
-            rows.append(SheetRow(start, tuple(plain_cell(cell) for cell in record)))
+            rows.append(SheetRow(start, tuple(texts.setdefault(text, text) for text in
+                                              map(plain_cell, record))))
     except csv.Error as exc:
         issues.append(FileIssue(line + 1, _said("bad_csv", error=str(exc))))
     return header, header_line, rows, line
