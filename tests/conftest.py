@@ -150,6 +150,22 @@ def make_class(folder: Path, recipe: dict, roster: list[tuple[str, str]],
 
 
 #: The shared class's exam: two questions of different rooms (occupancy, warps).
+#: The two answer boxes most scan tests print: an occupancy question (numbers, a percentage and a
+#: set of limits) and a latency one (numbers and a yes/no).
+SCAN_QUESTIONS = (
+    {"cell": ["OCC-2", "OCC-3", "OCC-4"], "level": 2, "space": 0.3,
+     "points": {"blocks_per_sm": 2, "active_warps": 1, "occupancy": 2, "limiter": 1}},
+    {"cell": ["W-E", "W-F"], "level": 2, "space": 0.3,
+     "points": {"warps_needed": 2, "deficit": 1, "hidable": 1}},
+)
+
+
+def scan_recipe(title: str, seed: int, *more: dict) -> dict:
+    """An English exam recipe of `SCAN_QUESTIONS`, then `more` questions."""
+    questions = [dict(q, points=dict(q["points"])) for q in SCAN_QUESTIONS]
+    return {"title": title, "lang": "en", "seed": seed, "questions": questions + list(more)}
+
+
 CLASS_RECIPE = {"title": "Shared class", "lang": "en", "seed": 4,
                 "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
                                "answers": ["blocks_per_sm", "occupancy"]},

@@ -16,19 +16,12 @@ import random
 import numpy as np
 import pytest
 
+from conftest import scan_recipe
 from quizgen.export.sheet import build_exam
 from quizgen.generator import generate_one
 from quizgen.recipes import parse_exam_recipe
 
-RECIPE = {
-    "title": "Light test", "lang": "en", "seed": 7,
-    "questions": [
-        {"cell": ["OCC-2", "OCC-3", "OCC-4"], "level": 2, "space": 0.3,
-         "points": {"blocks_per_sm": 2, "active_warps": 1, "occupancy": 2, "limiter": 1}},
-        {"cell": ["W-E", "W-F"], "level": 2, "space": 0.3,
-         "points": {"warps_needed": 2, "deficit": 1, "hidable": 1}},
-    ],
-}
+RECIPE = scan_recipe("Light test", 7)
 DPI = 200
 
 

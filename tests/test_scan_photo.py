@@ -18,20 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import scan_recipe
 from quizgen.export.sheet import build_exam
 from quizgen.recipes import parse_exam_recipe
 from quizgen.generator import generate_one
 
-RECIPE = {
-    "title": "Photo test", "lang": "en", "seed": 33,
-    "questions": [
-        {"cell": ["OCC-2", "OCC-3", "OCC-4"], "level": 2, "space": 0.3,
-         "points": {"blocks_per_sm": 2, "active_warps": 1, "occupancy": 2, "limiter": 1}},
-        {"cell": ["W-E", "W-F"], "level": 2, "space": 0.3,
-         "points": {"warps_needed": 2, "deficit": 1, "hidable": 1}},
-        {"cell": "OCC-9", "level": 2, "space": 0.3},
-    ],
-}
+RECIPE = scan_recipe("Photo test", 33, {"cell": "OCC-9", "level": 2, "space": 0.3})
 STUDENTS = 12
 DPI = 200
 #: Styles a box must be read in (one mark per row): the issue's "single dense, scribbled or

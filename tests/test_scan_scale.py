@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import csv
 import html.parser
 import json
 import random
@@ -27,20 +26,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import scaled
+from conftest import scaled, scan_recipe
 from quizgen.export.sheet import build_exam
 from quizgen.recipes import parse_exam_recipe
 from quizgen.generator import generate_one
 
-RECIPE = {
-    "title": "Scale test", "lang": "en", "seed": 41,
-    "questions": [
-        {"cell": ["OCC-2", "OCC-3", "OCC-4"], "level": 2, "space": 0.3,
-         "points": {"blocks_per_sm": 2, "active_warps": 1, "occupancy": 2, "limiter": 1}},
-        {"cell": ["W-E", "W-F"], "level": 2, "space": 0.3,
-         "points": {"warps_needed": 2, "deficit": 1, "hidable": 1}},
-    ],
-}
+RECIPE = scan_recipe("Scale test", 41)
 STUDENTS = 24
 DPI = 150
 
