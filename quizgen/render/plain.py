@@ -49,6 +49,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ARITH = frozenset({"+", "-"})
 _TERMS = frozenset({"*", "/", "//", "%"})
 _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_OR, _AND = frozenset({"or"}), frozenset({"and"})
 #: Names Jinja reads as something other than a value of the phrase.
 _RESERVED = frozenset({"true", "false", "none", "True", "False", "None", "and", "or", "not",
                        "in", "is", "if", "else", "elif", "endif", "for", "self", "loop",
@@ -98,18 +99,10 @@ class _Expression:
         return current
 
     def _or(self) -> str:
-        left = self._and()
-        while self._peek() == "or":
-            self.at += 1
-            left = f"({left} or {self._and()})"
-        return left
+        return self._binary(self._and, _OR)
 
     def _and(self) -> str:
-        left = self._not()
-        while self._peek() == "and":
-            self.at += 1
-            left = f"({left} and {self._not()})"
-        return left
+        return self._binary(self._not, _AND)
 
     def _not(self) -> str:
         if self._peek() == "not":
