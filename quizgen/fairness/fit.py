@@ -560,9 +560,28 @@ def _feature_columns(name: str, values: list[Any]) -> list[Column]:
     return [Column(name, v) for v in ranked if MIN_GROUP <= seen[v] <= n - MIN_GROUP]
 
 
-def _glm(X, y, groups=None):
+@dataclass(frozen=True, slots=True)
+class _Fitted:
+    """What the tests and models use of a fit: the coefficients, their standard errors
+    (clustered fits only) and each row's fitted chance."""
+
+    params: Any
+    bse: Any
+    fittedvalues: Any
+
+
+def _glm(X, y, groups=None) -> _Fitted | None:
     """A binomial GLM of `y` on `X` (standard errors clustered by `groups` when given); None if
     it cannot be fitted (separation, no convergence)."""
+    fitted = _fit_glm(X, y, groups)
+    # statsmodels' model and result refer to each other and hold arrays several times the
+    # design's size: unreachable now, they are collected before the next fit (the young
+    # generations only), so that a class of thousands holds one fit's arrays at a time.
+    gc.collect(1)
+    return fitted
+
+
+def _fit_glm(X, y, groups) -> _Fitted | None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
@@ -573,13 +592,8 @@ def _glm(X, y, groups=None):
                 result = model.fit(cov_type="cluster", cov_kwds={"groups": groups})
         except Exception:      # statsmodels' separation and convergence warnings, singular X
             return None
-        finally:
-            # Each step of the fit leaves objects that refer to each other, holding arrays of
-            # the class's size: collected now (the young generations only), so that a class of
-            # thousands holds one fit's arrays at a time, not those of every fit since the
-            # collector last ran.
-            gc.collect(1)
     if not np.all(np.isfinite(result.params)) or (
             groups is not None and not np.all(np.isfinite(result.bse))):
         return None
-    return result
+    return _Fitted(np.array(result.params), None if groups is None else np.array(result.bse),
+                   np.array(result.fittedvalues))
