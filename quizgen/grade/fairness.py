@@ -111,7 +111,8 @@ def paper_records(manifest: Manifest, students: Sequence[StudentResult]
     manifest lacks has no features to weigh)."""
     papers, kept = [], []
     # A class of thousands has a few dozen distinct boxes and versions' features: each is kept
-    # once and shared by the papers that have it, so the records grow by little per student.
+    # once and shared by the papers that have it (a question's record too, read only), so the
+    # records grow by little per student.
     shared: dict[Any, Any] = {}
     for student in students:
         paper = manifest.by_version(student.version)
@@ -128,7 +129,8 @@ def paper_records(manifest: Manifest, students: Sequence[StudentResult]
             features = stored_features(record)
             features = _once(shared, (_FEATURES, *((k, type(v), v) for k, v in features.items())),
                              features)
-            questions.append(QuestionRecord(q.number, features, boxes))
+            questions.append(_once(shared, (q.number, id(features), id(boxes)),
+                                   QuestionRecord(q.number, features, boxes)))
         score = sum(q.earned for q in questions)
         papers.append(PaperRecord(score, questions))
         kept.append((student.label, student.roll, student.version, float(student.score)))

@@ -252,7 +252,9 @@ def _grade_entry(entry: Entry, row: SheetRow, columns: Mapping[str, int], delimi
             texts[key] = text
         boxes = [_box_result(q, result, invalid) for result in grade_question(q, texts, lang=lang)]
         questions.append(QuestionResult(q.number, sys.intern(q.cell), q.id, title, boxes))
-    return StudentResult(name or entry.name, roll or entry.roll, entry.version, row.line,
+    # the manifest's own text when the sheet says the same: a class keeps one copy of each
+    return StudentResult(entry.name if name in ("", entry.name) else name,
+                         entry.roll if roll in ("", entry.roll) else roll, entry.version, row.line,
                          questions, lang)
 
 
