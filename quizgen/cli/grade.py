@@ -75,11 +75,13 @@ def grade_command(
 
 
 def _adjuster(overrides: Path, lang: Optional[str]):
-    """`grade_class`'s ``adjust``: the teacher's decisions of overrides.csv, read first."""
-    from quizgen.grade.overrides import apply_overrides, read_overrides
+    """`grade_class`'s ``adjust``: the teacher's decisions of overrides.csv (read first),
+    applied to each paper as it is graded."""
+    from functools import partial
 
-    rules = read_overrides(overrides)
-    return lambda students, manifest: apply_overrides(students, manifest, rules, lang=lang)
+    from quizgen.grade.overrides import Decisions, read_overrides
+
+    return partial(Decisions, overrides=read_overrides(overrides), lang=lang)
 
 
 #: What each phase of grading a class counts, as its progress says it.
@@ -136,11 +138,14 @@ def _issues(summary) -> None:
 
 
 def _review_note(summary) -> None:
-    if summary.flagged:
-        typer.echo(f"{len(summary.flagged)} answers left out of the score (unreadable or missing); "
+    flagged = review = 0
+    for student in summary.students:
+        for b in student.boxes:
+            flagged += not b.counted
+            review += b.check.status in ("invalid", "missing") and b.counted
+    if flagged:
+        typer.echo(f"{flagged} answers left out of the score (unreadable or missing); "
                    "see report.md", err=True)
-    review = sum(1 for s in summary.students for b in s.boxes
-                 if b.check.status in ("invalid", "missing") and b.counted)
     if review:
         typer.echo(f"{review} unreadable or missing answers scored 0; see the needs_review column "
                    "of results.csv", err=True)

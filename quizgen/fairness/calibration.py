@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,32 +44,63 @@ def recipe_fingerprint(recipe: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
-def _body(recipe: Mapping[str, Any], papers: Sequence[PaperRecord]) -> dict[str, Any]:
+def _head(recipe: Mapping[str, Any]) -> dict[str, Any]:
     return {"format": CALIBRATION_FORMAT, "features_version": FEATURES_VERSION,
-            "recipe": recipe_fingerprint(recipe), "title": str(recipe.get("title") or ""),
-            "papers": [{"score": round(float(p.score), 6),
-                        "questions": [{"number": q.number, "features": q.features,
-                                       "boxes": [[k, float(pts), r] for k, pts, r in q.boxes]}
-                                      for q in p.questions]}
-                       for p in papers]}
+            "recipe": recipe_fingerprint(recipe), "title": str(recipe.get("title") or "")}
+
+
+def _paper(p: PaperRecord) -> dict[str, Any]:
+    return {"score": round(float(p.score), 6),
+            "questions": [{"number": q.number, "features": q.features,
+                           "boxes": [[k, float(pts), r] for k, pts, r in q.boxes]}
+                          for q in p.questions]}
+
+
+def _json(value: Any, ascii: bool) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=ascii, separators=(",", ":"))
+
+
+def _pieces(head: Mapping[str, Any], papers: Sequence[PaperRecord], ascii: bool) -> Iterator[str]:
+    """The JSON text of `head` with its ``papers``, a paper at a time (sorted keys, no spaces):
+    the same text as the whole object's, never held whole."""
+    before, after = _json({**head, "papers": []}, ascii).split('"papers":[]', 1)
+    yield before + '"papers":['
+    for i, paper in enumerate(papers):
+        yield ("," if i else "") + _json(_paper(paper), ascii)
+    yield "]" + after
 
 
 def _checksum(body: Mapping[str, Any]) -> str:
-    text = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return hashlib.sha256(_json(body, True).encode("ascii")).hexdigest()
+
+
+def _papers_checksum(head: Mapping[str, Any], papers: Sequence[PaperRecord]) -> str:
+    """`_checksum` of the body `head` with `papers`, hashed a paper at a time."""
+    digest = hashlib.sha256()
+    for piece in _pieces(head, papers, True):
+        digest.update(piece.encode("ascii"))
+    return digest.hexdigest()
+
+
+def calibration_pieces(recipe: Mapping[str, Any], papers: Sequence[PaperRecord]) -> Iterator[str]:
+    """The calibration file's text, a paper at a time: its body and the body's checksum
+    (sorted keys, no time: the same class gives the same bytes)."""
+    head = _head(recipe)
+    yield from _pieces({**head, "checksum": _papers_checksum(head, papers)}, papers, False)
+    yield "\n"
 
 
 def calibration_json(recipe: Mapping[str, Any], papers: Sequence[PaperRecord]) -> str:
-    """The calibration file's text: its body and the body's checksum (sorted keys, no time:
-    the same class gives the same bytes)."""
-    body = _body(recipe, papers)
-    return json.dumps({**body, "checksum": _checksum(body)}, sort_keys=True,
-                      ensure_ascii=False, separators=(",", ":")) + "\n"
+    """The calibration file's text (see `calibration_pieces`)."""
+    return "".join(calibration_pieces(recipe, papers))
 
 
 def write_calibration(path: str | os.PathLike[str], recipe: Mapping[str, Any],
                       papers: Sequence[PaperRecord]) -> None:
-    Path(path).write_text(calibration_json(recipe, papers), encoding="utf-8")
+    """Write the calibration file, a paper at a time."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for piece in calibration_pieces(recipe, papers):
+            fh.write(piece)
 
 
 def read_calibrations(sources: Iterable[str | os.PathLike[str]],

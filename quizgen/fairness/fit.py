@@ -43,10 +43,11 @@ from __future__ import annotations
 
 import gc
 import math
+from array import array
 import os
 import sys
 import warnings
-from collections import Counter
+from collections import Counter, namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -163,7 +164,7 @@ def fit_exam(classes: Sequence[Sequence[PaperRecord]], *, alpha: float = ALPHA) 
     return ExamFit(fits, students, len(classes), model, students < MIN_STUDENTS)
 
 
-def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[list[dict[int, float]]] | None,
+def _fit_pass(classes: Sequence[Sequence[PaperRecord]], taken: list[dict[int, Any]] | None,
               alpha: float) -> dict[int, QuestionFit]:
     too_small = sum(len(c) for c in classes) < MIN_STUDENTS
     numbers = sorted({q.number for c in classes for p in c for q in p.questions})
@@ -215,10 +216,10 @@ def _effects(fits: dict[int, QuestionFit]) -> dict[tuple[int, str, Any], float]:
 
 
 def _other_versions(fits: dict[int, QuestionFit], classes: Sequence[Sequence[PaperRecord]]
-                    ) -> list[list[dict[int, float]]]:
-    """Per class, per paper, per question: the points the paper's *other* versions were
-    measured to give (+) or take (−) against their class's average version."""
-    out = []
+                    ) -> list[dict[int, Any]]:
+    """Per class, per question, per paper (an array): the points the paper's *other* versions
+    were measured to give (+) or take (−) against their class's average version."""
+    out: list[dict[int, Any]] = []
     for papers in classes:
         deviations: list[dict[int, float]] = []
         for paper in papers:
@@ -230,9 +231,11 @@ def _other_versions(fits: dict[int, QuestionFit], classes: Sequence[Sequence[Pap
             deviations.append(mine)
         means = {n: sum(d[n] for d in deviations if n in d) / max(1, sum(n in d for d in deviations))
                  for n in {n for d in deviations for n in d}}
-        out.append([{q.number: sum(v - means[m] for m, v in d.items() if m != q.number)
-                     for q in paper.questions}
-                    for paper, d in zip(papers, deviations)])
+        out.append({})
+        for i, (paper, d) in enumerate(zip(papers, deviations)):
+            for q in paper.questions:
+                out[-1].setdefault(q.number, array("d", bytes(8 * len(papers))))[i] = sum(
+                    v - means[m] for m, v in d.items() if m != q.number)
     return out
 
 
@@ -262,8 +265,8 @@ class _QuestionData:
     def __init__(self, number: int) -> None:
         self.number = number
         self.features: list[dict[str, Any]] = []
-        self.rest: list[float] = []                 # standardised within the class
-        self.klass: list[int] = []
+        self.rest = array("d")                      # standardised within the class
+        self.klass = array("q")
         self.boxes: list[list[tuple[str, float, bool]]] = []
         self.points: dict[str, float] = {}
         self.null: Any = None                   # the model without features: its coefficients
@@ -279,8 +282,8 @@ class _QuestionData:
 
     @classmethod
     def gather(cls, number: int, classes: Sequence[Sequence[PaperRecord]],
-               taken: list[list[dict[int, float]]] | None = None) -> "_QuestionData":
-        """The question's rows over the classes; `taken[k][i][number]`, when given, is what
+               taken: list[dict[int, Any]] | None = None) -> "_QuestionData":
+        """The question's rows over the classes; `taken[k][number][i]`, when given, is what
         paper i's other versions were measured to give, taken from its rest score."""
         d = cls(number)
         for k, papers in enumerate(classes):
@@ -296,7 +299,7 @@ class _QuestionData:
                 for key, pts, _ in q.boxes:
                     d.points.setdefault(key, pts)
                 if counted:
-                    given = taken[k][i].get(number, 0.0) if taken is not None else 0.0
+                    given = taken[k][number][i] if taken is not None and number in taken[k] else 0.0
                     rows.append((q.features, paper.score - q.earned - given, counted))
             rest = [r for _, r, _ in rows]
             mean = sum(rest) / len(rest) if rest else 0.0
@@ -560,9 +563,23 @@ def _feature_columns(name: str, values: list[Any]) -> list[Column]:
     return [Column(name, v) for v in ranked if MIN_GROUP <= seen[v] <= n - MIN_GROUP]
 
 
-def _glm(X, y, groups=None):
+#: What the tests and models use of a fit: the coefficients, their standard errors (clustered
+#: fits only) and each row's fitted chance.
+_Fitted = namedtuple("_Fitted", "params bse fittedvalues")
+
+
+def _glm(X, y, groups=None) -> _Fitted | None:
     """A binomial GLM of `y` on `X` (standard errors clustered by `groups` when given); None if
     it cannot be fitted (separation, no convergence)."""
+    fitted = _fit_glm(X, y, groups)
+    # statsmodels' model and result refer to each other and hold arrays several times the
+    # design's size: unreachable now, they are collected before the next fit (the young
+    # generations only), so that a class of thousands holds one fit's arrays at a time.
+    gc.collect(1)
+    return fitted
+
+
+def _fit_glm(X, y, groups) -> _Fitted | None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
@@ -573,13 +590,8 @@ def _glm(X, y, groups=None):
                 result = model.fit(cov_type="cluster", cov_kwds={"groups": groups})
         except Exception:      # statsmodels' separation and convergence warnings, singular X
             return None
-        finally:
-            # Each step of the fit leaves objects that refer to each other, holding arrays of
-            # the class's size: collected now (the young generations only), so that a class of
-            # thousands holds one fit's arrays at a time, not those of every fit since the
-            # collector last ran.
-            gc.collect(1)
     if not np.all(np.isfinite(result.params)) or (
             groups is not None and not np.all(np.isfinite(result.bse))):
         return None
-    return result
+    return _Fitted(np.array(result.params), None if groups is None else np.array(result.bse),
+                   np.array(result.fittedvalues))

@@ -23,8 +23,8 @@ from quizgen.files.atomic import (ZIP_DATE, atomic_open, atomic_write, os_error_
 from quizgen.files.limits import (LIMITS, NOUNS, read_limited, read_stream_limited,
                                   refuse_overwriting_inputs, run_limited, size_text, utf8_text)
 from quizgen.files.names import STEM_BYTES, STEM_CHARS, file_stems
-from quizgen.files.csv import (BOM, CsvRows, clean_cell, csv_rows, csv_text, plain_cell,
-                               safe_cell, sniff_delimiter, visible, write_csv)
+from quizgen.files.csv import (BOM, CsvRows, clean_cell, csv_lines, csv_rows, csv_text,
+                               plain_cell, safe_cell, sniff_delimiter, visible, write_csv)
 from quizgen.files.folders import (LEDGER, add_to_ledger, check_folder, foreign_files,
                                    kept_name, publish_folder, read_ledger, staged_folder)
 
@@ -34,7 +34,7 @@ __all__ = [
     "LIMITS", "NOUNS", "read_limited", "read_stream_limited", "refuse_overwriting_inputs",
     "run_limited", "size_text", "utf8_text",
     "STEM_BYTES", "STEM_CHARS", "file_stems",
-    "BOM", "CsvRows", "clean_cell", "csv_rows", "csv_text", "plain_cell", "safe_cell",
+    "BOM", "CsvRows", "clean_cell", "csv_lines", "csv_rows", "csv_text", "plain_cell", "safe_cell",
     "sniff_delimiter", "visible", "write_csv",
     "LEDGER", "add_to_ledger", "check_folder", "foreign_files", "kept_name", "publish_folder",
     "read_ledger", "staged_folder",

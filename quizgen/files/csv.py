@@ -8,9 +8,9 @@ import csv
 import io
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-from quizgen.files.atomic import atomic_write
+from quizgen.files.atomic import write_pieces
 
 BOM = "\ufeff"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -99,15 +99,24 @@ def sniff_delimiter(first_line: str) -> str:
 
 def csv_text(rows: Iterable[Sequence[object]], *, bom: bool = True) -> str:
     """Rows as CSV text (comma-separated, quoted where needed, one row per line)."""
-    buf = io.StringIO()
+    return "".join(csv_lines(rows, bom=bom))
+
+
+def csv_lines(rows: Iterable[Sequence[object]], *, bom: bool = True) -> Iterator[str]:
+    """`csv_text`, a row at a time (the byte-order mark first): for a file of thousands of
+    rows written as they are made, never held whole."""
     if bom:
-        buf.write(BOM)
+        yield BOM
+    buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     for row in rows:
         writer.writerow([safe_cell(cell) for cell in row])
-    return buf.getvalue()
+        yield buf.getvalue()
+        buf.seek(0)
+        buf.truncate()
 
 
 def write_csv(path: str | os.PathLike[str], rows: Iterable[Sequence[object]], *,
               field: str = "out") -> int:
-    return atomic_write(path, csv_text(rows), field=field)
+    """Write the rows to `path` atomically, a row at a time; the number of bytes written."""
+    return write_pieces(path, csv_lines(rows), field=field)

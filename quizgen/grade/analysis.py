@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,12 +84,21 @@ def cronbach_alpha(items: Sequence[Sequence[float]]) -> float | None:
     """Cronbach's α of a students × items table of points (every row the same length)."""
     if not items or len(items[0]) < 2 or len(items) < 2:
         return None
-    k = len(items[0])
-    totals = [sum(row) for row in items]
+    return _alpha([[row[j] for row in items] for j in range(len(items[0]))])
+
+
+def _alpha(columns: Sequence[Sequence[float]]) -> float | None:
+    """Cronbach's α of the items' points given by item (each column one item, every student's
+    points in the same order; at least two items and two students)."""
+    k = len(columns)
+    totals = [0] * len(columns[0])
+    for column in columns:                   # each student's items added in order, as sum(row)
+        for i, value in enumerate(column):
+            totals[i] += value
     total_var = _pvariance(totals)
     if total_var <= 1e-12:
         return None
-    item_var = sum(_pvariance([row[j] for row in items]) for j in range(k))
+    item_var = sum(_pvariance(column) for column in columns)
     return k / (k - 1) * (1 - item_var / total_var)
 
 
@@ -203,18 +213,41 @@ def first_misconception(box: BoxResult) -> str | None:
     return None
 
 
-def _item(item: str, question: int, key: str, cells: Sequence[str],
-          entries: list[tuple[int, float, float, BoxResult | None]], totals: Sequence[float],
-          statuses: Counter, miscs: Counter, strong_wrong: list[tuple[str, int, int]]) -> ItemStats:
-    """entries: (student index, points, max points, box) for students whose item is counted."""
+class _Entries:
+    """The students whose item is counted, as columns: each one's index, points and the item's
+    points (arrays of numbers, not an object per student), and the box (None for a whole
+    question)."""
+
+    __slots__ = ("students", "points", "maxima", "boxes")
+
+    def __init__(self) -> None:
+        self.students = array("q")
+        self.points = array("d")
+        self.maxima = array("d")
+        self.boxes: list[BoxResult | None] = []
+
+    def add(self, student: int, points: float, maximum: float, box: BoxResult | None) -> None:
+        self.students.append(student)
+        self.points.append(points)
+        self.maxima.append(maximum)
+        self.boxes.append(box)
+
+    def __len__(self) -> int:
+        return len(self.students)
+
+
+def _item(item: str, question: int, key: str, cells: Sequence[str], entries: _Entries,
+          totals: Sequence[float], statuses: Counter, miscs: Counter,
+          strong_wrong: list[tuple[str, int, int]]) -> ItemStats:
+    """`entries`: the students whose item is counted."""
     n = len(entries)
-    max_points = max((m for _, _, m, _ in entries), default=0.0)
-    points = [p for _, p, _, _ in entries]
-    rest = [totals[i] - p for i, p, _, _ in entries]
+    max_points = max(entries.maxima, default=0.0)
+    points = entries.points
+    rest = [totals[i] - p for i, p in zip(entries.students, points)]
     mean = sum(points) / n if n else 0.0
     facility = mean / max_points if n and max_points > 0 else None
     disc = pearson(points, rest)
-    d27 = upper_lower_index(points, [totals[i] for i, _, _, _ in entries], max_points)
+    d27 = upper_lower_index(points, [totals[i] for i in entries.students], max_points)
     seen = sum(statuses.values()) or 1
     stats = ItemStats(item, question, key, tuple(cells), n, max_points, mean, facility, disc, d27,
                       statuses["blank"] / seen, (statuses["invalid"] + statuses["missing"]) / seen,
@@ -234,15 +267,14 @@ def _item(item: str, question: int, key: str, cells: Sequence[str],
     return stats
 
 
-def _strong_wrong(entries: list[tuple[int, float, float, BoxResult | None]],
-                  totals: Sequence[float]) -> list[tuple[str, int, int]]:
+def _strong_wrong(entries: _Entries, totals: Sequence[float]) -> list[tuple[str, int, int]]:
     """Wrong answers given by a third or more of the upper group (at least 2 students)."""
     n = len(entries)
     if n < MIN_STUDENTS_FOR_FLAGS:
         return []
     size = max(1, round(GROUP_SHARE * n))
-    order = sorted(range(n), key=lambda j: totals[entries[j][0]])
-    upper = [entries[j][3] for j in order[-size:]]
+    order = sorted(range(n), key=lambda j: totals[entries.students[j]])
+    upper = [entries.boxes[j] for j in order[-size:]]
     wrong = Counter()
     for box in upper:
         if box is not None and box.check.status == "wrong":
@@ -253,69 +285,99 @@ def _strong_wrong(entries: list[tuple[int, float, float, BoxResult | None]],
             if count >= 2 and count >= STRONG_WRONG_SHARE * size]
 
 
-def analyse_class(students: Sequence[StudentResult], columns: Sequence[str],
-                  manifest: Manifest | Mapping[str, Any] | None = None,
-                  bands: Sequence[tuple[str, float]] = ()) -> ClassAnalysis:
-    """Item statistics, reliability, the score distribution and the misconception map."""
-    levels = _levels_by_problem(Manifest.of(manifest) if manifest else None)
-    totals = [_float(s.score) for s in students]
-    by_column: dict[str, list[tuple[int, float, float, BoxResult | None]]] = defaultdict(list)
-    statuses: dict[str, Counter] = defaultdict(Counter)
-    miscs: dict[str, Counter] = defaultdict(Counter)
-    cells: dict[str, Counter] = defaultdict(Counter)
-    by_question: dict[int, dict[int, list[float]]] = defaultdict(dict)
-    question_cells: dict[int, Counter] = defaultdict(Counter)
-    for i, student in enumerate(students):
+class _Tally:
+    """What one pass over the class gathers for the item statistics, a student at a time."""
+
+    def __init__(self) -> None:
+        self.by_column: dict[str, _Entries] = defaultdict(_Entries)
+        self.statuses: dict[str, Counter] = defaultdict(Counter)
+        self.miscs: dict[str, Counter] = defaultdict(Counter)
+        self.cells: dict[str, Counter] = defaultdict(Counter)
+        self.by_question: dict[int, _Entries] = defaultdict(_Entries)
+        self.question_cells: dict[int, Counter] = defaultdict(Counter)
+
+    def add(self, i: int, student: StudentResult) -> None:
         for q in student.questions:
-            question_cells[q.number][q.cell] += 1
+            self.question_cells[q.number][q.cell] += 1
             earned = [0.0, 0.0]
             for box in q.boxes:
-                statuses[box.column][box.check.status] += 1
-                cells[box.column][q.cell] += 1
+                self.statuses[box.column][box.check.status] += 1
+                self.cells[box.column][q.cell] += 1
                 if (m := first_misconception(box)) is not None:
-                    miscs[box.column][m] += 1
+                    self.miscs[box.column][m] += 1
                 if box.counted:
-                    by_column[box.column].append((i, _float(box.points), _float(box.max_points), box))
+                    self.by_column[box.column].add(i, _float(box.points), _float(box.max_points),
+                                                   box)
                     earned[0] += _float(box.points)
                     earned[1] += _float(box.max_points)
             if earned[1] > 0:
-                by_question[q.number][i] = earned
+                entries = self.by_question[q.number]
+                if entries.students and entries.students[-1] == i:   # a number twice: the last
+                    entries.points[-1], entries.maxima[-1] = earned
+                else:
+                    entries.add(i, earned[0], earned[1], None)
+
+
+def analyse_class(students: Sequence[StudentResult], columns: Sequence[str],
+                  manifest: Manifest | Mapping[str, Any] | None = None,
+                  bands: Sequence[tuple[str, float]] = ()) -> ClassAnalysis:
+    """Item statistics, reliability, the score distribution and the misconception map, from
+    one pass over the class (a student at a time)."""
+    levels = _levels_by_problem(Manifest.of(manifest) if manifest else None)
+    totals: list[float] = []
+    most = 0.0
+    tally, mapped, reteach = _Tally(), _MapTally(levels), _ReteachTally(levels)
+    for i, student in enumerate(students):
+        totals.append(_float(student.score))
+        most = max(most, _float(student.max_score))
+        tally.add(i, student)
+        mapped.add(student)
+        reteach.add(i, student)
     items = []
     for column in columns:
-        entries = by_column.get(column, [])
-        if not entries and not statuses.get(column):
+        entries = tally.by_column.get(column, _Entries())
+        if not entries and not tally.statuses.get(column):
             continue
         number = int(column.split(".", 1)[0][1:])
         items.append(_item(column, number, column.split(".", 1)[1],
-                           [c for c, _ in cells[column].most_common()], entries, totals,
-                           statuses[column], miscs[column], _strong_wrong(entries, totals)))
+                           [c for c, _ in tally.cells[column].most_common()], entries, totals,
+                           tally.statuses[column], tally.miscs[column],
+                           _strong_wrong(entries, totals)))
     questions = []
-    for number in sorted(by_question):
-        entries = [(i, pts[0], pts[1], None) for i, pts in by_question[number].items()]
+    for number in sorted(tally.by_question):
         status = Counter()
         misc = Counter()
-        for column, counter in statuses.items():
+        for column, counter in tally.statuses.items():
             if column.startswith(f"Q{number}."):
                 status.update(counter)
-                misc.update(miscs[column])
+                misc.update(tally.miscs[column])
         questions.append(_item(f"Q{number}", number, "",
-                               [c for c, _ in question_cells[number].most_common()], entries,
-                               totals, status, misc, []))
-    # α over the boxes every student has counted (a flagged box is missing data)
-    complete = [c for c in columns if len(by_column.get(c, [])) == len(students)]
-    table = [[0.0] * len(complete) for _ in students]
-    for j, column in enumerate(complete):
-        for i, p, _, _ in by_column[column]:
-            table[i][j] = p
-    alpha = cronbach_alpha(table) if complete else None
-    misconceptions, pairs = _misconception_map(students, levels)
-    return ClassAnalysis(items, questions, alpha, _distribution(students, totals),
-                         misconceptions, pairs, _reteach(students, levels), list(bands))
+                               [c for c, _ in tally.question_cells[number].most_common()],
+                               tally.by_question[number], totals, status, misc, []))
+    misconceptions, pairs = mapped.result()
+    return ClassAnalysis(items, questions, _class_alpha(tally.by_column, columns, len(totals)),
+                         _distribution(totals, most), misconceptions, pairs, reteach.result(),
+                         list(bands))
 
 
-def _distribution(students: Sequence[StudentResult], totals: list[float]) -> Distribution:
+def _class_alpha(by_column: Mapping[str, _Entries], columns: Sequence[str],
+                 n: int) -> float | None:
+    """α over the boxes every student has counted (a flagged box is missing data)."""
+    complete = [c for c in columns if len(by_column.get(c, ())) == n]
+    if not complete or len(complete) < 2 or n < 2:
+        return None
+    table = []
+    for column in complete:
+        points = array("d", bytes(8 * n))
+        entries = by_column[column]
+        for i, p in zip(entries.students, entries.points):
+            points[i] = p
+        table.append(points)
+    return _alpha(table)
+
+
+def _distribution(totals: list[float], maximum: float) -> Distribution:
     n = len(totals)
-    maximum = max((_float(s.max_score) for s in students), default=0.0)
     if not n:
         return Distribution(0, maximum, None, None, None, None, None, [])
     quartiles = tuple(statistics.quantiles(totals, n=4, method="inclusive")) if n >= 2 else None
@@ -324,11 +386,16 @@ def _distribution(students: Sequence[StudentResult], totals: list[float]) -> Dis
                         quartiles, totals)
 
 
-def _misconception_map(students: Sequence[StudentResult], levels: Mapping[str, int]
-                       ) -> tuple[list[MisconceptionEntry], list[tuple[str, str, int]]]:
-    seen: dict[str, dict[str, Any]] = {}
-    per_student: list[set[str]] = []
-    for student in students:
+class _MapTally:
+    """The misconception map, gathered a student at a time: who shows each misconception,
+    where, and which misconceptions go together in students."""
+
+    def __init__(self, levels: Mapping[str, int]) -> None:
+        self.levels = levels
+        self.seen: dict[str, dict[str, Any]] = {}
+        self.together: Counter = Counter()
+
+    def add(self, student: StudentResult) -> None:
         mine: Counter = Counter()
         for q in student.questions:
             for box in q.boxes:
@@ -336,31 +403,31 @@ def _misconception_map(students: Sequence[StudentResult], levels: Mapping[str, i
                 if key is None:
                     continue
                 mine[key] += 1
-                entry = seen.setdefault(key, {"students": {}, "boxes": 0, "questions": set(),
-                                              "columns": set(), "cells": set(), "levels": set()})
+                entry = self.seen.setdefault(key, {"students": {}, "boxes": 0,
+                                                   "questions": set(), "columns": set(),
+                                                   "cells": set(), "levels": set()})
                 entry["students"][student.label] = None
                 entry["boxes"] += 1
                 entry["questions"].add(q.number)
                 entry["columns"].add(box.column)
                 entry["cells"].add(q.cell)
-                if q.problem_id in levels:
-                    entry["levels"].add(levels[q.problem_id])
+                if q.problem_id in self.levels:
+                    entry["levels"].add(self.levels[q.problem_id])
         for key, count in mine.items():
             if count >= 2:
-                seen[key].setdefault("systematic", []).append(student.label)
-        per_student.append(set(mine))
-    entries = [MisconceptionEntry(key, list(e["students"]), e["boxes"], sorted(e["questions"]),
-                                  sorted(e["columns"], key=_column_order), sorted(e["cells"]),
-                                  sorted(e["levels"]), e.get("systematic", []))
-               for key, e in seen.items()]
-    entries.sort(key=lambda e: (-len(e.students), -e.boxes, e.key))
-    together: Counter = Counter()
-    for keys in per_student:
-        for a, b in combinations(sorted(keys), 2):
-            together[(a, b)] += 1
-    pairs = [(a, b, n) for (a, b), n in sorted(together.items(), key=lambda kv: (-kv[1], kv[0]))
-             if n >= 2]
-    return entries, pairs
+                self.seen[key].setdefault("systematic", []).append(student.label)
+        for a, b in combinations(sorted(mine), 2):
+            self.together[(a, b)] += 1
+
+    def result(self) -> tuple[list[MisconceptionEntry], list[tuple[str, str, int]]]:
+        entries = [MisconceptionEntry(key, list(e["students"]), e["boxes"], sorted(e["questions"]),
+                                      sorted(e["columns"], key=_column_order), sorted(e["cells"]),
+                                      sorted(e["levels"]), e.get("systematic", []))
+                   for key, e in self.seen.items()]
+        entries.sort(key=lambda e: (-len(e.students), -e.boxes, e.key))
+        pairs = [(a, b, n) for (a, b), n in sorted(self.together.items(),
+                                                   key=lambda kv: (-kv[1], kv[0])) if n >= 2]
+        return entries, pairs
 
 
 def _column_order(column: str) -> tuple[int, str]:
@@ -368,28 +435,38 @@ def _column_order(column: str) -> tuple[int, str]:
     return int(number[1:]), key
 
 
-def _reteach(students: Sequence[StudentResult], levels: Mapping[str, int]) -> list[CellToReteach]:
-    lost: dict[str, list[Fraction]] = defaultdict(lambda: [Fraction(0), Fraction(0)])
-    losing: dict[str, set[int]] = defaultdict(set)
-    cell_levels: dict[str, set[int]] = defaultdict(set)
-    miscs: dict[str, Counter] = defaultdict(Counter)
-    for i, student in enumerate(students):
+class _ReteachTally:
+    """The cells to teach again, gathered a student at a time: the points the class lost in
+    each cell, how many students lost some, and the misconceptions behind them."""
+
+    def __init__(self, levels: Mapping[str, int]) -> None:
+        self.levels = levels
+        self.lost: dict[str, list[Fraction]] = defaultdict(lambda: [Fraction(0), Fraction(0)])
+        self.losing: dict[str, list[int]] = defaultdict(lambda: [0, -1])   # students, the last
+        self.cell_levels: dict[str, set[int]] = defaultdict(set)
+        self.miscs: dict[str, Counter] = defaultdict(Counter)
+
+    def add(self, i: int, student: StudentResult) -> None:
         for q in student.questions:
             for box in q.boxes:
                 if not box.counted:
                     continue
                 possible, earned = box.max_points, box.points
-                lost[q.cell][0] += possible - earned
-                lost[q.cell][1] += possible
-                if earned < possible:
-                    losing[q.cell].add(i)
+                self.lost[q.cell][0] += possible - earned
+                self.lost[q.cell][1] += possible
+                if earned < possible and self.losing[q.cell][1] != i:
+                    self.losing[q.cell][0] += 1
+                    self.losing[q.cell][1] = i
                 if (m := first_misconception(box)) is not None:
-                    miscs[q.cell][m] += 1
-            if q.problem_id in levels:
-                cell_levels[q.cell].add(levels[q.problem_id])
-    ranked = [CellToReteach(cell, sorted(cell_levels[cell]),
-                            float(pts[0] / pts[1]) if pts[1] else 0.0, float(pts[0]), float(pts[1]),
-                            len(losing[cell]), miscs[cell].most_common(3))
-              for cell, pts in lost.items() if pts[1] > 0]
-    ranked.sort(key=lambda c: (-c.lost_share, -c.points_lost, c.cell))
-    return ranked
+                    self.miscs[q.cell][m] += 1
+            if q.problem_id in self.levels:
+                self.cell_levels[q.cell].add(self.levels[q.problem_id])
+
+    def result(self) -> list[CellToReteach]:
+        ranked = [CellToReteach(cell, sorted(self.cell_levels[cell]),
+                                float(pts[0] / pts[1]) if pts[1] else 0.0, float(pts[0]),
+                                float(pts[1]), self.losing[cell][0],
+                                self.miscs[cell].most_common(3))
+                  for cell, pts in self.lost.items() if pts[1] > 0]
+        ranked.sort(key=lambda c: (-c.lost_share, -c.points_lost, c.cell))
+        return ranked

@@ -113,14 +113,10 @@ def view(analysis: ClassAnalysis, students: Sequence[StudentResult], lang: str) 
             "levels": ", ".join(str(v) for v in m.levels),
             "systematic": ", ".join(m.systematic)})
     questions = sorted({q for m in analysis.misconceptions for q in m.questions})
+    shown = _shown_by_question(students) if analysis.misconceptions else {}
     grid = []
     for m in analysis.misconceptions:
-        per_q = Counter()
-        for student in students:
-            for q in student.questions:
-                if any(b.check.status == "wrong" and b.check.misconceptions[:1] == (m.key,)
-                       for b in q.boxes):
-                    per_q[q.number] += 1
+        per_q = shown.get(m.key, Counter())
         grid.append({"name": humanize(m.key),
                      "counts": [{"n": per_q.get(q, 0), "share": per_q.get(q, 0) / total if total else 0}
                                 for q in questions]})
@@ -150,6 +146,19 @@ def view(analysis: ClassAnalysis, students: Sequence[StudentResult], lang: str) 
                     for c in analysis.reteach],
         "bands": _band_counts(students, analysis.bands),
     }
+
+
+def _shown_by_question(students: Sequence[StudentResult]) -> dict[str, Counter]:
+    """Per misconception, per question number: how many students' answers to it show it (a
+    wrong box put down to it), from one pass over the class."""
+    out: dict[str, Counter] = {}
+    for student in students:
+        for q in student.questions:
+            keys = {b.check.misconceptions[0] for b in q.boxes
+                    if b.check.status == "wrong" and b.check.misconceptions}
+            for key in keys:
+                out.setdefault(key, Counter())[q.number] += 1
+    return out
 
 
 def analysis_csv(analysis: ClassAnalysis, lang: str) -> str:

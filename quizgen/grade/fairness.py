@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizgen.fairness.calibration import CALIBRATION_FILE, calibration_json
+from quizgen.fairness.calibration import CALIBRATION_FILE, write_calibration
 from quizgen.fairness.features import stored_features
 from quizgen.fairness.model import MIN_STUDENTS, PaperRecord, QuestionRecord
 from quizgen.grade.results import BoxResult, StudentResult
@@ -104,13 +104,15 @@ class Fairness:
 
 
 def paper_records(manifest: Manifest, students: Sequence[StudentResult]
-                  ) -> tuple[list[PaperRecord], list[StudentResult]]:
+                  ) -> tuple[list[PaperRecord], list[tuple[str, str, str, float]]]:
     """Each graded student's paper as the fit reads it (features of every question from the
-    manifest, each box right or not, None when left out of the score), and the students kept
-    (a student whose version the manifest lacks has no features to weigh)."""
+    manifest, each box right or not, None when left out of the score), and who the students
+    kept are, with their scores: label, roll, version, raw score (a student whose version the
+    manifest lacks has no features to weigh)."""
     papers, kept = [], []
     # A class of thousands has a few dozen distinct boxes and versions' features: each is kept
-    # once and shared by the papers that have it, so the records grow by little per student.
+    # once and shared by the papers that have it (a question's record too, read only), so the
+    # records grow by little per student.
     shared: dict[Any, Any] = {}
     for student in students:
         paper = manifest.by_version(student.version)
@@ -127,10 +129,11 @@ def paper_records(manifest: Manifest, students: Sequence[StudentResult]
             features = stored_features(record)
             features = _once(shared, (_FEATURES, *((k, type(v), v) for k, v in features.items())),
                              features)
-            questions.append(QuestionRecord(q.number, features, boxes))
+            questions.append(_once(shared, (q.number, id(features), id(boxes)),
+                                   QuestionRecord(q.number, features, boxes)))
         score = sum(q.earned for q in questions)
         papers.append(PaperRecord(score, questions))
-        kept.append(student)
+        kept.append((student.label, student.roll, student.version, float(student.score)))
     return papers, kept
 
 
@@ -179,7 +182,7 @@ def _versions_differ(papers: Sequence[PaperRecord]) -> bool:
 
 
 def _expectations(model, papers: Sequence[PaperRecord],
-                  students: Sequence[StudentResult]) -> list[PaperExpectation]:
+                  students: Sequence[tuple[str, str, str, float]]) -> list[PaperExpectation]:
     expected = []
     for paper in papers:
         total = 0.0
@@ -189,13 +192,11 @@ def _expectations(model, papers: Sequence[PaperRecord],
         expected.append(total)
     mean = sum(expected) / len(expected) if expected else 0.0
     out = []
-    for student, paper, value in zip(students, papers, expected):
-        raw = float(student.score)
+    for (label, roll, version, raw), paper, value in zip(students, papers, expected):
         most = sum(p for q in paper.questions for _, p, right in q.boxes if right is not None)
         adjustment = mean - value
         adjusted = min(max(raw + adjustment, 0.0), most)
-        out.append(PaperExpectation(student.label, student.roll, student.version, raw, value,
-                                    adjustment, adjusted))
+        out.append(PaperExpectation(label, roll, version, raw, value, adjustment, adjusted))
     return out
 
 
@@ -370,13 +371,16 @@ def papers_csv(fairness: Fairness) -> str:
     ability, and an adjusted score for information (the grade stays the raw score)."""
     from quizgen.files import csv_text
 
-    rows: list[list[object]] = [["student", "roll", "version", "raw_score",
-                                 "expected_average_student", "paper_effect",
-                                 "adjusted_for_information_only"]]
+    return csv_text(papers_rows(fairness))
+
+
+def papers_rows(fairness: Fairness) -> Iterator[list[object]]:
+    """The rows of `papers_csv`, a paper at a time."""
+    yield ["student", "roll", "version", "raw_score", "expected_average_student",
+           "paper_effect", "adjusted_for_information_only"]
     for p in fairness.papers:
-        rows.append([p.label, p.roll, p.version, _round(p.raw), _round(p.expected),
-                     _round(-p.adjustment), _round(p.adjusted)])
-    return csv_text(rows)
+        yield [p.label, p.roll, p.version, _round(p.raw), _round(p.expected),
+               _round(-p.adjustment), _round(p.adjusted)]
 
 
 def _round(value: float) -> str:
@@ -388,6 +392,8 @@ def write_fairness(out, graded: Any) -> list[str]:
     (whenever a paper was graded) of a `GradedClass` into the folder `out`; their names."""
     from pathlib import Path
 
+    from quizgen.files import csv_lines
+
     fairness: Fairness | None = graded.fairness
     out, written = Path(out), []
     if fairness is None:
@@ -395,11 +401,10 @@ def write_fairness(out, graded: Any) -> list[str]:
     if fairness.fit is not None:
         (out / "fairness.csv").write_text(tests_csv(fairness, graded.lang), encoding="utf-8",
                                           newline="")
-        (out / "fairness-papers.csv").write_text(papers_csv(fairness), encoding="utf-8",
-                                                 newline="")
+        with open(out / "fairness-papers.csv", "w", encoding="utf-8", newline="") as fh:
+            fh.writelines(csv_lines(papers_rows(fairness)))
         written += ["fairness.csv", "fairness-papers.csv"]
     if fairness.records:
-        (out / CALIBRATION_FILE).write_text(calibration_json(graded.manifest.recipe,
-                                                             fairness.records), encoding="utf-8")
+        write_calibration(out / CALIBRATION_FILE, graded.manifest.recipe, fairness.records)
         written.append(CALIBRATION_FILE)
     return written

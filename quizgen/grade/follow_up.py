@@ -25,6 +25,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,7 @@ def write_follow_up_decks(graded: GradedClass, out_dir: str | Path, *, lang: str
     check_follow_up_folder(out, force=force)
     students = graded.students
     stems = deck_stems(students)
-    jobs = [(stem, student) for stem, student in zip(stems, students)] + [(stems[-1], None)]
+    jobs = chain(zip(stems, students), [(stems[-1], None)])
     done = FollowUpDecks([], [], False, [])
     with staged_folder(out) as staged:
         for count, (stem, student) in enumerate(jobs, 1):
@@ -251,7 +252,7 @@ def write_follow_up_decks(graded: GradedClass, out_dir: str | Path, *, lang: str
                 write_package(package, staged / f"{stem}.apkg", stamp)
                 done.written.append((out / f"{stem}.apkg", plan))
             if progress is not None:
-                progress(count, len(jobs))
+                progress(count, len(stems))
         done.kept = publish_folder(staged, out, [p.name for p, _ in done.written],
                                    field="remedial")
     return done

@@ -27,7 +27,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
@@ -45,6 +45,7 @@ from quizgen.grade.match import (SHARED_PROBLEMS, Entry, Matcher, manifest_entri
                                  read_columns, require_answer_columns)
 from quizgen.grade.memo import clear_caches, same
 from quizgen.grade.notes import Note, note_text
+from quizgen.grade.papers import GradedPapers
 from quizgen.grade.parse import parse_answer
 from quizgen.grade.prepared import MAX_POINTS, Prepared, prepare, question_points
 from quizgen.grade.report import OUTPUTS
@@ -187,23 +188,27 @@ def grade_rows(manifest: Manifest | Mapping[str, Any], sheet: AnswerSheet, *, in
     that could not be graded (kept whole, for ``unmatched.csv``). `progress(rows done, rows)`
     is told after each row.
     """
+    issues: list[FileIssue] = []
+    unmatched: list[SheetRow] = []
     with collector_paused():
-        return _grade_rows(Manifest.of(manifest), sheet, invalid=invalid, lang=lang,
-                           progress=progress)
+        students = list(graded_rows(Manifest.of(manifest), sheet, issues, unmatched,
+                                    invalid=invalid, lang=lang, progress=progress))
+    return students, issues, unmatched
 
 
-def _grade_rows(manifest: Manifest, sheet: AnswerSheet, *, invalid: str,
-                lang: str | None, progress: Progress | None = None
-                ) -> tuple[list[StudentResult], list[FileIssue], list[SheetRow]]:
+def graded_rows(manifest: Manifest, sheet: AnswerSheet, issues: list[FileIssue],
+                unmatched: list[SheetRow], *, invalid: str, lang: str | None,
+                progress: Progress | None = None) -> Iterator[StudentResult]:
+    """Each row of the sheet matched to its student and graded, in turn: the students, in
+    sheet order, one at a time (nothing of a paper is kept once it is given); the sheet's issues
+    go into `issues` and the rows no student could be found for into `unmatched`."""
     if invalid not in ("flag", "zero"):
         raise QuizgenError(f"got {invalid!r}; expected flag or zero", field="invalid")
     lang = manifest.language(lang)
     entries = manifest_entries(manifest)
-    issues = list(sheet.issues)
+    issues += sheet.issues
     columns = read_columns(sheet.header, entries, invalid, issues, manifest.answer_columns())
     matcher = Matcher(entries, columns, len(sheet.header))
-    students: list[StudentResult] = []
-    unmatched: list[SheetRow] = []
     plans: dict[int, Any] = {}
     total = len(sheet.rows)
     for done, row in enumerate(sheet.rows, start=1):
@@ -211,11 +216,10 @@ def _grade_rows(manifest: Manifest, sheet: AnswerSheet, *, invalid: str,
         if entry is None:
             unmatched.append(row)
         else:
-            students.append(_grade_entry(entry, row, columns.answers, sheet.delimiter, invalid,
-                                         lang, name, roll, plans))
+            yield _grade_entry(entry, row, columns.answers, sheet.delimiter, invalid, lang, name,
+                               roll, plans)
         if progress is not None:
             progress(done, total)
-    return students, issues, unmatched
 
 
 def _grade_entry(entry: Entry, row: SheetRow, columns: Mapping[str, int], delimiter: str,
@@ -248,7 +252,9 @@ def _grade_entry(entry: Entry, row: SheetRow, columns: Mapping[str, int], delimi
             texts[key] = text
         boxes = [_box_result(q, result, invalid) for result in grade_question(q, texts, lang=lang)]
         questions.append(QuestionResult(q.number, sys.intern(q.cell), q.id, title, boxes))
-    return StudentResult(name or entry.name, roll or entry.roll, entry.version, row.line,
+    # the manifest's own text when the sheet says the same: a class keeps one copy of each
+    return StudentResult(entry.name if name in ("", entry.name) else name,
+                         entry.roll if roll in ("", entry.roll) else roll, entry.version, row.line,
                          questions, lang)
 
 
@@ -274,7 +280,7 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
                 answers_path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                 invalid: str = "zero", force: bool = False, lang: str | None = None,
                 feedback_format: str = "md",
-                adjust: Callable[[list[StudentResult], Manifest], list[FileIssue]] | None = None,
+                adjust: Callable[[Manifest], Any] | None = None,
                 progress: Callable[[str, int, int], None] | None = None) -> GradeSummary:
     """Grade a filled answer sheet against its exam manifest (a path, or a `Manifest` already
     read) and write the reports; the summary holds the `GradedClass` they were written from.
@@ -283,9 +289,10 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
     ``out_dir/report.md``, the class analysis (``analysis.csv``, ``misconceptions.csv``,
     ``class-report.html``) and, when some rows could not be graded, ``out_dir/unmatched.csv``.
     `invalid` is ``"zero"`` (unreadable or missing answers score 0 and are listed in the
-    ``needs_review`` column) or ``"flag"`` (left out of the score and listed). `adjust(students,
-    manifest)` may change boxes before anything is written (the teacher's overrides, see
-    `quizgen.grade.overrides`) and returns what to report. Inputs are only read; an existing,
+    ``needs_review`` column) or ``"flag"`` (left out of the score and listed). `adjust(manifest)`
+    gives what changes boxes as each paper is graded (the teacher's overrides:
+    `quizgen.grade.overrides.Decisions`): its ``apply(student)``, then its ``issues()`` to
+    report. Inputs are only read; an existing,
     non-empty `out_dir` is refused unless `force`. `progress(phase, done, total)` is told how
     far each phase is: ``"grading"`` (rows of the sheet), then ``"writing"`` (feedback pages).
     """
@@ -303,11 +310,9 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
     report.check_out(out, (manifest_path, answers_path), force)
     the_lang = manifest.language(lang)
     with collector_paused():             # rendering the pages makes no cycles either
-        students, issues, unmatched = grade_rows(
-            manifest, sheet, invalid=invalid, lang=lang,
-            progress=partial(progress, "grading") if progress is not None else None)
-        if adjust is not None:
-            issues = issues + adjust(students, manifest)
+        students, issues, unmatched = _graded_papers(
+            manifest, sheet, invalid, lang, adjust,
+            partial(progress, "grading") if progress is not None else None)
         # what grading remembered is done with: the analysis and the pages reuse its memory
         clear_caches()
         graded = graded_class(manifest, sheet, students, issues, unmatched, invalid=invalid,
@@ -322,3 +327,22 @@ def grade_class(manifest: Manifest | str | os.PathLike[str],
     return GradeSummary(out_dir=out, graded=graded, results_csv=out / "results.csv",
                         report=out / "report.md", feedback=feedback,
                         unmatched=(out / "unmatched.csv") if unmatched else None)
+
+
+def _graded_papers(manifest: Manifest, sheet: AnswerSheet, invalid: str, lang: str | None,
+                   adjust: Callable[[Manifest], Any] | None, progress: Progress | None
+                   ) -> tuple[GradedPapers, list[FileIssue], list[SheetRow]]:
+    """The class graded paper by paper, each paper kept compactly once graded (and changed by
+    `adjust`'s decisions); with the sheet's issues and the rows not graded."""
+    issues: list[FileIssue] = []
+    unmatched: list[SheetRow] = []
+    decisions = adjust(manifest) if adjust is not None else None
+    papers = GradedPapers()
+    for student in graded_rows(manifest, sheet, issues, unmatched, invalid=invalid, lang=lang,
+                               progress=progress):
+        if decisions is not None:
+            decisions.apply(student)
+        papers.add(student)
+    if decisions is not None:
+        issues += decisions.issues()
+    return papers, issues, unmatched

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.graded import GradedClass
@@ -64,29 +64,33 @@ def _question_points(points: Any, number: int) -> Fraction:
 def gradebook_rows(students: Sequence[Any], manifest: Manifest | Mapping[str, Any],
                    lms: str) -> list[list[str]]:
     """The class's grades as the rows of `lms`'s gradebook import CSV (students: grader results)."""
+    return list(_gradebook_rows(students, manifest, lms))
+
+
+def _gradebook_rows(students: Sequence[Any], manifest: Manifest | Mapping[str, Any],
+                    lms: str) -> Iterator[list[str]]:
+    """`gradebook_rows`, a student at a time."""
     if lms not in LMS_NAMES:
         raise QuizgenError(f"got {lms!r}; expected one of: {', '.join(LMS_NAMES)}", field="lms")
     manifest = Manifest.of(manifest)
     items = _items(manifest)
     title = manifest.title or "quizgen"
     total_name = f"{title}: total"
-    rows = []
     if lms == "moodle":
-        rows.append(["ID number", "Full name", *[name for _, name, _ in items], total_name])
+        yield ["ID number", "Full name", *[name for _, name, _ in items], total_name]
     else:
-        rows.append(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                     *[name for _, name, _ in items], total_name])
-        rows.append(["Points Possible", "", "", "", "", *[_points(p) for _, _, p in items],
-                     _points(sum((p for _, _, p in items), Fraction(0)))])
+        yield ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+               *[name for _, name, _ in items], total_name]
+        yield ["Points Possible", "", "", "", "", *[_points(p) for _, _, p in items],
+               _points(sum((p for _, _, p in items), Fraction(0)))]
     for student in students:
         by_number = {q.number: q.score for q in student.questions}
         scores = [_points(by_number.get(number, 0)) for number, _, _ in items]
         total = _points(student.score)
         if lms == "moodle":
-            rows.append([student.roll, student.name, *scores, total])
+            yield [student.roll, student.name, *scores, total]
         else:
-            rows.append([student.name, "", student.roll, "", "", *scores, total])
-    return rows
+            yield [student.name, "", student.roll, "", "", *scores, total]
 
 
 def gradebook_csv(students: Sequence[Any], manifest: Manifest | Mapping[str, Any], lms: str) -> str:
@@ -101,5 +105,5 @@ def write_gradebook(graded: GradedClass, out_dir: str | Path, lms: str) -> Path:
     from quizgen.files import write_csv
 
     path = Path(out_dir) / f"{lms}-grades.csv"
-    write_csv(path, gradebook_rows(graded.students, graded.manifest, lms))
+    write_csv(path, _gradebook_rows(graded.students, graded.manifest, lms))
     return path

@@ -3,13 +3,16 @@
 A class writes the same few texts ("8", "25%", "registers") against the same few problems, so
 the grader remembers what it has worked out, keyed by what it was worked out from. Tables of
 the same `Memo` kind: `SHARED`, for what holds across problems (comparisons), `PROBLEMS` (the
-families' view of a problem), and one per prepared problem (`Prepared.memo`: boxes read and compared,
-results, diagnoses, carries). Each key starts with the name of what is remembered. A result
-never depends on what is remembered (`tests/test_grader.py` grades a class both ways).
+families' view of a problem), `SAME` (results equal to one made before), and `GRADING`, where
+every prepared problem keeps what grading its students' texts works out (`Prepared.memo`, a
+`ProblemMemo`: boxes read and compared, results, diagnoses, carries), all problems together in
+one bound. Each key starts with the name of what is remembered. A result never depends on what
+is remembered (`tests/test_grader.py` grades a class both ways).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
@@ -82,10 +85,13 @@ def frozen(value: Any) -> Any:
     return value
 
 
-#: What each prepared problem remembers (`Prepared.memo`) at most: with `SHARED_PROBLEMS`
-#: problems kept, what grading remembers stays within a bound however large the class (a
-#: problem's table fills with the texts of the students who have it, and starts again).
-PROBLEM_LIMIT = 256
+#: What the prepared problems remember (`Prepared.memo`), all of them together: each generation
+#: holds at most this many values, whatever the number of problems or students. A class fills it
+#: within its first few hundred papers (a paper of eight questions leaves up to a hundred values),
+#: and from then on grading holds no more however large the class: what the recent papers' texts
+#: worked out stays (a version's problems meet their next student within a few dozen papers),
+#: the rest goes.
+GRADING_LIMIT = 1 << 15
 
 #: What holds across problems: comparisons of a read answer with a value, the texts of values.
 SHARED = Memo(1 << 15)
@@ -96,6 +102,27 @@ PROBLEMS = Memo(limit=512)
 #: Results (and points) equal to one made before, for any problem: a class of thousands writes
 #: the same few answers and keeps every student's results, each equal one once.
 SAME = Memo(1 << 15)
+#: What every prepared problem remembers, in one table (see `ProblemMemo`).
+GRADING = Memo(GRADING_LIMIT)
+
+_problems = itertools.count()
+
+
+class ProblemMemo:
+    """One prepared problem's part of `GRADING`: its keys, kept apart from every other
+    problem's by a number of its own. Called as a `Memo` is."""
+
+    __slots__ = ("number",)
+
+    def __init__(self) -> None:
+        self.number = next(_problems)
+
+    def __call__(self, key: tuple, work: Callable[..., T], *args: Any) -> T:
+        return GRADING((self.number, *key), work, *args)
+
+    def holding(self, key: tuple, held: Any, work: Callable[..., T], *args: Any,
+                **kwargs: Any) -> T:
+        return GRADING.holding((self.number, *key), held, work, *args, **kwargs)
 
 
 def same(value: T) -> T:
@@ -119,3 +146,4 @@ def clear_caches() -> None:
     SHARED.clear()
     PROBLEMS.clear()
     SAME.clear()
+    GRADING.clear()

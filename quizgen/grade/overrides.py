@@ -36,6 +36,7 @@ import io
 import os
 import shutil
 from dataclasses import dataclass
+from functools import partial
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -45,7 +46,8 @@ from quizgen.grade.notes import Note
 from quizgen.manifest import Manifest, load_manifest
 from quizgen.manifest import column as column_of
 
-__all__ = ["Override", "read_overrides", "check_overrides", "apply_overrides", "regrade"]
+__all__ = ["Override", "Decisions", "read_overrides", "check_overrides", "apply_overrides",
+           "regrade"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,15 +204,31 @@ def apply_overrides(students: list[Any], manifest: Manifest | Mapping[str, Any],
     """Change the graded boxes as the overrides say (in place); returns the file issues (an
     override that names no student or no box, or gives more than the box's points). The notes
     are in `lang`, else the exam's language."""
-    from quizgen.grade.grader import FileIssue, check_answer
+    decisions = Decisions(manifest, overrides, lang=lang)
+    for student in students:
+        decisions.apply(student)
+    return decisions.issues()
 
-    manifest = Manifest.of(manifest)
-    lang = manifest.language(lang)
-    issues = []
-    # A row for one student decides over a row for everyone: the rows for everyone go first.
-    for override in sorted(overrides, key=lambda o: o.roll != "*"):
-        hits = 0
-        for student in students:
+
+class Decisions:
+    """The overrides applied to a class one paper at a time, as the papers are graded: each
+    student's boxes changed as the overrides say (`apply`), then what could not be applied
+    (`issues`), the same as `apply_overrides` on the whole class."""
+
+    def __init__(self, manifest: Manifest | Mapping[str, Any], overrides: Sequence[Override],
+                 *, lang: str | None = None) -> None:
+        self.manifest = Manifest.of(manifest)
+        self.lang = self.manifest.language(lang)
+        # A row for one student decides over a row for everyone: the rows for everyone go first.
+        self.rules = sorted(overrides, key=lambda o: o.roll != "*")
+        self.hits = [0] * len(self.rules)
+        self.found: list[Any] = []
+
+    def apply(self, student: Any) -> None:
+        """Change one student's boxes (in place)."""
+        from quizgen.grade.grader import FileIssue, check_answer
+
+        for n, override in enumerate(self.rules):
             if override.roll != "*" and override.roll.casefold() not in (
                     student.roll.casefold(), student.version.casefold()):
                 continue
@@ -218,20 +236,25 @@ def apply_overrides(students: list[Any], manifest: Manifest | Mapping[str, Any],
                 for i, box in enumerate(question.boxes):
                     if box.column.casefold() != override.box.casefold():
                         continue
-                    hits += 1
+                    self.hits[n] += 1
                     changed = _decide(box, override,
-                                      manifest.question(student.version, question.number),
-                                      lang, check_answer)
+                                      self.manifest.question(student.version, question.number),
+                                      self.lang, check_answer)
                     if isinstance(changed, Note):
-                        issues.append(FileIssue(override.line, changed))
+                        self.found.append(FileIssue(override.line, changed))
                     elif changed is not None:
                         question.boxes[i] = changed
-        if hits == 0:
-            from quizgen.files import visible
 
-            issues.append(FileIssue(override.line, Note("override_no_box", (
-                ("roll", visible(override.roll)), ("box", visible(override.box))), "grade_sheet")))
-    return sorted(issues, key=lambda issue: issue.line)
+    def issues(self) -> list[Any]:
+        """What could not be applied, by line: a box given more than its points, and an
+        override that matched no graded box."""
+        from quizgen.files import visible
+        from quizgen.grade.grader import FileIssue
+
+        missed = [FileIssue(o.line, Note("override_no_box", (
+            ("roll", visible(o.roll)), ("box", visible(o.box))), "grade_sheet"))
+            for o, hits in zip(self.rules, self.hits) if hits == 0]
+        return sorted(self.found + missed, key=lambda issue: issue.line)
 
 
 def _decide(box, override: Override, problem, lang: str, check_answer):
@@ -318,18 +341,14 @@ def regrade(manifest_path: str | os.PathLike[str], answers_path: str | os.PathLi
             if (out / name).exists():
                 shutil.copytree(out / name, kept / name) if (out / name).is_dir() \
                     else shutil.copy2(out / name, kept / name)
-    lang = options.get("lang")
     if options.get("feedback_format") is None:     # as the earlier results were written
         earlier = out / "feedback"
         md = earlier.is_dir() and any(earlier.glob("*.md")) and not any(earlier.glob("*.html"))
         options["feedback_format"] = "md" if md else "html"
 
-    def adjust(students, manifest):
-        return apply_overrides(students, manifest, rules, lang=lang)
-
+    adjust = partial(Decisions, overrides=rules, lang=options.get("lang")) if rules else None
     try:
-        summary = grade_class(manifest, answers_path, out, force=True,
-                              adjust=adjust if rules else None, **options)
+        summary = grade_class(manifest, answers_path, out, force=True, adjust=adjust, **options)
     except BaseException:
         if kept is not None and not any((out / name).exists() for name in OUTPUTS):
             for item in kept.iterdir():

@@ -14,7 +14,7 @@ from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.dependencies import computes, downstream
-from quizgen.grade.memo import PROBLEM_LIMIT, PROBLEMS, Memo, frozen
+from quizgen.grade.memo import PROBLEMS, ProblemMemo, frozen
 from quizgen.grade.results import as_fraction, number_text
 from quizgen.languages import DEFAULT_LANG
 from quizgen.manifest import MAX_POINTS
@@ -66,7 +66,8 @@ class Prepared:
         self.unit = {key: self._unit_word(key) for key in keys}
         self.expected = {key: as_fraction(self.answers[key]) for key in keys}
         self.points = question_points(points, keys)
-        self.memo = Memo(PROBLEM_LIMIT)
+        self.memo = ProblemMemo()
+        self._texts: dict[tuple[str, str], str] = {}      # expected_text, per (key, language)
 
     # -- kinds, units, display
 
@@ -79,7 +80,10 @@ class Prepared:
 
     def expected_text(self, key: str, lang: str) -> str:
         """The expected answer as shown to a student ("0.21875 (21.875%)", "7 blocks")."""
-        return self.memo(("expected_text", key, lang), self._expected_text, key, lang)
+        found = self._texts.get((key, lang))
+        if found is None:
+            found = self._texts[key, lang] = self._expected_text(key, lang)
+        return found
 
     def _expected_text(self, key: str, lang: str) -> str:
         from quizgen.render.answers import answer_text

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.grade.notes import note_text
-from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, StudentResult,
-                                   fraction_text, humanize, quote, shorten)
+from quizgen.grade.results import (BoxResult, CheckResult, FileIssue, QuestionResult,
+                                   StudentResult, fraction_text, humanize, quote, shorten)
 from quizgen.grade.fairness import FAIRNESS_FILES, write_fairness
 from quizgen.grade.graded import GradedClass
 from quizgen.grade.sheet import AnswerSheet, SheetRow
 from quizgen.manifest import Manifest
 
-__all__ = ["write_all", "results_csv", "feedback_page", "class_report", "points_text",
-           "feedback_names"]
+__all__ = ["write_all", "results_csv", "results_rows", "feedback_page", "class_report",
+           "points_text", "feedback_names", "write_text"]
 
 #: How many of the most common wrong answers the report lists per answer box.
 COMMON_WRONG = 3
@@ -86,20 +86,26 @@ def results_csv(students: Sequence[StudentResult], columns: Sequence[str],
     ``needs_review``: the boxes whose answers could not be read or were missing, and with the
     recipe's ``[grades]``, the grade its bands give the score."""
     from quizgen.files import csv_text
+
+    return csv_text(results_rows(students, columns, bands))
+
+
+def results_rows(students: Sequence[StudentResult], columns: Sequence[str],
+                 bands: Sequence[tuple[str, float]] = ()) -> Iterator[list[object]]:
+    """The rows of `results_csv`, a student at a time."""
     from quizgen.grade.class_report import student_band
 
-    rows: list[list[object]] = [["student", "roll", "version", "score", "max_score", *columns,
-                                 "needs_review", *(["grade"] if bands else [])]]
+    yield ["student", "roll", "version", "score", "max_score", *columns, "needs_review",
+           *(["grade"] if bands else [])]
     for student in students:
         cells = {}
         for box in student.boxes:
             cells[box.column] = (points_text(box.points) if box.counted
                                  else box.check.status)   # "invalid" / "missing": flagged
         review = " ".join(b.column for b in student.boxes if b.check.status in REVIEW)
-        rows.append([student.name, student.roll, student.version, points_text(student.score),
-                     points_text(student.max_score), *[cells.get(c, "") for c in columns],
-                     review, *([student_band(student, bands)] if bands else [])])
-    return csv_text(rows)
+        yield [student.name, student.roll, student.version, points_text(student.score),
+               points_text(student.max_score), *[cells.get(c, "") for c in columns],
+               review, *([student_band(student, bands)] if bands else [])]
 
 
 def unmatched_csv(sheet: AnswerSheet, rows: Sequence[SheetRow]) -> str:
@@ -291,84 +297,151 @@ def feedback_page(student: StudentResult, solutions: _Solutions, *, lang: str, i
 def class_report(students: Sequence[StudentResult], issues: Sequence[FileIssue],
                  unmatched: int, columns: Sequence[str], *, lang: str, invalid: str,
                  title: str = "") -> str:
+    """report.md's class section: the class's figures, each question and box, the
+    misconceptions, and every answer a teacher must read (made row by row as the page is
+    rendered), from one pass over the class."""
     labels = _labels(lang)
-    scores = [float(s.score) for s in students]
-    maxima = [float(s.max_score) for s in students]
-    by_question: dict[int, list[BoxResult]] = {}
-    by_column: dict[str, list[BoxResult]] = {}
-    cells: dict[int, Counter] = {}
+    tally = _ReportTally()
     for student in students:
-        for q in student.questions:
-            cells.setdefault(q.number, Counter())[q.cell] += 1
-            for box in q.boxes:
-                by_question.setdefault(q.number, []).append(box)
-                by_column.setdefault(box.column, []).append(box)
-
+        tally.add(student)
     questions = []
-    for number in sorted(by_question):
-        per_student = [q for s in students for q in s.questions if q.number == number]
-        counted = [q for q in per_student if q.max_score > 0]
-        mean = (sum(float(q.score) for q in counted) / len(counted)) if counted else 0.0
-        max_points = max((float(q.max_score) for q in per_student), default=0.0)
-        full = sum(1 for q in per_student
-                   if q.boxes and all(b.check.earns for b in q.boxes))
-        boxes = []
-        for column in columns:
-            items = [b for b in by_column.get(column, []) if b.question == number]
-            if not items:
-                continue
-            boxes.append(_column_view(column, items, lang))
+    for number in sorted(tally.numbers):
+        q = tally.questions[number]
+        boxes = [_column_view(column, tally.columns[column, number], lang) for column in columns
+                 if (column, number) in tally.columns]
         questions.append({"number": number,
-                          "cells": ", ".join(c for c, _ in cells[number].most_common()),
-                          "mean": f"{mean:.2f}", "points": f"{max_points:g}",
-                          "full": f"{full}/{len(per_student)}", "boxes": boxes})
-
-    misconception_counts: Counter = Counter()
-    for student in students:
-        for box in student.boxes:
-            if box.check.status == "wrong" and box.check.misconceptions:
-                misconception_counts[box.check.misconceptions[0]] += 1
+                          "cells": ", ".join(c for c, _ in tally.cells[number].most_common()),
+                          "mean": f"{q.mean:.2f}", "points": f"{q.most:g}",
+                          "full": f"{q.full}/{q.n}", "boxes": boxes})
     misconceptions = [{"key": key, "name": humanize(key), "count": count,
                        "explanation": _misconception_text(lang, key)}
-                      for key, count in misconception_counts.most_common()]
-    # every answer a teacher must read on the paper, with the reader's own reason (the
-    # student's page words it for the student)
-    flagged = [{"student": s.label, "column": b.column, "answer": b.check.shown,
-                "reason": b.check.note or labels[f"status_{b.check.status}"]}
-               for s in students for b in s.boxes if b.check.status in REVIEW]
+                      for key, count in tally.misconceptions.most_common()]
+    scores, maxima = tally.scores, tally.maxima
     template = _template("report.md.j2")
     return template.render(
-        exam_title=title, labels=labels, count=len(students),
+        exam_title=title, labels=labels, count=len(scores),
         policy=labels["policy_flag"] if invalid == "flag" else labels["policy_zero"],
         mean=f"{statistics.fmean(scores):.2f}" if scores else "—",
         median=f"{statistics.median(scores):.2f}" if scores else "—",
         max_score=f"{max(maxima):g}" if maxima else "—",
-        questions=questions, misconceptions=misconceptions, flagged=flagged,
+        questions=questions, misconceptions=misconceptions,
+        flagged=_Flagged(students, labels, tally.flagged),
         flagged_title=labels["flagged_answers" if invalid == "flag" else "review_answers"],
         issues=[{"line": i.line, "message": note_text(i.message, lang), "severity": i.severity}
                 for i in issues],
         unmatched=_say(lang, "unmatched", n=unmatched) if unmatched else "")
 
 
-def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, Any]:
-    counted = [b for b in items if b.counted]
-    mean = (sum(float(b.points) for b in counted) / len(counted)) if counted else 0.0
-    status = Counter(b.check.status for b in items)
-    wrong: Counter = Counter()
-    behind: dict[str, Counter] = {}
-    for b in items:
+class _Flagged:
+    """Every answer a teacher must read on the paper, with the reader's own reason (the
+    student's page words it for the student): made row by row as the report is written."""
+
+    def __init__(self, students: Sequence[StudentResult], labels: Mapping[str, Any],
+                 count: int) -> None:
+        self.students, self.labels, self.count = students, labels, count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __iter__(self) -> Iterator[dict[str, str]]:
+        labels = self.labels
+        for s in self.students:
+            for b in s.boxes:
+                if b.check.status in REVIEW:
+                    yield {"student": s.label, "column": b.column, "answer": b.check.shown,
+                           "reason": b.check.note or labels[f"status_{b.check.status}"]}
+
+
+class _QuestionTally:
+    """One question number across the class: its papers, those that count, their mean."""
+
+    __slots__ = ("n", "counted", "total", "most", "full")
+
+    def __init__(self) -> None:
+        self.n = self.counted = self.full = 0
+        self.total = 0
+        self.most = 0.0
+
+    def add(self, q: QuestionResult) -> None:
+        self.n += 1
+        score, most = q.score, float(q.max_score)
+        if q.max_score > 0:
+            self.counted += 1
+            self.total += float(score)
+        self.most = max(self.most, most)
+        if q.boxes and all(b.check.earns for b in q.boxes):
+            self.full += 1
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.counted if self.counted else 0.0
+
+
+class _ColumnTally:
+    """One answer box across the class (`_column_view` lays it out)."""
+
+    __slots__ = ("n", "counted", "total", "most", "status", "wrong", "behind")
+
+    def __init__(self) -> None:
+        self.n = self.counted = 0
+        self.total = 0
+        self.most: Fraction | None = None
+        self.status: Counter = Counter()
+        self.wrong: Counter = Counter()
+        self.behind: dict[str, Counter] = {}
+
+    def add(self, b: BoxResult) -> None:
+        self.n += 1
+        if b.counted:
+            self.counted += 1
+            self.total += float(b.points)
+        self.most = b.max_points if self.most is None else max(self.most, b.max_points)
+        self.status[b.check.status] += 1
         if b.check.status != "wrong":
-            continue
-        shown = fraction_text(b.check.value) if b.check.value is not None else shorten(b.check.answer, 30)
-        wrong[shown] += 1
+            return
+        shown = (fraction_text(b.check.value) if b.check.value is not None
+                 else shorten(b.check.answer, 30))
+        self.wrong[shown] += 1
         for key in b.check.misconceptions[:1]:
-            behind.setdefault(shown, Counter())[key] += 1
+            self.behind.setdefault(shown, Counter())[key] += 1
+
+
+class _ReportTally:
+    """What report.md's class section counts, gathered a student at a time."""
+
+    def __init__(self) -> None:
+        self.scores: list[float] = []
+        self.maxima: list[float] = []
+        self.numbers: set[int] = set()
+        self.questions: dict[int, _QuestionTally] = {}
+        self.columns: dict[tuple[str, int], _ColumnTally] = {}
+        self.cells: dict[int, Counter] = {}
+        self.misconceptions: Counter = Counter()
+        self.flagged = 0
+
+    def add(self, student: StudentResult) -> None:
+        self.scores.append(float(student.score))
+        self.maxima.append(float(student.max_score))
+        for q in student.questions:
+            self.cells.setdefault(q.number, Counter())[q.cell] += 1
+            self.questions.setdefault(q.number, _QuestionTally()).add(q)
+            for box in q.boxes:
+                self.numbers.add(q.number)
+                self.columns.setdefault((box.column, box.question), _ColumnTally()).add(box)
+                if box.check.status == "wrong" and box.check.misconceptions:
+                    self.misconceptions[box.check.misconceptions[0]] += 1
+                self.flagged += box.check.status in REVIEW
+
+
+def _column_view(column: str, tally: _ColumnTally, lang: str) -> dict[str, Any]:
+    mean = tally.total / tally.counted if tally.counted else 0.0
+    status = tally.status
     common = []
-    for shown, count in wrong.most_common(COMMON_WRONG):
-        names = ", ".join(humanize(k) for k, _ in behind.get(shown, Counter()).most_common())
+    for shown, count in tally.wrong.most_common(COMMON_WRONG):
+        names = ", ".join(humanize(k) for k, _ in tally.behind.get(shown, Counter()).most_common())
         common.append({"answer": shown, "count": count, "behind": names})
     return {"column": column, "mean": f"{mean:.2f}",
-            "max": points_text(max(b.max_points for b in items)), "n": len(items),
+            "max": points_text(tally.most), "n": tally.n,
             "correct": status["correct"], "carried": status["carried"],
             "wrong": status["wrong"], "blank": status["blank"],
             "invalid": status["invalid"] + status["missing"], "common": common}
@@ -378,17 +451,31 @@ def _column_view(column: str, items: list[BoxResult], lang: str) -> dict[str, An
 # Everything, into one folder
 
 
+def write_text(path: Path, pieces: Iterable[str], *, newline: str | None = None) -> None:
+    """Write text made piece by piece (a row, a student at a time) to `path`, in UTF-8 (with
+    `newline` as `open` takes it): a file of a class of thousands is never held whole."""
+    with open(path, "w", encoding="utf-8", newline=newline) as fh:
+        for piece in pieces:
+            for start in range(0, len(piece), _SLICE):     # a long page encoded a slice at a time
+                fh.write(piece[start:start + _SLICE])
+
+
+#: How much of a long text `write_text` encodes at a time.
+_SLICE = 1 << 16
+
+
 def write_all(out: Path, graded: GradedClass, *, fmt: str = "md",
               progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Write results.csv, feedback/, report.md (and unmatched.csv), analysis.csv,
     misconceptions.csv and class-report.html of `graded` into `out`; their names.
     `progress(pages done, pages)` is told after each feedback page."""
+    from quizgen.files import csv_lines
     from quizgen.grade import class_report as CR
 
     students, lang, title = graded.students, graded.lang, graded.title
     written = []
-    (out / "results.csv").write_text(results_csv(students, graded.columns, graded.bands),
-                                     encoding="utf-8", newline="")
+    write_text(out / "results.csv", csv_lines(results_rows(students, graded.columns,
+                                                           graded.bands)), newline="")
     written.append("results.csv")
     folder = out / "feedback"
     folder.mkdir()
@@ -404,11 +491,11 @@ def write_all(out: Path, graded: GradedClass, *, fmt: str = "md",
         (out / "unmatched.csv").write_text(unmatched_csv(graded.sheet, graded.unmatched),
                                            encoding="utf-8", newline="")
         written.append("unmatched.csv")
-    (out / "report.md").write_text(
+    write_text(out / "report.md", [
         class_report(students, graded.issues, len(graded.unmatched), graded.columns, lang=lang,
-                     invalid=graded.invalid, title=title)
-        + "\n" + CR.analysis_markdown(graded.analysis, students, lang=lang,
-                                       fairness=graded.fairness), encoding="utf-8")
+                     invalid=graded.invalid, title=title),
+        "\n", CR.analysis_markdown(graded.analysis, students, lang=lang,
+                                    fairness=graded.fairness)])
     written.append("report.md")
     (out / "analysis.csv").write_text(CR.analysis_csv(graded.analysis, lang), encoding="utf-8",
                                       newline="")
