@@ -141,8 +141,12 @@ def right_chain(steps: list[SolutionStep], value: Any, unit: str = "") -> str:
     if found is None:
         return ""
     # the steps before the answer's that compute a number: (index, step, its result)
-    before = [(j, st, _value(st.result)) for j in range(found - 1, -1, -1)
-              if (st := steps[j]).formula and _arithmetic(st.formula)]
+    before = []
+    for j in range(found - 1, -1, -1):
+        st = steps[j]
+        if st.formula and _arithmetic(st.formula):
+            result = st.result
+            before.append((j, st, _value(result) if result.__class__ is str else result))
     index: dict[Any, list[tuple[int, Any]]] = {}
     floats = False
     for j, st, result in before:
@@ -241,7 +245,13 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
             break
     if len(choices) < max(2, fam.min_options):
         return []
-    # A stable order that does not always put the right answer first (texts are distinct).
-    keyed = sorted((blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest(), i)
-                   for i, c in enumerate(choices))
+    # A stable order that does not always put the right answer first (texts are distinct):
+    # by the hash of "salt|text", the salt's part hashed once.
+    salted = blake2b(f"{salt}|".encode(), digest_size=4)
+    keyed = []
+    for i, c in enumerate(choices):
+        h = salted.copy()
+        h.update(c.text.encode())
+        keyed.append((h.digest(), i))
+    keyed.sort()
     return [choices[i] for _, i in keyed]
