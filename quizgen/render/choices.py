@@ -16,7 +16,9 @@ from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
 from quizgen.problems.model import Choice, SolutionStep
 from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.render.answers import answer_text
+from quizgen.render.math import substituted
 from quizgen.render.phrases import has, phrase
+from quizgen.render.solution import format_value, unit_text
 
 
 #: The most steps of arithmetic a right option quotes (the answer's step and what it uses).
@@ -185,11 +187,8 @@ def _step_text(st: SolutionStep) -> str:
         pass
     except TypeError:                       # a list among the values: not kept
         key = None
-    from quizgen.render import math as qmath
-    from quizgen.render.solution import format_value
-
     result = st.result if st.result.__class__ is str else format_value(st.result)
-    text = f"{qmath.substituted(st.formula, st.values, 'unicode')} = {result}"
+    text = f"{substituted(st.formula, st.values, 'unicode')} = {result}"
     text = text + st.unit if st.unit == "×" else f"{text} {st.unit}".rstrip()
     if key is not None and len(_TEXTS) < 20_000:
         _TEXTS[key] = text
@@ -220,8 +219,6 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     text = answer_text(correct, unit, lang)
     # The right option's reason is the cell's own method (the occupancy sentence is the default
     # only for the cells that are the notes' occupancy calculation).
-    from quizgen.render.solution import unit_text
-
     own = solved.data.get("correct_phrase", "correct")     # a cell's case may have its own
     section = fam.cell if has(lang, fam.cell, own) else "misconception"
     if section == "misconception":
