@@ -44,3 +44,14 @@ def test_a_gpu_that_refuses_candidates_is_asked_each_one():
     refused = _Pool("OCC-2", 3, ("c2050",), use_cache=False)   # Fermi: 63 registers a thread
     assert refused.unasked > 0
     assert all(p["regs_per_thread"] <= 63 for _, p in refused.raw)
+
+
+def test_a_new_pool_goes_straight_to_the_oldest_generation():
+    # Its candidates live as long as the process: the collector's frequent passes skip them.
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    pool = _Pool("OCC-2", 2, families()["OCC-2"].gpu_choices(2), use_cache=False)
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(pool.raw) in oldest
+    assert gc.get_freeze_count() == 0

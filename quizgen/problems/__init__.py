@@ -103,7 +103,7 @@ class _Pool:
         and how many candidates the GPUs do not ask."""
         raw: list[tuple[str, dict[str, Any]]] = []
         unasked = 0
-        with collector_paused():
+        with collector_paused(lasting=True):
             for name in gpu_names:
                 gpu = resolve_named_gpu(name)
                 if ask:
