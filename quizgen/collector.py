@@ -19,13 +19,23 @@ from typing import Iterator
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """The block runs with the cycle collector off; it is restored as it was."""
+def collector_paused(*, lasting: bool = False) -> Iterator[None]:
+    """The block runs with the cycle collector off; it is restored as it was.
+
+    `lasting`: what the block makes lives as long as the process (a pool's candidates), so it
+    is put straight into the oldest generation (`gc.freeze` then `gc.unfreeze`), which the
+    collector's frequent passes leave alone: otherwise the next passes walk every object the
+    block made, and the full ones they set off walk everything. Young objects made before the
+    block go there too, collected by the next full pass. Skipped while objects are frozen (the
+    unfreeze would release them)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if lasting and gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 

@@ -7,6 +7,7 @@ copy with your changes, e.g. a new language's phrase files); it is read once, at
 from __future__ import annotations
 
 import os
+import stat
 from functools import cache
 from pathlib import Path
 
@@ -34,3 +35,25 @@ def data_dir(name: str) -> Path:
 
 def packaged_path(name: str, *parts: str) -> Path:
     return data_dir(name).joinpath(*parts)
+
+
+def cache_dir() -> Path:
+    """Where compiled templates are kept: ``$XDG_CACHE_HOME/quizgen/templates`` (by default
+    ``~/.cache/quizgen/templates``), a folder only this user may open."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "quizgen" / "templates"
+
+
+def private_folder() -> Path | None:
+    """`cache_dir`, made if need be, or None where it cannot be made or is not this user's
+    alone: code read from it runs."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077 or (
+            hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        return None
+    return folder

@@ -81,25 +81,44 @@ class _Pool:
     def __init__(self, cell: str, level: int, gpu_names: tuple[str, ...], *,
                  use_cache: bool = True) -> None:
         self.family = family(cell)
-        raw: list[tuple[str, dict[str, Any]]] = []
-        with collector_paused():
-            for name in gpu_names:
-                gpu = resolve_named_gpu(name)
-                asks = self.family.asker(gpu)
-                raw.extend((name, params) for params in self.family.space(level, gpu)
-                           if asks(params))
-            rng_for(cell, level, 0).shuffle(raw)
-        self.raw = raw
+        entry = _pool_cache().get(pool_cache_key(cell, level, gpu_names)) if use_cache else None
+        # Where the cache says the GPUs ask every candidate of the space (the default pools
+        # do), asking each again is skipped; a cache that does not fit the candidates is unused.
+        all_asked = entry is not None and entry.get("all_asked", False)
+        self.raw, self.unasked = self._candidates(cell, level, gpu_names, ask=not all_asked)
+        if entry is not None and (entry["raw"] != len(self.raw)
+                                  or entry["print"] != _fingerprint(self.raw)):
+            if all_asked:
+                self.raw, self.unasked = self._candidates(cell, level, gpu_names, ask=True)
+            entry = None
         self.cursor = 0
         self.valid_at: list[int] = []           # positions in `raw` of the on-target candidates
         self._seen: set[tuple[str, Any]] | None = None
-        if use_cache:
-            self._load(pool_cache_key(cell, level, gpu_names))
+        if entry is not None:
+            self._load(entry)
 
-    def _load(self, key: str) -> None:
-        entry = _pool_cache().get(key)
-        if entry is None or entry["raw"] != len(self.raw) or entry["print"] != _fingerprint(self.raw):
-            return
+    def _candidates(self, cell: str, level: int, gpu_names: tuple[str, ...],
+                    ask: bool) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+        """The space on each GPU (only what the GPU asks, with `ask`) in the pool's shuffle,
+        and how many candidates the GPUs do not ask."""
+        raw: list[tuple[str, dict[str, Any]]] = []
+        unasked = 0
+        with collector_paused(lasting=True):
+            for name in gpu_names:
+                gpu = resolve_named_gpu(name)
+                if ask:
+                    asks = self.family.asker(gpu)
+                    for params in self.family.space(level, gpu):
+                        if asks(params):
+                            raw.append((name, params))
+                        else:
+                            unasked += 1
+                else:
+                    raw.extend((name, params) for params in self.family.space(level, gpu))
+            rng_for(cell, level, 0).shuffle(raw)
+        return raw, unasked
+
+    def _load(self, entry: dict[str, Any]) -> None:
         at = 0
         valid_at = self.valid_at
         for step in entry["valid"]:
@@ -197,7 +216,7 @@ def pool_cache_entries() -> dict[str, Any]:
                 last = at
             out[pool_cache_key(cell, level, names)] = {
                 "raw": len(pool.raw), "print": _fingerprint(pool.raw), "valid": steps,
-                "scanned": pool.cursor}
+                "scanned": pool.cursor, "all_asked": pool.unasked == 0}
     return out
 
 

@@ -175,9 +175,13 @@ class Family:
         return gpu.default_model if self.uses_model else None
 
 
+#: `json.dumps(value, sort_keys=True, separators=(",", ":"))`, its encoder made once.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def canonical_json(value: Any) -> str:
     """The canonical JSON of a value: sorted keys, no spaces, ASCII (the same on every machine)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _CANONICAL.encode(value)
 
 
 def problem_id(cell: str, params: dict[str, Any], gpu: GPU | str, seed: int, level: int) -> str:

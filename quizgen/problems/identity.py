@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from quizgen.problems import family, resolve_named_gpu
+
 __all__ = ["GPU_FACTS", "gpu_facts", "identity_gpu"]
 
 #: Cells whose problems depend on no GPU fact, or on only these (the GPU's field names); a
@@ -48,8 +50,6 @@ def identity_gpu(cell: str, level: int, gpu: Any) -> str:
     facts = gpu_facts(cell, level)
     if facts is None:
         return name
-    from quizgen.problems import family, resolve_named_gpu
-
     own = family(cell).gpu_choices(level)
     if len(own) != 1 or own[0] == name:
         return name

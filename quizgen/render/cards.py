@@ -29,13 +29,12 @@ def labels(lang: str) -> dict[str, str]:
     return phrase_labels(lang, "card-label")
 
 
-_HTML_SPECIAL = re.compile("[&<>\"'\n]")
-
-
 def esc(text: Any) -> str:
     """Prose as HTML: escaped, line breaks kept, without the characters XML forbids."""
     text = xml_text(str(text))
-    if _HTML_SPECIAL.search(text) is None:     # most prose: nothing to replace
+    # most prose has nothing to replace (a character looked for is found faster than a class)
+    if not ("&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+            or "\n" in text):
         return text
     return html.escape(text, quote=True).replace("\n", "<br>")
 

@@ -16,7 +16,9 @@ from quizgen.problems.base import Family, Misconception, Solved, distinct_wrong
 from quizgen.problems.model import Choice, SolutionStep
 from quizgen.problems.options import MAX_WRONG, plausible
 from quizgen.render.answers import answer_text
+from quizgen.render.math import substituted
 from quizgen.render.phrases import has, phrase
+from quizgen.render.solution import format_value, unit_text
 
 
 #: The most steps of arithmetic a right option quotes (the answer's step and what it uses).
@@ -141,8 +143,12 @@ def right_chain(steps: list[SolutionStep], value: Any, unit: str = "") -> str:
     if found is None:
         return ""
     # the steps before the answer's that compute a number: (index, step, its result)
-    before = [(j, st, _value(st.result)) for j in range(found - 1, -1, -1)
-              if (st := steps[j]).formula and _arithmetic(st.formula)]
+    before = []
+    for j in range(found - 1, -1, -1):
+        st = steps[j]
+        if st.formula and _arithmetic(st.formula):
+            result = st.result
+            before.append((j, st, _value(result) if result.__class__ is str else result))
     index: dict[Any, list[tuple[int, Any]]] = {}
     floats = False
     for j, st, result in before:
@@ -181,11 +187,8 @@ def _step_text(st: SolutionStep) -> str:
         pass
     except TypeError:                       # a list among the values: not kept
         key = None
-    from quizgen.render import math as qmath
-    from quizgen.render.solution import format_value
-
     result = st.result if st.result.__class__ is str else format_value(st.result)
-    text = f"{qmath.substituted(st.formula, st.values, 'unicode')} = {result}"
+    text = f"{substituted(st.formula, st.values, 'unicode')} = {result}"
     text = text + st.unit if st.unit == "×" else f"{text} {st.unit}".rstrip()
     if key is not None and len(_TEXTS) < 20_000:
         _TEXTS[key] = text
@@ -216,8 +219,6 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
     text = answer_text(correct, unit, lang)
     # The right option's reason is the cell's own method (the occupancy sentence is the default
     # only for the cells that are the notes' occupancy calculation).
-    from quizgen.render.solution import unit_text
-
     own = solved.data.get("correct_phrase", "correct")     # a cell's case may have its own
     section = fam.cell if has(lang, fam.cell, own) else "misconception"
     if section == "misconception":
@@ -241,7 +242,13 @@ def build_choices(fam: Family, solved: Solved, miscs: list[Misconception], lang:
             break
     if len(choices) < max(2, fam.min_options):
         return []
-    # A stable order that does not always put the right answer first (texts are distinct).
-    keyed = sorted((blake2b(f"{salt}|{c.text}".encode(), digest_size=4).digest(), i)
-                   for i, c in enumerate(choices))
+    # A stable order that does not always put the right answer first (texts are distinct):
+    # by the hash of "salt|text", the salt's part hashed once.
+    salted = blake2b(f"{salt}|".encode(), digest_size=4)
+    keyed = []
+    for i, c in enumerate(choices):
+        h = salted.copy()
+        h.update(c.text.encode())
+        keyed.append((h.digest(), i))
+    keyed.sort()
     return [choices[i] for _, i in keyed]

@@ -26,13 +26,10 @@ Jinja: compiling the 750 phrases of the default deck takes about as long as buil
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 import sys
 import traceback
 from functools import cache
-from pathlib import Path
 from typing import Any, Callable
 
 import jinja2
@@ -41,6 +38,7 @@ from jinja2.runtime import Context, LoopContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from quizgen.errors import QuizgenError
+from quizgen.resources import cache_dir, private_folder as _private_folder  # noqa: F401
 from quizgen.languages import html_lang
 from quizgen.render import numbers
 from quizgen.render.plain import DICT_ATTRS, CodeStore, plain_phrase
@@ -136,28 +134,6 @@ _NO_GLOBALS: frozenset[str] = frozenset()
 CACHE_PATTERN = "__quizgen_sandbox_1_%s.cache"
 #: The file of the plain phrases' compiled code (`quizgen.render.plain`), per Python version.
 PLAIN_PATTERN = "__quizgen_plain_phrases_%s.marshal"
-
-
-def cache_dir() -> Path:
-    """Where compiled templates are kept: ``$XDG_CACHE_HOME/quizgen/templates`` (by default
-    ``~/.cache/quizgen/templates``), a folder only this user may open."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "quizgen" / "templates"
-
-
-def _private_folder() -> Path | None:
-    """`cache_dir`, made if need be, or None where it cannot be made or is not this user's
-    alone: code read from it runs."""
-    folder = cache_dir()
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.lstat()
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) & 0o077 or (
-            hasattr(os, "getuid") and info.st_uid != os.getuid()):
-        return None
-    return folder
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

@@ -14,17 +14,23 @@ file from any folder runs no code), each compiled once.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
+import marshal
 import os
 import re
-import zlib
+import sys
+import tempfile
 import tomllib
+import zlib
 from functools import cache
 from typing import Any
 
 from quizgen.errors import QuizgenError
 from quizgen.languages import LANGS
 from quizgen.render.numbers import ungrouped_arguments
-from quizgen.resources import data_dir
+from quizgen.resources import data_dir, private_folder
 
 def labels(lang: str, section: str) -> dict[str, str]:
     """A table of fixed words (``[card-label]``, ``[figure-label]``, ...) in `lang`, as written:
@@ -37,17 +43,29 @@ def labels(lang: str, section: str) -> dict[str, str]:
 
 @cache
 def book(lang: str) -> dict[str, dict[str, Any]]:
-    """All phrase tables of one language, merged across files."""
+    """All phrase tables of one language, merged across files (kept between processes, see
+    `_kept_book`: reading the TOML takes a few tens of milliseconds a language)."""
     if lang not in LANGS:
         raise QuizgenError(f"got {lang!r}; expected one of: {', '.join(LANGS)}", field="lang")
-    merged: dict[str, dict[str, Any]] = {}
     folder = data_dir("templates") / "phrases"
     if not folder.is_dir():
         raise QuizgenError(f"no phrases/ folder in {folder.parent}", field="templates")
-    for path in sorted(folder.glob(f"*.{lang}.toml")):
+    files = [(path, path.read_bytes()) for path in sorted(folder.glob(f"*.{lang}.toml"))]
+    digest = hashlib.blake2b(str(folder).encode(), digest_size=16)
+    for path, data in files:
+        digest.update(b"\0%s\0%d\0" % (path.name.encode(), len(data)))
+        digest.update(data)
+    kept = _kept_book(lang, digest.digest())
+    if kept is not None:
+        merged, origins = kept
+        for section, key, index in origins:
+            ORIGINS[(lang, section, key)] = str(files[index][0])
+        return merged
+    merged: dict[str, dict[str, Any]] = {}
+    origins: list[tuple[str, str, int]] = []
+    for index, (path, raw) in enumerate(files):
         try:
-            with path.open("rb") as fh:
-                data = tomllib.load(fh)
+            data = tomllib.load(io.BytesIO(raw))
         except tomllib.TOMLDecodeError as exc:
             raise QuizgenError(f"{path}: not readable TOML ({exc})", field="templates") from None
         for section, table in data.items():
@@ -62,7 +80,51 @@ def book(lang: str) -> dict[str, dict[str, Any]]:
                                        field="templates")
                 target[key] = value
                 ORIGINS[(lang, section, key)] = str(path)
+                origins.append((section, key, index))
+    _keep_book(lang, digest.digest(), merged, origins)
     return merged
+
+
+def _book_file(lang: str):
+    """The file that keeps `lang`'s merged phrasebook: in the private folder of compiled
+    templates (`quizgen.resources.cache_dir`), one per language and Python; None where that
+    folder cannot be used."""
+    folder = private_folder()
+    if folder is None:
+        return None
+    return folder / f"__quizgen_phrases_{lang}_{sys.implementation.cache_tag}.marshal"
+
+
+def _kept_book(lang: str, digest: bytes) -> tuple[dict[str, dict[str, Any]], list] | None:
+    """The merged tables and their origins as kept for phrase files of this `digest` (their
+    folder, names and bytes), or None (none kept, another folder's or another version's)."""
+    path = _book_file(lang)
+    try:
+        kept, merged, origins = marshal.loads(path.read_bytes()) if path else (None, None, None)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if kept != digest or not isinstance(merged, dict) or not isinstance(origins, list):
+        return None
+    return merged, origins
+
+
+def _keep_book(lang: str, digest: bytes, merged: dict[str, Any], origins: list) -> None:
+    """Keep the merged tables for the next process (replaced whole; where it cannot be
+    written, or holds what marshal cannot, nothing is kept)."""
+    path = _book_file(lang)
+    if path is None:
+        return
+    name = None
+    try:
+        data = marshal.dumps((digest, merged, origins))
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=".phrases-")
+        with os.fdopen(handle, "wb") as fh:
+            fh.write(data)
+        os.replace(name, path)
+    except (OSError, ValueError):
+        if name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
 
 #: (lang, section, key) → the phrase file that writes it (for error messages).

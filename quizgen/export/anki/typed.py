@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 from quizgen.export.anki.meaning import count_unit
 from quizgen.problems.model import Problem
@@ -73,6 +74,13 @@ def _terminating_places(value: Fraction) -> int | None:
     return max(twos, fives) if d == 1 else None
 
 
+@lru_cache(maxsize=4096)
+def _exact(text: str) -> Fraction:
+    """The fraction a number's text writes exactly (a float's repr: each read once, since a
+    deck asks for the same few answers and tolerances on note after note)."""
+    return Fraction(text)
+
+
 def typed_answer(problem: Problem) -> TypedAnswer | None:
     """The main answer as a type-in card holds it, read from its answer spec, or None when it
     cannot be typed exactly (yes/no, a set of limits, prose): such a problem becomes a
@@ -89,13 +97,13 @@ def typed_answer(problem: Problem) -> TypedAnswer | None:
         return None
     value = problem.answers[key]
     spec = answer_spec(problem, key)
-    tolerance = Fraction(repr(float(spec.tolerance))) if spec.tolerance else Fraction(0)
+    tolerance = _exact(repr(float(spec.tolerance))) if spec.tolerance else Fraction(0)
     if spec.kind in NUMERIC_KINDS:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                 isinstance(value, float) and not math.isfinite(value)):
             return None
         unit = count_unit(spec.unit)
-        exact = Fraction(value) if isinstance(value, int) else Fraction(repr(value))
+        exact = Fraction(value) if isinstance(value, int) else _exact(repr(value))
         if exact.denominator == 1:
             return TypedAnswer(str(exact.numerator), spec.kind, tolerance, unit, None, spec.format)
         places = _terminating_places(exact)
