@@ -126,3 +126,48 @@ def test_a_clump_of_the_cover_codes_modules_is_never_taken_for_a_corner_mark(exa
               if cv2.pointPolygonTest(quad.reshape(-1, 1, 2),
                                       (float(point[0]), float(point[1])), False) >= 0]
     assert not inside
+
+
+def test_a_weak_mark_on_an_option_is_judged_against_the_paper_not_the_digits_around_it():
+    """Options with nothing printed in them below a grid of digits whose print makes their
+    empty bubbles 0.04 darker than the paper: an option 0.07 above the paper is a trace (against
+    the digits' level it would be 0.03 above: empty), an empty option is empty."""
+    from quizgen.scan.levels import local_levels
+    from quizgen.scan.read import Bubbles, bubble_states
+
+    xy = np.float32([[30 * d, 28 * r] for r in range(4) for d in range(10)])
+    digits = Bubbles(np.full(40, 0.04, np.float32), np.full(40, 0.03, np.float32),
+                     np.full(40, 0.2, np.float32), np.zeros(40, np.float32), xy,
+                     np.zeros(40, np.float32), np.zeros((40, 2), np.float32))
+    mean = np.float32([0.07, 0.0, 0.0, 0.7, 0.0])
+    options = Bubbles(mean, mean - 0.01, mean + 0.1, (mean > 0.5).astype(np.float32),
+                      np.float32([[60 * i, 140] for i in range(5)]), np.zeros(5, np.float32),
+                      np.zeros((5, 2), np.float32))
+    printed = [[str(d) for _ in range(4) for d in range(10)], [None] * 5]
+    levels = local_levels([digits, options], printed, radius_px=10.0)
+    states = bubble_states(options, *levels[1][:2])
+    assert states == ["faint", "empty", "empty", "filled", "empty"]
+    assert set(bubble_states(digits, *levels[0][:2])) == {"empty"}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_erased_trace_between_two_over_the_edge_fills_is_doubtful(exam, seed):
+    """A share of a number: its last decimal row holds an eraser's trace between an
+    over-the-edge fill in the row above and one on percent below (the same column): the box
+    goes to review, never read without that row, whether scanned or photographed."""
+    from quizgen.scan.synth import distort, photograph
+
+    manifest, _ = exam
+    student, page, image, box = _page_with(exam, "number", selector=True)
+    index = {(b[2], b[3]): i for i, b in enumerate(box["bubbles"])}
+    last = -box["decimals"]
+    marks = {index[("p0", "5")]: "over_edge", index[(f"p{last + 1}", "0")]: "over_edge",
+             index[(f"p{last}", "0")]: "erased", index[("as", "%")]: "over_edge"}
+    for power in range(-1, last + 1, -1):
+        marks.setdefault(index[(f"p{power}", "0")], "over_edge")
+    rng = random.Random(seed)
+    filled = _fill(image, box, marks, rng)
+    data = (photograph(filled, rng, cast=0.0) if seed % 2
+            else distort(filled, rng, jpeg=60, max_angle=1.5))
+    reading = _read(manifest, student, page, _found(manifest, student, page, data), box)
+    assert reading.status == "review", reading.text
