@@ -117,15 +117,19 @@ def run_measured(args: list[str], cwd: Path | None = None, env: dict | None = No
 
 
 def _tree_hwm_kb(pid: int) -> int:
-    """The summed VmHWM (KB) of a process and all its descendants (Linux /proc)."""
-    total, todo = 0, [pid]
+    """The summed VmHWM (KB) of a process and all its descendants (Linux /proc). A child still
+    running its parent's command line is between fork and exec (a `git` or Typst about to
+    start): its memory is its parent's, counted once."""
+    total, todo = 0, [(pid, b"")]
     while todo:
-        current = todo.pop()
+        current, parent_cmdline = todo.pop()
         try:
-            status = Path(f"/proc/{current}/status").read_text()
-            total += int(status.split("VmHWM:")[1].split()[0])
+            cmdline = Path(f"/proc/{current}/cmdline").read_bytes()
+            if cmdline != parent_cmdline:
+                status = Path(f"/proc/{current}/status").read_text()
+                total += int(status.split("VmHWM:")[1].split()[0])
             for task in Path(f"/proc/{current}/task").iterdir():
-                todo.extend(int(c) for c in (task / "children").read_text().split())
+                todo.extend((int(c), cmdline) for c in (task / "children").read_text().split())
         except (OSError, IndexError, ValueError):
             continue
     return total

@@ -24,7 +24,7 @@ EVERY_BENCHMARK = ("machine:", "CLI start: quizgen --help", "CLI: one quizgen oc
                    "parse_answer on the same", "scan: 4 pages",
                    "fairness: one simulated class graded and assessed",
                    "preview peak memory", "grade peak memory", "grade --remedial peak memory",
-                   "check --manifest /dev/zero peak memory")
+                   "check --manifest /dev/zero peak memory", "sheet --bubbles peak memory")
 
 _TARGET = re.compile(r"^(<|≤|>|≥)\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(s|/s|MB)\b")
 _FLOOR_TARGET = re.compile(r"^(<|≤)\s*([0-9.]+)\s*×\s*floor$")

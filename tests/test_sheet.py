@@ -458,7 +458,7 @@ def test_failure_midway_leaves_no_folder(tmp_path, monkeypatch):
     def broken_compile(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sheet.write, "compile_typst", broken_compile)
+    monkeypatch.setattr(sheet.write, "run_job", broken_compile)
     with pytest.raises(RuntimeError):
         build_exam(recipe, None, 2, tmp_path / "out", generate=occupancy_problem)
     assert list(tmp_path.iterdir()) == []

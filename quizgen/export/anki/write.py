@@ -110,10 +110,17 @@ def _write_collection(package: DeckPackage, db_path: str, timestamp: int,
         conn.close()
 
 
+#: How hard the package's entries are deflated: zlib's fastest level. A default deck's 13 MB
+#: collection (mostly card HTML) deflates to 1.6 MB in about a third of the time the usual
+#: level 6 takes for 1.0 MB.
+DEFLATE_LEVEL = 1
+
+
 def _zip_entry(name: str) -> zipfile.ZipInfo:
-    """A zip entry with a fixed date and mode, deflated."""
+    """A zip entry with a fixed date and mode, deflated at `DEFLATE_LEVEL`."""
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
+    info._compresslevel = DEFLATE_LEVEL    # what ZipFile.open(info, "w") deflates at
     info.external_attr = 0o644 << 16
     info.create_system = 3
     return info

@@ -23,8 +23,9 @@ from quizgen.manifest import Manifest, StudentPaper, drawn_paper, manifest_json
 from quizgen.recipes.exam import ExamRecipe
 from quizgen.recipes.roster import Student
 
-#: Students per compiled chunk: Typst lays out one chunk at a time, in a process of its own, so
-#: memory stays flat in the size of the class; the chunks' PDFs are joined at the end.
+#: Students per compiled chunk: Typst lays out one document of a chunk (its exam, or its key) at
+#: a time, in a process of its own, so memory stays flat in the size of the class; the chunks'
+#: PDFs are joined at the end.
 CHUNK = 16
 #: Questions per compiled chunk (16 students of a 6-question exam): a long exam is compiled fewer
 #: students at a time (one at least), so memory stays flat in the length of the exam too.
@@ -145,10 +146,11 @@ def build_exam(recipe: ExamRecipe, roster: list[Student] | None, versions: int |
     to an even predicted difficulty (`quizgen.export.sheet.balance`; default: as always, each
     paper's difficulty predicted by the prior).
 
-    Students are drawn and compiled `chunk` at a time (each chunk's Typst compile runs in a
-    process of its own, at most `jobs` at once; default: up to 2), the manifest and answer
-    sheet are written as they come, and the chunks' PDFs are joined at the end: memory stays flat
-    in the size of the class. `progress(done, total)` is called as chunks finish.
+    Students are drawn and compiled `chunk` at a time (each chunk's exam and key compiled by
+    Typst in processes of their own, one document each, at most `jobs` at once; default: up to
+    2), the manifest and answer sheet are written as they come, and the chunks' PDFs are joined
+    at the end: memory stays flat in the size of the class. `progress(done, total)` is called
+    as chunks finish.
 
     The folder appears complete or not at all: everything is written into a temporary folder
     beside `out_dir` and moved into place at the end. In an existing `out_dir` only the files an

@@ -327,23 +327,13 @@ def _solution(problem: Problem) -> dict[str, Any]:
             "figure": _figure(problem)}
 
 
-_FIGURES: dict[str, str] = {}
-
-
 def _figure(problem: Problem) -> str:
-    """The problem's figure as SVG text ('' when it has none); each distinct figure drawn once."""
-    from quizgen.render.figures import draw_figure, figure_key, figure_spec
+    """The problem's figure as SVG text ('' when it has none). Drawn anew for each version (a
+    fraction of a millisecond; a thousand students' papers hold few figures twice)."""
+    from quizgen.render.figures import draw_figure, figure_spec
 
     spec = figure_spec(problem)
-    if spec is None:
-        return ""
-    key = figure_key(spec)
-    svg = _FIGURES.get(key)
-    if svg is None:
-        if len(_FIGURES) > 4096:
-            _FIGURES.clear()
-        svg = _FIGURES[key] = draw_figure(spec)
-    return svg
+    return "" if spec is None else draw_figure(spec)
 
 
 def _step(step, lang: str) -> dict[str, str]:

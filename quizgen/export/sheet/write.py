@@ -1,10 +1,13 @@
 """Where an exam build touches the disk: the staged folder's files, the Typst compiles (in processes
 of their own), the joined PDFs, and what an earlier build left in the output folder.
 
-`write_sheets` streams every version into the staged folder chunk by chunk: the manifest and the
-answer sheet are written as versions are drawn, each chunk's exam and key are compiled while the
-next is drawn, and the chunks' PDFs are joined at the end, so memory stays flat in the size of
-the class. The manifest is the folder's last file: a folder holding one is a finished build.
+`write_sheets` streams every version into the staged folder chunk by chunk: the manifest, the
+answer sheet and the key's overview rows are written as versions are drawn, each chunk's exam and
+key are compiled (each in a process of its own, two at once) while the next is drawn, and the
+chunks' PDFs are joined at the end, so memory stays flat in the size of the class: what the main
+process holds is one chunk being drawn and the few whose compiles are under way. The key's
+overview (one table of every version) is compiled last, alone. The manifest is the folder's last
+file: a folder holding one is a finished build.
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ import subprocess
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import IO, Any, Callable, Iterable
 
 from quizgen.export.bubbles import place_layout
 from quizgen.export.pdfjoin import join_pdfs
 from quizgen.export.sheet.layout import overview_row, id_cells, id_columns
 from quizgen.export.sheet.plan import check_columns
-from quizgen.export.typstjob import compile_pdf, query_layout
+from quizgen.export.typstjob import compile_pdf, run_job
 from quizgen.files import BOM, safe_cell
 from quizgen.manifest import ID_COLUMN, MANIFEST_FORMAT, ManifestWriter, StudentPaper
 
@@ -45,10 +48,10 @@ def write_sheets(exam, tmp: Path, columns: list[str], *, chunk: int, jobs: int |
     compiler = _Compiler(parts, exam.font_dirs, jobs, in_process=single)
     with (tmp / "manifest.part").open("w", encoding="utf-8", newline="\n") as manifest, \
             (tmp / "answers.csv").open("w", encoding="utf-8", newline="") as sheet_csv, \
-            compiler:
+            (parts / "overview.rows").open("w", encoding="utf-8") as overview, compiler:
         head = exam.head(scan=exam.scan or None)
         chunks = _Chunks(exam, compiler, ManifestWriter(manifest, head), sheet_csv, columns,
-                         parts, single)
+                         overview, single)
         done = 0
         for start in range(0, total, chunk):
             entries = exam.entries(range(start, min(start + chunk, total)))
@@ -56,13 +59,12 @@ def write_sheets(exam, tmp: Path, columns: list[str], *, chunk: int, jobs: int |
             chunks.write(f"{start // chunk:05d}", entries,
                          lambda n=done: progress and progress(n, total))
             del entries
-        if not single:
-            chunks.key_parts.insert(0, compiler.submit("key-overview", exam.key_source,
-                                                       json.dumps({**exam.common,
-                                                                   "overview": chunks.overview,
-                                                                   "units": []},
-                                                                  ensure_ascii=False)))
         compiler.drain()
+        if not single:   # the overview alone: its table grows with the class
+            overview.close()
+            chunks.key_parts.insert(0, compiler.submit(
+                "key-overview", exam.key_source, _overview_data(exam.common, overview.name)))
+            compiler.drain()
         chunks.writer.close()
     if progress:
         progress(total, total)
@@ -76,15 +78,15 @@ def write_sheets(exam, tmp: Path, columns: list[str], *, chunk: int, jobs: int |
 
 class _Chunks:
     """The streams of one build that chunks of versions are written to: the manifest, the answer
-    sheet, the key's overview, and the Typst documents of each chunk."""
+    sheet, the key's overview rows, and the Typst documents of each chunk."""
 
     def __init__(self, exam, compiler: "_Compiler", writer: ManifestWriter, sheet_csv,
-                 columns: list[str], parts: Path, single: bool) -> None:
+                 columns: list[str], overview: IO[str], single: bool) -> None:
         self.exam, self.compiler, self.writer, self.columns = exam, compiler, writer, columns
-        self.parts, self.single = parts, single
+        self.overview, self.single = overview, single
+        self.overview_rows = 0
         self.exam_parts: list[Path] = []
         self.key_parts: list[Path] = []
-        self.overview: list[dict[str, Any]] = []
         sheet_csv.write(BOM)   # Excel reads UTF-8 (Devanagari names) only with it
         self.rows = csv.writer(sheet_csv, lineterminator="\n")
         self.ids = id_columns(columns)
@@ -95,7 +97,7 @@ class _Chunks:
         answer sheet and the overview; its exam and key queued to compile; `done` called when
         they are."""
         exam = self.exam
-        held = []
+        held, rows = [], []
         for entry in entries:
             if exam.scan:
                 held.append(exam.drawn(entry))     # written with its layout
@@ -104,17 +106,44 @@ class _Chunks:
             student, code, questions = entry
             self.rows.writerow([safe_cell(student.name), safe_cell(student.roll), code,
                                 *([""] * len(self.columns)), *id_cells(questions, self.ids)])
-            self.overview.append(overview_row(*entry))
+            rows.append(overview_row(*entry))
+        for row in rows:
+            self.overview.write((", " if self.overview_rows else "")
+                                + json.dumps(row, ensure_ascii=False))
+            self.overview_rows += 1
         check_columns(self.columns, entries)
         exam_data = exam.exam_data(entries)
+        write = (partial(_write_layout, self.writer, held, self.compiler.folder
+                         / f"exam-{name}.layout.json", _grids(json.loads(exam_data)["units"]))
+                 if exam.scan else None)
         self.exam_parts.append(self.compiler.submit(f"exam-{name}", exam.exam_source, exam_data,
                                                     layout=bool(exam.scan)))
-        write = (partial(_write_layout, self.writer, held, self.parts / f"exam-{name}.layout.json",
-                         json.loads(exam_data)["units"]) if exam.scan else None)
+        del exam_data
         self.key_parts.append(self.compiler.submit(
             f"key-{name}", exam.key_source,
-            exam.key_data(entries, self.overview if self.single else None)))
+            exam.key_data(entries, rows if self.single else None)))
         self.compiler.finished(lambda w=write: (w and w(), done()))
+
+
+def _overview_data(common: dict[str, Any], rows: str) -> Path:
+    """The key overview's JSON document, written beside its rows (the file `rows`: their JSON
+    texts joined by ", "): what ``json.dumps({**common, "overview": rows, "units": []})`` gives,
+    without the rows in memory."""
+    path = Path(rows).with_suffix(".json")
+    head = json.dumps({**common, "overview": None}, ensure_ascii=False)
+    with path.open("w", encoding="utf-8") as out, open(rows, encoding="utf-8") as src:
+        out.write(head[:-len("null}")] + "[")
+        shutil.copyfileobj(src, out)
+        out.write('], "units": []}')
+    return path
+
+
+def _grids(units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What `place_layout` reads of a chunk's exam units (each version's boxes), the rest let go
+    while the chunk compiles."""
+    return [{"version": unit["version"],
+             "questions": [{"boxes": question["boxes"]} for question in unit["questions"]]}
+            for unit in units]
 
 
 def _write_layout(writer: ManifestWriter, papers: list[StudentPaper], layout: Path,
@@ -133,24 +162,23 @@ def compile_typst(source: str, data: str, font_paths: Iterable[str] = ()) -> byt
 
 
 class _Compiler:
-    """Typst compiles of the chunks: in processes of their own (at most `jobs` at once), or in
-    this process when the whole exam is one chunk."""
+    """Typst compiles of the chunks' documents: each in a process of its own (at most `jobs` at
+    once: a process holds one document's layout, whatever the size of the class), or in this
+    process when the whole exam is one chunk."""
 
     def __init__(self, folder: Path, font_dirs: tuple[str, ...], jobs: int | None,
                  in_process: bool) -> None:
         self.folder, self.font_dirs, self.in_process = folder, font_dirs, in_process
         self.jobs = max(1, jobs if jobs is not None else min(2, os.cpu_count() or 1))
-        self.batch: list[dict[str, str]] = []
+        # (process, its jobs file, the callbacks to run once it and those before it are done)
         self.running: list[tuple[Any, Path, list[Callable[[], None]]]] = []
-        self.callbacks: list[Callable[[], None]] = []
         self.sources: dict[str, Path] = {}
 
     def __enter__(self) -> "_Compiler":
         return self
 
     def drain(self) -> None:
-        """Compile everything queued and wait for it (every callback has run)."""
-        self._launch()
+        """Wait for every compile (every callback has run)."""
         while self.running:
             self._reap(self.running[0])
 
@@ -162,46 +190,46 @@ class _Compiler:
                 proc.kill()
                 proc.wait()
 
-    def submit(self, name: str, source: str, data: str, layout: bool = False) -> Path:
-        """Queue one document; returns where its PDF will be (with `layout`, ``NAME.layout.json``
-        beside it receives where its answer grids were laid out)."""
+    def submit(self, name: str, source: str, data: str | Path, layout: bool = False) -> Path:
+        """Compile one document (`data`: its JSON text, or a file holding it); returns where its
+        PDF will be (with `layout`, ``NAME.layout.json`` beside it receives where its answer
+        grids were laid out)."""
         pdf = self.folder / f"{name}.pdf"
-        if self.in_process:
-            pdf.write_bytes(compile_typst(source, data, self.font_dirs))
-            if layout:
-                (self.folder / f"{name}.layout.json").write_text(
-                    query_layout(source, data, self.font_dirs), encoding="utf-8")
-            return pdf
         source_path = self.sources.get(source)
         if source_path is None:
             source_path = self.sources[source] = self.folder / f"source-{len(self.sources)}.typ"
             source_path.write_text(source, encoding="utf-8")
-        data_path = self.folder / f"{name}.json"
-        data_path.write_text(data, encoding="utf-8")
-        self.batch.append({"source": str(source_path), "data": str(data_path), "out": str(pdf),
-                           "font_paths": list(self.font_dirs),
-                           "layout": str(self.folder / f"{name}.layout.json") if layout else ""})
+        if isinstance(data, Path):
+            data_path = data
+        else:
+            data_path = self.folder / f"{name}.json"
+            data_path.write_text(data, encoding="utf-8")
+        job = {"source": str(source_path), "data": str(data_path), "out": str(pdf),
+               "font_paths": list(self.font_dirs),
+               "layout": str(self.folder / f"{name}.layout.json") if layout else ""}
+        if self.in_process:
+            run_job(job)
+            data_path.unlink()
+        else:
+            self._launch(job)
         return pdf
 
     def finished(self, callback: Callable[[], None]) -> None:
-        """End of a chunk: its documents start compiling; `callback` runs when they are done."""
-        if self.in_process:
+        """End of a chunk: `callback` runs when its documents (and every earlier one) are
+        compiled."""
+        if self.in_process or not self.running:
             callback()
-            return
-        self.callbacks.append(callback)
-        self._launch()
+        else:
+            self.running[-1][2].append(callback)
 
-    def _launch(self) -> None:
-        if not self.batch:
-            return
+    def _launch(self, job: dict[str, str]) -> None:
         while len(self.running) >= self.jobs:
             self._reap(self.running[0])
-        jobs_path = self.folder / f"jobs-{Path(self.batch[0]['out']).stem}.json"
-        jobs_path.write_text(json.dumps(self.batch), encoding="utf-8")
+        jobs_path = self.folder / f"jobs-{Path(job['out']).stem}.json"
+        jobs_path.write_text(json.dumps([job]), encoding="utf-8")
         proc = subprocess.Popen([sys.executable, "-m", "quizgen.export.typstjob", str(jobs_path)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.running.append((proc, jobs_path, self.callbacks))
-        self.batch, self.callbacks = [], []
+        self.running.append((proc, jobs_path, []))
 
     def _reap(self, item) -> None:
         proc, jobs_path, callbacks = item

@@ -29,6 +29,14 @@ class Writer:
         """(title, question, solution) in `lang`."""
         raise NotImplementedError
 
+    def shared_context(self, params: dict[str, Any], gpu: GPU, solved: Solved) -> dict[str, Any]:
+        """A copy of the problem's `context`, which is built once per problem: the worked
+        solution, its multiple-choice stem and its options all quote the same numbers."""
+        built = solved.data.get("writer_context")
+        if built is None:
+            built = solved.data["writer_context"] = self.context(params, gpu, solved)
+        return dict(built)
+
     def mcq_stem(self, params: dict[str, Any], gpu: GPU, solved: Solved, lang: str,
                  salt: str) -> str:
         """The multiple-choice stem in `lang`: the question's setup and one ask, the quantity

@@ -73,7 +73,7 @@ class ExactWriter(OccupancyWriter):
             solution.trap = ""
         head = solved.data.get("headroom")
         if head is not None:
-            ctx = {**self.context(params, gpu, solved), "head": head}
+            ctx = {**self.shared_context(params, gpu, solved), "head": head}
             question = f"{question} {phrase(lang, self.cell, 'question_more', ctx, salt=salt)}"
             solution.steps += solution_steps(inverse_whys(head.steps), lang, salt=salt, gpu=gpu.to_dict())
             solution.verify.append(phrase(lang, self.cell, "verify_more", ctx, salt=salt))
@@ -81,7 +81,7 @@ class ExactWriter(OccupancyWriter):
         return title, question, solution
 
     def mcq_stem(self, params, gpu, solved, lang, salt):
-        return phrase(lang, self.cell, "mcq_stem", self.context(params, gpu, solved), salt=salt)
+        return phrase(lang, self.cell, "mcq_stem", self.shared_context(params, gpu, solved), salt=salt)
 
 
 @writes(DynamicSmemOptIn)
@@ -104,7 +104,7 @@ class DynamicSmemOptInWriter(ExactWriter):
 
     def write(self, params, gpu, solved, lang, salt):
         title, question, solution = super().write(params, gpu, solved, lang, salt)
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         solution.answer = phrase(lang, self.cell, "answer_prefix", ctx, salt=salt) + " " + solution.answer
         return title, question, solution
 
@@ -114,7 +114,7 @@ class SameKernelManyGpusWriter(ExactWriter):
     """X-5: the derivation, checks and answer once per GPU, each line marked with its GPU."""
 
     def write(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         results = solved.data["results"]
         ctx["results"] = results
         steps = []
@@ -147,12 +147,12 @@ class InverseRegistersWriter(ExactWriter):
     cells' whys; ``where`` says which model the question uses."""
 
     def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         ctx["where"] = phrase(lang, self.cell, "where", ctx, salt=salt)
         return phrase(lang, self.cell, "mcq_stem", ctx, salt=salt)
 
     def write(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         ctx["where"] = phrase(lang, self.cell, "where", ctx, salt=salt)
         inv = solved.data["inverse"]
         engine_steps = []

@@ -61,7 +61,7 @@ class RealKernelWriter(ExactWriter):
         return ctx
 
     def write(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         ctx["what"] = phrase(lang, "K-1-kernel", params["kernel"], ctx, salt=salt)
         ctx["limiter_text"] = limiter_text(solved.data["result"], lang)
@@ -94,6 +94,6 @@ class RealKernelWriter(ExactWriter):
         return title, question, solution
 
     def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         ctx["what"] = phrase(lang, "K-1-kernel", params["kernel"], ctx, salt=salt)
         return phrase(lang, "K-1", "mcq_stem", ctx, salt=salt) + kernel_listing(params)

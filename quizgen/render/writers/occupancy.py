@@ -45,7 +45,7 @@ class OccupancyWriter(Writer):
         return {**self.fam.context(params, gpu, solved), "T_text": block_text(params)}
 
     def write(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         title = phrase(lang, self.cell, "title", ctx, salt=salt)
         question = (phrase(lang, self.cell, "question", ctx, salt=salt)
@@ -75,7 +75,7 @@ class OccupancyWriter(Writer):
         return " " + change_note(gpu, self.cell, change, lang, salt)
 
     def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         stem = phrase(lang, self.cell if has(lang, self.cell, "stem") else "occ", "stem", ctx, salt=salt)
         if names_real_gpu(gpu, self.model_for(gpu)):
             stem = f"{stem} {question_note(gpu, lang, salt)}"
@@ -94,7 +94,7 @@ class CannotFitWriter(OccupancyWriter):
         if solved.data["extra"]["over_threads"]:
             return self.write_over_threads(params, gpu, solved, lang, salt)
         title, question, solution = super().write(params, gpu, solved, lang, salt)
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         solution.answer = phrase(lang, self.cell, "answer", ctx, salt=salt)
         if ctx["asked"]:
             solution.answer = f"{solution.answer} {phrase(lang, self.cell, 'answer3', ctx, salt=salt)}"
@@ -110,7 +110,7 @@ class CannotFitWriter(OccupancyWriter):
     def write_over_threads(self, params, gpu, solved, lang, salt):
         """A block over the per-block thread limit: its registers fit, so the question states
         the limit, and the trap and Verify are the thread limit's (never the registers')."""
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         solved.data["rendered_ctx"] = ctx          # the right option's reason reuses it
         forecast = phrase(lang, self.cell, "forecast", ctx, salt=salt)
         trap = (phrase(lang, self.cell, "trap_threads", ctx, salt=salt)
@@ -128,7 +128,7 @@ class CannotFitWriter(OccupancyWriter):
     def mcq_stem(self, params, gpu, solved, lang, salt) -> str:
         if not solved.data["extra"]["over_threads"]:
             return super().mcq_stem(params, gpu, solved, lang, salt)
-        stem = phrase(lang, self.cell, "stem_threads", self.context(params, gpu, solved), salt=salt)
+        stem = phrase(lang, self.cell, "stem_threads", self.shared_context(params, gpu, solved), salt=salt)
         if names_real_gpu(gpu, self.model_for(gpu)):
             stem = f"{stem} {question_note(gpu, lang, salt)}"
         return stem
@@ -219,5 +219,5 @@ class RealGpuSharedMemoryWriter(OccupancyWriter):
         return title, question, solution
 
     def mcq_stem(self, params, gpu, solved, lang, salt):
-        ctx = self.context(params, gpu, solved)
+        ctx = self.shared_context(params, gpu, solved)
         return phrase(lang, self.cell, "stem", ctx, salt=salt)
