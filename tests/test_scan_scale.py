@@ -529,6 +529,7 @@ def test_a_speck_beside_an_answer_is_passed_over_but_a_tick_of_the_pen_is_not():
     ([14], [7, 27], "747"),           # between two digits: the number cannot do without it
     ([5], [14, 27], "needs_review"),  # on a leading 5: 547 or 47, both numbers
     ([14], [4, 17, 27], "needs_review"),   # beside a filled bubble in its row
+    ([27], [], "needs_review"),       # alone in the box: 7, or no answer and a speck of dust
 ])
 def test_a_numbers_rules_may_leave_one_reading_of_a_stroke(strokes, filled, text):
     from quizgen.scan.read import read_box

@@ -385,7 +385,8 @@ def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> s
     """A number whose strokes (ticks, crosses, half fills) each stand alone in a row of their
     own: read when the number's rules leave one reading, whether each stroke is taken as filled
     or as empty (a leading zero either way; a digit between two others, or the only choice of
-    percent or fraction, that the number cannot do without); else None."""
+    percent or fraction, that the number cannot do without); else None. A box left without any
+    digit is a reading of its own (no answer): a stroke alone in an empty box is never read."""
     rows = [box["bubbles"][i][2] for i in marks]
     if box["kind"] != "number" or len(marks) > MOST_STROKES or len(set(rows)) < len(rows):
         return None
@@ -400,6 +401,8 @@ def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> s
         reading = read_box(box, trial)
         if reading.status == "read":
             texts.add(reading.text)
+        elif reading.reason is not None and reading.reason.key in ("nothing_filled", "no_digit"):
+            texts.add("")           # no answer is a reading too: a lone stroke may be a speck
     return texts.pop() if len(texts) == 1 else None
 
 
