@@ -166,6 +166,19 @@ def scan_recipe(title: str, seed: int, *more: dict) -> dict:
     return {"title": title, "lang": "en", "seed": seed, "questions": questions + list(more)}
 
 
+def exam_pages(exam: Path, manifest: dict, dpi: float) -> list[tuple[tuple[dict, int], Any]]:
+    """Every page of `exam`/exam.pdf rendered in greyscale at `dpi`, beside its (student, page
+    number) from `manifest`, in the PDF's order."""
+    import pypdfium2 as pdfium
+
+    images = []
+    for page in pdfium.PdfDocument(str(exam / "exam.pdf")):
+        array = page.render(scale=dpi / 72, grayscale=True).to_numpy()
+        images.append(array[..., 0] if array.ndim == 3 else array)
+    pages = [(s, p) for s in manifest["students"] for p in range(1, s["sheet"]["pages"] + 1)]
+    return list(zip(pages, images))
+
+
 CLASS_RECIPE = {"title": "Shared class", "lang": "en", "seed": 4,
                 "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
                                "answers": ["blocks_per_sm", "occupancy"]},

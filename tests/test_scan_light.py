@@ -16,7 +16,7 @@ import random
 import numpy as np
 import pytest
 
-from conftest import scan_recipe
+from conftest import exam_pages, scan_recipe
 from quizgen.export.sheet import build_exam
 from quizgen.generator import generate_one
 from quizgen.recipes import parse_exam_recipe
@@ -27,18 +27,10 @@ DPI = 200
 
 @pytest.fixture(scope="module")
 def exam(tmp_path_factory):
-    import pypdfium2 as pdfium
-
     out = tmp_path_factory.mktemp("light") / "exam"
     build_exam(parse_exam_recipe(RECIPE), None, 5, out, generate=generate_one, bubbles=True)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    document = pdfium.PdfDocument(str(out / "exam.pdf"))
-    images = []
-    for page in document:
-        array = page.render(scale=DPI / 72, grayscale=True).to_numpy()
-        images.append(array[..., 0] if array.ndim == 3 else array)
-    pages = [(s, p) for s in manifest["students"] for p in range(1, s["sheet"]["pages"] + 1)]
-    return manifest, list(zip(pages, images))
+    return manifest, exam_pages(out, manifest, DPI)
 
 
 def _measured(manifest, student, page, photo: bytes):

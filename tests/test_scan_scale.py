@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import scaled, scan_recipe
+from conftest import exam_pages, scaled, scan_recipe
 from quizgen.export.sheet import build_exam
 from quizgen.recipes import parse_exam_recipe
 from quizgen.generator import generate_one
@@ -46,16 +46,8 @@ def exam(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def blanks(exam):
-    import pypdfium2 as pdfium
-
     out, manifest = exam
-    document = pdfium.PdfDocument(str(out / "exam.pdf"))
-    images = []
-    for page in document:
-        array = page.render(scale=DPI / 72, grayscale=True).to_numpy()
-        images.append(array[..., 0] if array.ndim == 3 else array)
-    pages = [(s, p) for s in manifest["students"] for p in range(1, s["sheet"]["pages"] + 1)]
-    return dict(zip([(s["version"], p) for s, p in pages], images))
+    return {(s["version"], p): image for (s, p), image in exam_pages(out, manifest, DPI)}
 
 
 def _pile(exam, blanks, folder: Path, students: int, seed: int = 1, styles=("solid",)):
@@ -537,6 +529,7 @@ def test_a_speck_beside_an_answer_is_passed_over_but_a_tick_of_the_pen_is_not():
     ([14], [7, 27], "747"),           # between two digits: the number cannot do without it
     ([5], [14, 27], "needs_review"),  # on a leading 5: 547 or 47, both numbers
     ([14], [4, 17, 27], "needs_review"),   # beside a filled bubble in its row
+    ([27], [], "needs_review"),       # alone in the box: 7, or no answer and a speck of dust
 ])
 def test_a_numbers_rules_may_leave_one_reading_of_a_stroke(strokes, filled, text):
     from quizgen.scan.read import read_box

@@ -7,9 +7,12 @@ bubble shifts with it (by as much as an eraser's trace), and the empty bubbles b
 shift; so each bubble's blank level is taken among its NEAREST nearest bubbles (most of them are
 empty), as the page's own level is taken among all of them. What is printed inside a bubble
 counts too: a 0 or an 8 is darker than a 1, and the page's many bubbles with that digit say by how
-much. The paper outside a ring is read above and below it, and a side towards a neighbour that
+much. A bubble with nothing printed in it (an option of limits, yes or no, a sign, percent or
+fraction) is lighter than the digits' bubbles around it, by about 0.03 on a scan or a photo: its
+blank level is never above the paper's near it, or a weak tick on an option would seem empty. The paper outside a ring is read above and below it, and a side towards a neighbour that
 is itself firmly marked is left out (an over-the-edge fill reaches the next row's paper): that paper
-says whether a shade runs past the ring (a stain) or lies inside it (a mark).
+says whether a shade runs past the ring (a stain) or lies inside it (a mark). With both sides
+left out there is no paper of its own: it counts as clean, and a shade inside the ring as drawn.
 """
 
 from __future__ import annotations
@@ -59,7 +62,8 @@ def local_levels(measured: list[Any], printed: list[list[str | None]] | None = N
     rows still darkens the paper of both). Never
     more than LOCAL_ABOVE above the page's own levels (a corner of many marks hides no mark).
     `printed` names the digit printed inside each bubble (None for a bubble with nothing printed
-    in it: an option of limits, yes or no, a sign, percent or fraction, the lightest bubbles)."""
+    in it: an option of limits, yes or no, a sign, percent or fraction, the lightest bubbles,
+    whose blank level is at most the paper's level near it)."""
     blank, paper = page_blank(measured), page_around(measured)
     sizes = [m.mean.size for m in measured]
     around = np.concatenate([m.around for m in measured] or [np.zeros(0, np.float32)])
@@ -73,15 +77,21 @@ def local_levels(measured: list[Any], printed: list[list[str | None]] | None = N
     near = np.argpartition(d2, NEAREST - 1, axis=1)[:, :NEAREST]
     blanks = np.minimum(np.percentile(mean[near], 20, axis=1),
                         min(blank + LOCAL_ABOVE, BLANK_AT_MOST)).astype(np.float32)
-    if printed is not None:
-        blanks += _printed_offsets(mean - blanks, np.concatenate([np.asarray(p, object)
-                                                                  for p in printed]))
+    labels = None if printed is None else np.concatenate([np.asarray(p, object) for p in printed])
+    if labels is not None:
+        blanks += _printed_offsets(mean - blanks, labels)
     sides = [m.sides for m in measured]
     if radius_px > 0 and all(s is not None for s in sides):
         high = np.concatenate([m.high for m in measured])
         marked = (mean - blanks >= firm[0]) & (high >= firm[1])
         around = _free_around(centres, np.concatenate(sides), marked, radius_px)
-    papers = np.minimum(np.median(around[near], axis=1), paper + LOCAL_ABOVE).astype(np.float32)
+    sideless = np.isnan(around)     # no side of its own (`_free_around`): the paper's level
+    papers = np.minimum(np.median(np.where(sideless, paper, around)[near], axis=1),
+                        paper + LOCAL_ABOVE).astype(np.float32)
+    around = np.where(sideless, papers, around)
+    if labels is not None:          # nothing printed inside: no darker than the paper beside it
+        bare = np.fromiter((p is None for p in labels), bool, len(labels))
+        blanks = np.where(bare, np.minimum(blanks, papers), blanks).astype(np.float32)
     return list(zip(np.split(blanks, cuts), np.split(papers, cuts),
                     np.split(around.astype(np.float32), cuts)))
 
@@ -104,7 +114,9 @@ def _printed_offsets(above: np.ndarray, printed: np.ndarray) -> np.ndarray:
 def _free_around(centres: np.ndarray, sides: np.ndarray, marked: np.ndarray,
                  radius_px: float) -> np.ndarray:
     """The paper outside each ring (`sides`: above it, below it), the side towards a marked
-    neighbour in the next row left out; both sides marked: the lighter one."""
+    neighbour in the next row left out; both sides marked: NaN, no paper of its own to tell a
+    stain by (a trace between two over-the-edge fills has their overflow on both sides: taken
+    for a stain's, it would be passed over)."""
     dx = centres[None, :, 0] - centres[:, None, 0]
     dy = centres[None, :, 1] - centres[:, None, 1]
     beside = ((np.abs(dx) < radius_px) & (np.abs(dy) > radius_px)
@@ -113,4 +125,4 @@ def _free_around(centres: np.ndarray, sides: np.ndarray, marked: np.ndarray,
     around = sides.mean(axis=1)
     around = np.where(up & ~down, sides[:, 1], around)
     around = np.where(down & ~up, sides[:, 0], around)
-    return np.where(up & down, sides.min(axis=1), around)
+    return np.where(up & down, np.nan, around)

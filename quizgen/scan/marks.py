@@ -1,5 +1,6 @@
-"""The corner marks printed on every page with answer grids: solid squares, found anywhere in an
-image by their shape, whatever the page's scale, tilt or light (`mark_candidates`)."""
+"""The corner marks printed on every page with answer grids: solid squares standing alone on the
+paper, found anywhere in an image by their shape, whatever the page's scale, tilt or light
+(`mark_candidates`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ def mark_candidates(gray: np.ndarray, scale: float, side_mm: float,
     """Centres (scan px) of every dark, solid, four-cornered blob about the size of a corner mark,
     anywhere in the image: contours of a locally thresholded view, in which the mark's side is
     about 24 px, kept when their shape is the mark's (a convex quadrilateral, solid, not too
-    long) seen at any tilt up to 60 degrees; the QR code's own squares are left out."""
+    long) seen at any tilt up to 60 degrees, standing alone (`_alone`); the QR code's own squares
+    are left out, and so are the clumps of modules of any other code on the page (a first page's
+    cover code sits near a corner mark: taken for it, the page would be straightened askew)."""
     import cv2
 
     expected = side_mm * scale
@@ -48,5 +51,33 @@ def mark_candidates(gray: np.ndarray, scale: float, side_mm: float,
         cv2.drawContours(inside, [contour - [bx, by]], -1, 255, -1)
         if cv2.mean(binary[by:by + bh, bx:bx + bw], mask=inside)[0] < 0.9 * 255:
             continue                      # hollow (a QR finder pattern, a drawn box)
+        if not _alone(binary, contour, area):
+            continue                      # a clump of a code's modules, a fill among rings
         out.append((x / factor, y / factor))
     return np.float32(out).reshape(-1, 2)
+
+
+#: A corner mark stands alone: in a band around it, from BAND[0] to BAND[1] of its side away, at
+#: most ALONE_INK of the thresholded view is ink (a mark has paper around it; a clump of a QR
+#: code's modules has the other modules, about half ink).
+BAND = (0.15, 0.6)
+ALONE_INK = 0.3
+
+
+def _alone(binary: np.ndarray, contour: np.ndarray, area: float) -> bool:
+    """Whether the blob `contour` of `binary` (ink 255) has paper around it."""
+    import cv2
+
+    side = float(np.sqrt(area))
+    near, far = max(1, int(round(BAND[0] * side))), max(2, int(round(BAND[1] * side)))
+    bx, by, bw, bh = cv2.boundingRect(contour)
+    x0, y0 = max(0, bx - far - 1), max(0, by - far - 1)
+    x1 = min(binary.shape[1], bx + bw + far + 1)
+    y1 = min(binary.shape[0], by + bh + far + 1)
+    own = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(own, [contour - [x0, y0]], -1, 255, -1)
+    disc = cv2.MORPH_ELLIPSE
+    inner = cv2.dilate(own, cv2.getStructuringElement(disc, (2 * near + 1,) * 2))
+    outer = cv2.dilate(own, cv2.getStructuringElement(disc, (2 * far + 1,) * 2))
+    band = (outer > 0) & (inner == 0)
+    return not band.any() or float((binary[y0:y1, x0:x1][band] > 0).mean()) <= ALONE_INK

@@ -5,9 +5,10 @@ page's own white where no print is, found by a grey-level closing, of a view wit
 noise taken out, that removes everything smaller than a few bubbles), so a bubble under a shadow
 or at the dim end of a phone photo is judged against the paper beside it, and on the scale of the
 page's printed black (its corner marks: 1).
-Each grid is found where it was printed before it is read: its bubbles' printed rings are matched
-in a small window around where the page's homography puts them, box by box and then row by row,
-which takes up the curve of a lens and the slack of a page that is not flat.
+Each bubble is read where its printed ring is (`grids.place`): each grid found near where the
+page's homography puts it, then each clear ring on its own, and the bubbles whose rings are hidden
+by a mark placed by the smooth field those rings give, which takes up the curve of a lens and the
+slack of a page that is not flat.
 
 Each bubble's inner disc (the printed ring left out) is then described by its mean darkness above
 the blank bubbles beside it (`levels.local_levels`: the empty bubbles near it, with its printed
@@ -52,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from quizgen.grade.notes import Note
+from quizgen.scan.grids import place
 from quizgen.scan.levels import local_levels
 from quizgen.scan.reasons import reason
 from quizgen.scan.pages import PX_PER_MM, Page
@@ -98,10 +100,6 @@ PAPER_WINDOW = 7.5
 #: the brightest pixels of a noisy view overstate the paper, and the more so the dimmer it is
 #: lit (a shadow would leave its empty bubbles darker than the others).
 DENOISE = 5
-#: How far (mm) a box's grid is looked for around where the page's alignment puts it, and then
-#: each of its rows around where the box's grid was found.
-BOX_REACH = 2.5
-ROW_REACH = 0.7
 
 #: Plain scores (0 empty … 1 filled) as `read_box` also takes them: below EMPTY empty, from
 #: FILLED filled, in between a trace.
@@ -186,59 +184,10 @@ def _mark_black(dark: np.ndarray, layout: dict[str, Any]) -> float:
     return float(np.median(values)) if values else 0.9
 
 
-def _ring_template(offsets: np.ndarray, radius_px: float, pad: int) -> tuple[np.ndarray, np.ndarray]:
-    """An image of printed rings at these offsets (px from the template's origin, less `pad`)."""
-    import cv2
-
-    size = offsets.max(axis=0) + radius_px + 2 * pad + 2
-    template = np.zeros((int(size[1]) + 1, int(size[0]) + 1), np.float32)
-    for x, y in offsets:
-        cv2.circle(template, (int(round((x + pad) * 4)), int(round((y + pad) * 4))),
-                   int(round(radius_px * 4)), 1.0, 1, cv2.LINE_AA, 2)
-    return cv2.GaussianBlur(template, (0, 0), 0.8), size
-
-
-def _find_grid(dark: np.ndarray, centres: np.ndarray, radius_px: float,
-               reach_px: int) -> np.ndarray:
-    """The shift (px) that puts these bubbles' printed rings where the page shows them, within
-    `reach_px`; no shift when nothing matches clearly."""
-    shift, peak = grid_match(dark, centres, radius_px, reach_px)
-    return shift if peak > 0.2 else np.zeros(2, np.float32)
-
-
-def grid_match(dark: np.ndarray, centres: np.ndarray, radius_px: float,
-               reach_px: int) -> tuple[np.ndarray, float]:
-    """The shift (px) within `reach_px` that best puts these bubbles' printed rings where the
-    page shows them, and how well they match there (normalised correlation, 0 … 1)."""
-    import cv2
-
-    pad = int(np.ceil(radius_px)) + 2
-    origin = np.floor(centres.min(axis=0)) - pad
-    template, size = _ring_template(centres - origin - pad, radius_px, pad)
-    x0, y0 = int(origin[0]) - reach_px, int(origin[1]) - reach_px
-    th, tw = template.shape
-    h, w = dark.shape
-    if x0 < 0 or y0 < 0 or x0 + tw + 2 * reach_px > w or y0 + th + 2 * reach_px > h:
-        return np.zeros(2, np.float32), 0.0
-    window = dark[y0:y0 + th + 2 * reach_px, x0:x0 + tw + 2 * reach_px]
-    match = cv2.matchTemplate(np.ascontiguousarray(window, np.float32), template,
-                              cv2.TM_CCORR_NORMED)
-    _, peak, _, (bx, by) = cv2.minMaxLoc(match)
-    return np.float32([bx - reach_px, by - reach_px]), float(peak)
-
-
-def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any]) -> Bubbles:
-    """One box's bubbles, each found where it was printed and measured."""
+def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any],
+            centres: np.ndarray) -> Bubbles:
+    """One box's bubbles, measured where they were found (`grids.place`: px)."""
     radius_px = layout["radius"] * PX_PER_MM
-    centres = np.array([(b[0], b[1]) for b in box["bubbles"]], np.float32) * PX_PER_MM
-    centres = centres + _find_grid(dark, centres, radius_px, int(BOX_REACH * PX_PER_MM))
-    rows: dict[str, list[int]] = {}
-    for i, bubble in enumerate(box["bubbles"]):
-        rows.setdefault(bubble[2], []).append(i)
-    for members in rows.values():
-        if len(members) >= 2:
-            centres[members] += _find_grid(dark, centres[members], radius_px,
-                                           max(1, int(round(ROW_REACH * PX_PER_MM))))
     dy, dx = _disc_offsets(layout["radius"] * INNER * PX_PER_MM)
     h, w = dark.shape
     xs = np.clip(np.rint(centres[:, 0:1]).astype(int) + dx, 0, w - 1)
@@ -436,7 +385,8 @@ def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> s
     """A number whose strokes (ticks, crosses, half fills) each stand alone in a row of their
     own: read when the number's rules leave one reading, whether each stroke is taken as filled
     or as empty (a leading zero either way; a digit between two others, or the only choice of
-    percent or fraction, that the number cannot do without); else None."""
+    percent or fraction, that the number cannot do without); else None. A box left without any
+    digit is a reading of its own (no answer): a stroke alone in an empty box is never read."""
     rows = [box["bubbles"][i][2] for i in marks]
     if box["kind"] != "number" or len(marks) > MOST_STROKES or len(set(rows)) < len(rows):
         return None
@@ -451,6 +401,8 @@ def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> s
         reading = read_box(box, trial)
         if reading.status == "read":
             texts.add(reading.text)
+        elif reading.reason is not None and reading.reason.key in ("nothing_filled", "no_digit"):
+            texts.add("")           # no answer is a reading too: a lone stroke may be a speck
     return texts.pop() if len(texts) == 1 else None
 
 
@@ -533,7 +485,10 @@ def measure_page(page: Page, layout: dict[str, Any],
                  boxes: list[dict[str, Any]]) -> list[Measured | None]:
     """Every answer box printed on this page, measured (None for a box without a grid)."""
     dark = darkness_map(page, layout)
-    measured = [measure(dark, layout, box) if box["bubbles"] else None for box in boxes]
+    gridded = [box for box in boxes if box["bubbles"]]
+    where = iter(place(dark, layout, gridded, INNER))
+    measured = [measure(dark, layout, box, next(where)) if box["bubbles"] else None
+                for box in boxes]
     present = [m for m in measured if m is not None]
     printed = [[b[3] if b[2].startswith("p") else None for b in box["bubbles"]]
                for box, m in zip(boxes, measured) if m is not None]

@@ -322,7 +322,7 @@ def photograph(image: np.ndarray, rng: random.Random, *, max_tilt: float = 25.0,
                max_turn: float = 5.0, barrel: float = 0.03, shadow: float = 0.5,
                cast: float = 0.5, exposure: float = 0.12,
                size: tuple[int, int] = (1600, 2200), jpeg: int = 85,
-               upside_down: bool = False) -> bytes:
+               upside_down: bool = False, curl: float = 0.0) -> bytes:
     """A page (greyscale, any resolution) as a phone photographs it lying on a desk, as JPEG bytes
     of `size` pixels: the camera tilted up to `max_tilt` degrees from straight above (a keystone:
     the far edge shorter), the page turned up to ±`max_turn` degrees, barrel distortion of the lens
@@ -330,11 +330,17 @@ def photograph(image: np.ndarray, rng: random.Random, *, max_tilt: float = 25.0,
     a soft shadow of up to `shadow` depth over part of it, in half the photos (`cast`) the
     straight edge of a shadow cast by the phone or a hand held over the page (a penumbra a few
     millimetres wide), the exposure up to `exposure` too bright (the white paper clips at 255),
-    a wooden desk around it."""
+    a wooden desk around it. With `curl`, the page is not flat: each column of it is moved
+    along the page by up to `curl` of its height, in a half wave across it (a page that has been
+    folded or rolled), so a row of bubbles bends."""
     import cv2
 
     w_out, h_out = size
     h, w = image.shape
+    if curl:
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        image = cv2.remap(image, xs, ys + curl * h * np.sin(np.pi * xs / w), cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
     matrix = _camera(w, h, size, rng, max_tilt=max_tilt, max_turn=max_turn,
                      upside_down=upside_down)
     desk = _desk((h_out, w_out), rng)
