@@ -20,8 +20,9 @@ from __future__ import annotations
 from quizgen.files.signals import install_signal_handlers
 from quizgen.files.atomic import (ZIP_DATE, atomic_open, atomic_write, os_error_text,
                                   temporary_path, write_pieces)
-from quizgen.files.limits import (LIMITS, NOUNS, read_limited, read_stream_limited,
-                                  refuse_overwriting_inputs, run_limited, size_text, utf8_text)
+from quizgen.files.limits import (LIMITS, NOUNS, opened, read_limited, read_stream_limited,
+                                  refuse_overwriting_inputs, run_limited, size_text,
+                                  too_large, utf8_text)
 from quizgen.files.names import STEM_BYTES, STEM_CHARS, file_stems
 from quizgen.files.csv import (BOM, CsvRows, clean_cell, csv_lines, csv_rows, csv_text,
                                plain_cell, safe_cell, sniff_delimiter, visible, write_csv)
@@ -31,8 +32,8 @@ from quizgen.files.folders import (LEDGER, add_to_ledger, check_folder, foreign_
 __all__ = [
     "install_signal_handlers",
     "ZIP_DATE", "atomic_open", "atomic_write", "os_error_text", "temporary_path", "write_pieces",
-    "LIMITS", "NOUNS", "read_limited", "read_stream_limited", "refuse_overwriting_inputs",
-    "run_limited", "size_text", "utf8_text",
+    "LIMITS", "NOUNS", "opened", "read_limited", "read_stream_limited",
+    "refuse_overwriting_inputs", "run_limited", "size_text", "too_large", "utf8_text",
     "STEM_BYTES", "STEM_CHARS", "file_stems",
     "BOM", "CsvRows", "clean_cell", "csv_lines", "csv_rows", "csv_text", "plain_cell", "safe_cell",
     "sniff_delimiter", "visible", "write_csv",

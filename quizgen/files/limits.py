@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -48,21 +49,39 @@ def size_text(n: int) -> str:
     return f"{n >> 20} MB" if n >= 1 << 20 else f"{n >> 10} KB"
 
 
-def read_limited(path: str | os.PathLike[str], field: str, limit: int | None = None) -> bytes:
-    """The bytes of `path`, refusing (one line) a missing file, a folder, or more than `limit`."""
-    limit = LIMITS[field] if limit is None else limit
+@contextmanager
+def opened(path: str | os.PathLike[str], field: str) -> Iterator[IO[bytes]]:
+    """`path` open for reading its bytes, refusing (one line) a missing file, a folder or one
+    that cannot be opened."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        fh = open(path, "rb")
     except FileNotFoundError:
         raise QuizgenError(f"no such file: {path}", field=field) from None
     except IsADirectoryError:
         raise QuizgenError(f"{path} is a folder; give a file", field=field) from None
     except OSError as exc:
         raise QuizgenError(os_error_text(exc, path, action="read"), field=field) from None
+    with fh:
+        yield fh
+
+
+def too_large(path: str | os.PathLike[str], field: str, limit: int | None = None) -> QuizgenError:
+    """The one line that refuses `path` for holding more than `limit` bytes."""
+    limit = LIMITS[field] if limit is None else limit
+    return QuizgenError(f"{path} is larger than {size_text(limit)}, far more than any "
+                        f"{NOUNS.get(field, field)}; give the right file", field=field)
+
+
+def read_limited(path: str | os.PathLike[str], field: str, limit: int | None = None) -> bytes:
+    """The bytes of `path`, refusing (one line) a missing file, a folder, or more than `limit`."""
+    limit = LIMITS[field] if limit is None else limit
+    with opened(path, field) as fh:
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise QuizgenError(os_error_text(exc, path, action="read"), field=field) from None
     if len(data) > limit:
-        raise QuizgenError(f"{path} is larger than {size_text(limit)}, far more than any "
-                           f"{NOUNS.get(field, field)}; give the right file", field=field)
+        raise too_large(path, field, limit)
     return data
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Sequence
 
 from quizgen.errors import QuizgenError
-from quizgen.files import plain_cell
+from quizgen.files import opened, plain_cell, too_large
 from quizgen.grade.notes import sheet_note as _said
 from quizgen.grade.results import FileIssue
 
@@ -143,14 +143,14 @@ def read_answer_sheet(path: str | os.PathLike[str]) -> AnswerSheet:
     commas, semicolons (Excel in many locales) or tabs; quoted fields; any line endings.
     """
     path = Path(path)
-    with _opened(path) as fh:
+    with opened(path, "answers") as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return _read_whole(path, fh)
         stamp = _stamp(fh)
         from quizgen.files import LIMITS
 
         if stamp[0] > LIMITS["answers"]:
-            _too_large(path)
+            raise too_large(path, "answers")
         issues: list[FileIssue] = []
         codec, errors, encoding = _encoding(fh, path, issues)
     with _body(path, _Layout(codec, errors, 0, ","), stamp) as body:
@@ -174,7 +174,7 @@ def _read_whole(path: Path, fh: IO[bytes]) -> AnswerSheet:
 
         raise QuizgenError(os_error_text(exc, path, action="read"), field="answers") from None
     if len(data) > LIMITS["answers"]:
-        _too_large(path)
+        raise too_large(path, "answers")
     issues: list[FileIssue] = []
     text, encoding = _decode(data, issues)
     if "\x00" in text:
@@ -199,13 +199,6 @@ def _sheet(path: Path, header: list[tuple[list[str], int]], rows: Sequence[Sheet
     if header_line != 1 and not sep:
         issues.append(FileIssue(header_line, _said("header_late"), "note"))
     return AnswerSheet(cells, rows, issues, layout.delimiter, encoding)
-
-
-def _too_large(path: Path) -> None:
-    from quizgen.files import LIMITS, NOUNS, size_text
-
-    raise QuizgenError(f"{path} is larger than {size_text(LIMITS['answers'])}, far more than "
-                       f"any {NOUNS['answers']}; give the right file", field="answers")
 
 
 def _changed(path: Path) -> None:
@@ -298,29 +291,13 @@ def _no_nul(fh: IO[bytes], path: Path) -> None:
 def _body(path: Path, layout: _Layout, stamp: tuple[int, int]):
     """The sheet's text (newlines as written), after the lines before its header; the file
     must be the one first read."""
-    with _opened(path) as fh:
+    with opened(path, "answers") as fh:
         if _stamp(fh) != stamp:
             _changed(path)
         body = io.TextIOWrapper(fh, encoding=layout.codec, errors=layout.errors, newline="")
         for _ in range(layout.skip):
             body.readline()
         yield body
-
-
-@contextmanager
-def _opened(path: Path):
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="answers") from None
-    except IsADirectoryError:
-        raise QuizgenError(f"{path} is a folder; give a file", field="answers") from None
-    except OSError as exc:
-        from quizgen.files import os_error_text
-
-        raise QuizgenError(os_error_text(exc, path, action="read"), field="answers") from None
-    with fh:
-        yield fh
 
 
 def _stamp(fh: IO[bytes]) -> tuple[int, int]:

@@ -47,28 +47,17 @@ def load_manifest(path: str | os.PathLike[str], *, scan: bool = False,
     reads. Its papers stay in the file until asked for (see the module's note); `each` is
     given every paper, in order, as it passes validated (what a class of thousands needs from
     its papers is taken in the one reading)."""
-    from quizgen.files import LIMITS, NOUNS, size_text
+    from quizgen.files import LIMITS, opened, too_large
 
     path = Path(path)
     limit = LIMITS["manifest"]
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        raise QuizgenError(f"no such file: {path}", field="manifest") from None
-    except IsADirectoryError:
-        raise QuizgenError(f"{path} is a folder; give a file", field="manifest") from None
-    except OSError as exc:
-        from quizgen.files import os_error_text
-
-        raise QuizgenError(os_error_text(exc, path, action="read"), field="manifest") from None
-    with fh:
+    with opened(path, "manifest") as fh:
         info = os.fstat(fh.fileno())
         if stat.S_ISDIR(info.st_mode):
             raise QuizgenError(f"{path} is a folder; give a file", field="manifest")
         regular = stat.S_ISREG(info.st_mode)
         if regular and info.st_size > limit:
-            raise QuizgenError(f"{path} is larger than {size_text(limit)}, far more than any "
-                               f"{NOUNS['manifest']}; give the right file", field="manifest")
+            raise too_large(path, "manifest", limit)
         reader = _Reader(fh, path, limit, scan=scan, each=each)
         head, papers = reader.manifest(keep=not regular)
     check_head(head, str(path))
