@@ -540,7 +540,7 @@ def test_the_answer_sheet_carries_each_versions_problem_ids_and_grades_as_withou
             csv.writer(fh).writerows(sheet_rows)
         summary = grade_class(tmp_path / "manifest.json", path, tmp_path / f"graded-{name}")
         out = tmp_path / f"graded-{name}"
-        graded[name] = (summary.students, (out / "results.csv").read_bytes(),
+        graded[name] = (list(summary.students), (out / "results.csv").read_bytes(),
                         (out / "report.md").read_text(encoding="utf-8")
                         .replace(f"graded-{name}", "X").replace(f"{name}.csv", "X"),
                         sorted(p.name for p in out.rglob("*")))
