@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -164,6 +165,17 @@ def scan_recipe(title: str, seed: int, *more: dict) -> dict:
     """An English exam recipe of `SCAN_QUESTIONS`, then `more` questions."""
     questions = [dict(q, points=dict(q["points"])) for q in SCAN_QUESTIONS]
     return {"title": title, "lang": "en", "seed": seed, "questions": questions + list(more)}
+
+
+def bubbled_exam(out: Path, recipe: dict, versions: int) -> dict:
+    """`recipe` built into `out` as an exam of `versions` versions with answer grids; its
+    manifest."""
+    from quizgen.export.sheet import build_exam
+    from quizgen.generator import generate_one
+    from quizgen.recipes import parse_exam_recipe
+
+    build_exam(parse_exam_recipe(recipe), None, versions, out, generate=generate_one, bubbles=True)
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
 
 
 def exam_pages(exam: Path, manifest: dict, dpi: float) -> list[tuple[tuple[dict, int], Any]]:

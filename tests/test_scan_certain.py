@@ -17,16 +17,12 @@ review, each drawn on a page and photographed or scanned.
 
 from __future__ import annotations
 
-import json
 import random
 
 import numpy as np
 import pytest
 
-from conftest import exam_pages, scan_recipe
-from quizgen.export.sheet import build_exam
-from quizgen.generator import generate_one
-from quizgen.recipes import parse_exam_recipe
+from conftest import bubbled_exam, exam_pages, scan_recipe
 
 RECIPE = scan_recipe("Certain test", 9, {"cell": "OCC-9", "level": 2, "space": 0.3})
 DPI = 200
@@ -35,8 +31,7 @@ DPI = 200
 @pytest.fixture(scope="module")
 def exam(tmp_path_factory):
     out = tmp_path_factory.mktemp("certain") / "exam"
-    build_exam(parse_exam_recipe(RECIPE), None, 3, out, generate=generate_one, bubbles=True)
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = bubbled_exam(out, RECIPE, 3)
     return manifest, exam_pages(out, manifest, DPI)
 
 

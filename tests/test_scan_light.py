@@ -10,16 +10,12 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import numpy as np
 import pytest
 
-from conftest import exam_pages, scan_recipe
-from quizgen.export.sheet import build_exam
-from quizgen.generator import generate_one
-from quizgen.recipes import parse_exam_recipe
+from conftest import bubbled_exam, exam_pages, scan_recipe
 
 RECIPE = scan_recipe("Light test", 7)
 DPI = 200
@@ -28,8 +24,7 @@ DPI = 200
 @pytest.fixture(scope="module")
 def exam(tmp_path_factory):
     out = tmp_path_factory.mktemp("light") / "exam"
-    build_exam(parse_exam_recipe(RECIPE), None, 5, out, generate=generate_one, bubbles=True)
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = bubbled_exam(out, RECIPE, 5)
     return manifest, exam_pages(out, manifest, DPI)
 
 

@@ -26,10 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import exam_pages, scaled, scan_recipe
-from quizgen.export.sheet import build_exam
-from quizgen.recipes import parse_exam_recipe
-from quizgen.generator import generate_one
+from conftest import bubbled_exam, exam_pages, scaled, scan_recipe
 
 RECIPE = scan_recipe("Scale test", 41)
 STUDENTS = 24
@@ -39,8 +36,7 @@ DPI = 150
 @pytest.fixture(scope="module")
 def exam(tmp_path_factory):
     out = tmp_path_factory.mktemp("scale") / "exam"
-    build_exam(parse_exam_recipe(RECIPE), None, STUDENTS, out, generate=generate_one, bubbles=True)
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = bubbled_exam(out, RECIPE, STUDENTS)
     return out, manifest
 
 
