@@ -265,3 +265,88 @@ def test_an_erased_trace_between_two_over_the_edge_fills_is_doubtful(exam, seed)
             else distort(filled, rng, jpeg=60, max_angle=1.5))
     reading = _read(manifest, student, page, _found(manifest, student, page, data), box)
     assert reading.status == "review", reading.text
+
+
+def _speck(image, box, i: int, rng):
+    """A speck of dust on bubble `i`: a dot 0.3 to 0.7 mm across, as dark as a pen, somewhere
+    inside the ring."""
+    import cv2
+
+    px = DPI / 25.4
+    x, y, r = box["bubbles"][i][0] * px, box["bubbles"][i][1] * px, box["r"] * px
+    angle, off = rng.uniform(0, 2 * np.pi), rng.uniform(0, 0.4) * r
+    out = image.copy()
+    cv2.circle(out, (int(round((x + off * np.cos(angle)) * 16)),
+                     int(round((y + off * np.sin(angle)) * 16))),
+               int(rng.uniform(0.15, 0.35) * px * 16), rng.randint(20, 60), -1, cv2.LINE_AA, 4)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_speck_beside_a_filled_digit_is_passed_over_and_a_tick_there_is_not(exam, seed):
+    """A whole number filled in every row, and in its last row a second bubble holding a speck
+    of dust as dark as the pen (the earlier reader sent the box to review, its darkest strokes
+    too dark for a graze): read as the number. The same bubble ticked with the pen instead: the
+    box goes to review, naming the row or the bubble."""
+    from quizgen.scan.synth import distort
+
+    manifest, _ = exam
+    student, page, image, box = _page_with(exam, "number", decimals=0, selector=False)
+    index = {(b[2], b[3]): i for i, b in enumerate(box["bubbles"])}
+    marks = {index[(f"p{p}", "0")]: "solid" for p in range(1, box["places"])}
+    marks[index[("p0", "7")]] = "solid"
+    rng = random.Random(seed)
+    filled = _fill(image, box, marks, rng)
+    other = index[("p0", str(rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9])))]
+    for drawn, expected in ((_speck(filled, box, other, rng), "7"),
+                            (_fill(filled, box, {other: "tick"}, rng), None)):
+        data = distort(drawn, rng, jpeg=60, max_angle=1.5)
+        reading = _read(manifest, student, page, _found(manifest, student, page, data), box)
+        if expected is None:
+            assert reading.status == "review", reading.text
+            assert "×1" in str(reading.reason)         # the row, or the bubble in it
+        else:
+            assert (reading.status, reading.text) == ("read", expected), reading.reason
+
+
+def _shade(image, box, i: int, grey: int, rng):
+    """Bubble `i` covered evenly inside its ring in pencil of this grey, with the paper's grain."""
+    import cv2
+
+    px = DPI / 25.4
+    x, y, r = box["bubbles"][i][0] * px, box["bubbles"][i][1] * px, box["r"] * px
+    mask = np.zeros(image.shape, np.uint8)
+    cv2.circle(mask, (int(round(x * 16)), int(round(y * 16))), int(0.9 * r * 16), 255, -1,
+               cv2.LINE_AA, 4)
+    grain = np.random.default_rng(rng.randrange(1 << 30)).normal(0, 8, image.shape)
+    pencil = np.clip(grey + grain, 0, 255)
+    alpha = mask / 255.0
+    return np.minimum(image, image * (1 - alpha) + pencil * alpha).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_second_answer_pressed_lightly_beside_a_light_fill_is_doubtful(exam, seed):
+    """A student who fills in pencil (a fill 0.4 as dark as the pen) and marks a second bubble of
+    the same row more lightly still, about 0.45 as dark as that fill: an eraser can leave that
+    much, and so can a second answer. The box goes to review (the earlier reader took the light one
+    for an erasure and read the first). An eraser's trace beside a firm fill is still passed
+    over."""
+    from quizgen.scan.synth import distort
+
+    manifest, _ = exam
+    student, page, image, box = _page_with(exam, "number", decimals=0, selector=False)
+    index = {(b[2], b[3]): i for i, b in enumerate(box["bubbles"])}
+    rng = random.Random(seed)
+    zeros = [index[(f"p{p}", "0")] for p in range(1, box["places"])]
+    first, second = index[("p0", "7")], index[("p0", str(rng.choice([1, 2, 3, 5, 8])))]
+    light = _fill(image, box, dict.fromkeys(zeros, "solid"), rng)
+    light = _shade(_shade(light, box, first, 150, rng), box, second, 204, rng)
+    erased = _fill(image, box, {**dict.fromkeys(zeros, "solid"), first: "solid",
+                                second: "erased"}, rng)
+    for drawn, expected in ((light, None), (erased, "7")):
+        data = distort(drawn, rng, jpeg=60, max_angle=1.5)
+        reading = _read(manifest, student, page, _found(manifest, student, page, data), box)
+        if expected is None:
+            assert reading.status == "review", reading.text
+        else:
+            assert (reading.status, reading.text) == ("read", expected), reading.reason

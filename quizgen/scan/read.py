@@ -29,12 +29,14 @@ page shows several such marks each alone in its row, and a mark as dark as their
 on that page; when they press a pencil lightly (`own_pencil`: several even, stroke-less shades each
 alone in its row), an even trace inside the ring, alone in a row that takes one answer, at least
 0.6 of their usual darkness is one of theirs, not an eraser's (half as dark as theirs, or less).
-A stain lighter than any fill is a *shade* on the paper, passed over. A trace at most half as dark
-as the filled bubble of its row is an answer changed (*erased*), passed over in a row that takes
-one answer; in a row of limits (any set may be filled) none is, since a light pencil's option
+A stain lighter than any fill is a *shade* on the paper, passed over. A trace at most about a third
+as dark as the filled bubble of its row is an answer changed (*erased*), passed over in a row that
+takes one answer (up to half as dark, it may be an eraser's or a second answer pressed lightly:
+doubtful); in a row of limits (any set may be filled) none is, since a light pencil's option
 looks the same. In a row that takes one answer, a speck beside the filled bubble (dust, the graze
-of a neighbour's stroke: half as dark, its darkest strokes far lighter than the pen's) is passed
-over too; a tick drawn with the pen is as dark as the pen and stays doubtful.
+of a neighbour's stroke: a third as dark, and its darkest strokes far lighter than the pen's or
+its ink a dot no wider than a millimetre) is passed over too; a tick drawn with the pen is as
+dark as the pen and runs across the bubble, and stays doubtful.
 
 A box is read only when its marks spell exactly one answer; anything else (no bubble filled, two in
 a row, a mark or a trace that may be an answer, every option of a set of limits filled) is
@@ -86,12 +88,17 @@ PENCIL_EVIDENCE = 5
 PENCIL_SHARE = 0.6
 PENCIL_LEAST = 0.1
 PENCIL_EVEN = 0.7
-#: An answer changed: a trace at most ERASED_SHARE of the darkness of its row's filled bubble
-#: (half as dark), in a row that takes one answer.
+#: What an eraser leaves of a fill: at most ERASED_SHARE of its darkness (half as dark). An answer
+#: changed: a trace at most ERASED_BESIDE of the darkness of its row's filled bubble (about a
+#: third), in a row that takes one answer; a trace between the two may as well be a second
+#: answer pressed lightly (a light pencil's can be 0.4 as dark as a firm fill) and is doubtful.
 ERASED_SHARE = 0.5
+ERASED_BESIDE = 0.35
 #: A speck (dust, a graze of a neighbour's stroke) beside a filled bubble in a row that takes one
-#: answer: half as dark as the fill, and its darkest strokes at most SPECK_HIGH of the fill's.
+#: answer: a third as dark as the fill, and its darkest strokes at most SPECK_HIGH of the fill's, or
+#: its ink a dot at most SPECK_SPAN mm across (a tick or a cross runs across the bubble's 2 mm).
 SPECK_HIGH = 0.6
+SPECK_SPAN = 1.0
 #: A number is read past at most this many strokes, each alone in its row (`_by_structure`).
 MOST_STROKES = 3
 #: Paper is looked for in this window (mm): larger than a filled bubble with its overflow.
@@ -136,6 +143,7 @@ class Bubbles:
     centres: np.ndarray
     around: np.ndarray
     sides: np.ndarray | None = None    # the paper just outside the ring above it, below it
+    span: np.ndarray | None = None     # how far its ink reaches across the disc (mm)
 
 
 def _disc_offsets(radius_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -197,9 +205,19 @@ def measure(dark: np.ndarray, layout: dict[str, Any], box: dict[str, Any],
     ring = dark[np.clip(np.rint(centres[:, 1:2]).astype(int) + ay, 0, h - 1),
                 np.clip(np.rint(centres[:, 0:1]).astype(int) + ax, 0, w - 1)]
     sides = np.stack([ring[:, ay < 0].mean(axis=1), ring[:, ay > 0].mean(axis=1)], axis=1)
+    ink = values >= 0.4
     return Bubbles(values.mean(axis=1), np.percentile(values, 25, axis=1),
-                   np.percentile(values, 90, axis=1), (values >= 0.4).mean(axis=1), centres,
-                   ring.mean(axis=1), sides)
+                   np.percentile(values, 90, axis=1), ink.mean(axis=1), centres,
+                   ring.mean(axis=1), sides, _span(ink, dy, dx))
+
+
+def _span(ink: np.ndarray, dy: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """How far each bubble's ink reaches (mm): the larger side of the box around its ink pixels
+    (0 with none). A tick or a cross runs across the disc; a speck of dust is a dot."""
+    far = np.int32(1 << 20)
+    sides = [np.where(ink, d, far).min(axis=1) for d in (dx, dy)]
+    sides = [np.where(ink, d, -far).max(axis=1) - low + 1 for d, low in zip((dx, dy), sides)]
+    return np.maximum(np.maximum(*sides), 0).astype(np.float32) / PX_PER_MM
 
 
 def bubble_states(bubbles: Bubbles, blank: float, paper: float = 0.0) -> list[str]:
@@ -277,13 +295,14 @@ def own_pencil(boxes: list[dict[str, Any]], measured: list["Measured"]) -> float
 
 
 def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.ndarray,
-           own: float | None, pencil: tuple[float, "Measured"] | None = None) -> list[str]:
+           own: float | None, pencil: tuple[float, "Measured"] | None = None,
+           span: np.ndarray | None = None) -> list[str]:
     """A box's states with what the page tells: a mark as dark as the student's own marks is
     filled, and so is an even trace as dark as their own light pencil (`pencil`: how dark, and
     this box as measured; in a row that takes one answer, alone in its row); a stain lighter
     than any fill is a shade on the paper ("shade", passed over); a trace far lighter than its
     row's filled bubble is an answer changed ("erased"), and so is a speck beside it in a row that
-    takes one answer (its strokes far lighter than the pen's)."""
+    takes one answer (its strokes far lighter than the pen's, or its ink a dot: `span`, mm)."""
     states = ["filled" if s == "mark" and own is not None and mean[i] >= own else
               "shade" if s == "stain" and mean[i] < LIGHT and box["kind"] != "limits" else s
               for i, s in enumerate(states)]
@@ -303,9 +322,10 @@ def settle(box: dict[str, Any], states: list[str], mean: np.ndarray, high: np.nd
         row = bubble[2]
         if states[i] not in ("faint", "mark") or row not in filled or box["kind"] == "limits":
             continue                    # among limits, a light pencil's option looks the same
-        lighter = mean[i] <= ERASED_SHARE * filled[row]
-        if states[i] == "mark":         # a speck or a graze: its strokes far from the pen's
-            lighter = lighter and high[i] <= SPECK_HIGH * strokes[row]
+        lighter = mean[i] <= ERASED_BESIDE * filled[row]
+        if states[i] == "mark":         # a speck or a graze: its strokes far from the pen's,
+            lighter = lighter and (high[i] <= SPECK_HIGH * strokes[row]       # or a dot
+                                   or (span is not None and span[i] <= SPECK_SPAN))
         if lighter:
             states[i] = "erased"
     return states
@@ -479,6 +499,7 @@ class Measured:
     centres: np.ndarray
     low: np.ndarray           # the lighter quarter, above the page's blank bubbles
     around: np.ndarray        # the paper just outside the ring, above the page's paper
+    span: np.ndarray | None = None      # how far its ink reaches across the disc (mm)
 
 
 def measure_page(page: Page, layout: dict[str, Any],
@@ -502,7 +523,8 @@ def measure_page(page: Page, layout: dict[str, Any],
         out.append(Measured(bubble_states(m, blank, paper), (m.mean - blank).astype(np.float32),
                             m.high.astype(np.float32), m.centres.astype(np.float32),
                             (m.low - blank).astype(np.float32),
-                            (m.around - paper).astype(np.float32)))
+                            (m.around - paper).astype(np.float32),
+                            m.span))
     return out
 
 
@@ -523,7 +545,7 @@ def read_paper(pages: list[tuple[list[dict[str, Any]], list[Measured | None]]]
                 readings.append(read_box(box, []))
                 continue
             reading = read_box(box, settle(box, m.states, m.mean, m.high, own,
-                                           None if pencil is None else (pencil, m)))
+                                           None if pencil is None else (pencil, m), m.span))
             reading.scores = [round(float(v), 2) for v in m.mean]
             reading.centres = [(float(x), float(y)) for x, y in m.centres]
             readings.append(reading)
