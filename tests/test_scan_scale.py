@@ -484,11 +484,13 @@ def test_a_students_own_light_pencil_counts_once_the_paper_shows_it():
     assert [r.status for r in readings] == ["review"] * 5 + ["read"]
 
 
-def test_an_erasure_half_as_dark_as_the_answer_is_passed_over():
+def test_an_erasure_a_third_as_dark_as_the_answer_is_passed_over():
+    """Up to a third as dark as the fill beside it, a trace is an eraser's; from there to half as
+    dark it may as well be a second answer pressed lightly, and the box is doubtful."""
     from quizgen.scan.read import read_box, settle
 
     box = _number_box(2)
-    for trace, status in ((0.28, "read"), (0.32, "review")):   # beside a fill of 0.6
+    for trace, status in ((0.2, "read"), (0.26, "review"), (0.32, "review")):   # fill: 0.6
         states = ["empty"] * 20
         states[4] = states[17] = "filled"                       # 4 7
         states[6] = "faint"                                     # a trace in the ×10 row
@@ -513,6 +515,12 @@ def test_a_speck_beside_an_answer_is_passed_over_but_a_tick_of_the_pen_is_not():
         strokes[[4, 17]], strokes[6] = 0.8, high
         reading = read_box(box, settle(box, states, mean, strokes, None))
         assert reading.status == status, high
+        # as dark as the pen, but a dot: its ink reaches 0.6 mm, where a tick's runs across
+        for span, status in ((0.6, "read"), (1.8, "review")):
+            reach = np.zeros(20, np.float32)
+            reach[[4, 17]], reach[6] = 2.1, span
+            reading = read_box(box, settle(box, states, mean, strokes, None, span=reach))
+            assert reading.status == (status if high > 0.6 else "read"), (high, span)
     limits = _limits_box()                                      # never in a row of limits
     states = ["filled", "mark", "empty", "empty"]
     reading = read_box(limits, settle(limits, states, np.float32([0.7, 0.07, 0, 0]),
@@ -526,6 +534,7 @@ def test_a_speck_beside_an_answer_is_passed_over_but_a_tick_of_the_pen_is_not():
     ([5], [14, 27], "needs_review"),  # on a leading 5: 547 or 47, both numbers
     ([14], [4, 17, 27], "needs_review"),   # beside a filled bubble in its row
     ([27], [], "needs_review"),       # alone in the box: 7, or no answer and a speck of dust
+    ([5], [], "needs_review"),        # on ×100 alone: no number, and never read as no answer
 ])
 def test_a_numbers_rules_may_leave_one_reading_of_a_stroke(strokes, filled, text):
     from quizgen.scan.read import read_box

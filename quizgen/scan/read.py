@@ -406,7 +406,9 @@ def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> s
     own: read when the number's rules leave one reading, whether each stroke is taken as filled
     or as empty (a leading zero either way; a digit between two others, or the only choice of
     percent or fraction, that the number cannot do without); else None. A box left without any
-    digit is a reading of its own (no answer): a stroke alone in an empty box is never read."""
+    digit is a reading of its own (no answer), and never the one reading: a stroke alone in an
+    empty box is read neither as a digit nor as no answer (a grid with nothing filled goes to
+    review)."""
     rows = [box["bubbles"][i][2] for i in marks]
     if box["kind"] != "number" or len(marks) > MOST_STROKES or len(set(rows)) < len(rows):
         return None
@@ -423,7 +425,8 @@ def _by_structure(box: dict[str, Any], states: list[str], marks: list[int]) -> s
             texts.add(reading.text)
         elif reading.reason is not None and reading.reason.key in ("nothing_filled", "no_digit"):
             texts.add("")           # no answer is a reading too: a lone stroke may be a speck
-    return texts.pop() if len(texts) == 1 else None
+    # and never the one reading: a grid with nothing filled goes to review whatever is on it
+    return texts.pop() if len(texts) == 1 and "" not in texts else None
 
 
 def _names(box: dict[str, Any], indices: list[int]) -> str:
