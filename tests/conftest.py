@@ -191,6 +191,19 @@ def exam_pages(exam: Path, manifest: dict, dpi: float) -> list[tuple[tuple[dict,
     return list(zip(pages, images))
 
 
+def marked(image: Any, box: dict, marks: dict[int, str], rng: Any, dpi: float) -> Any:
+    """A copy of the page `image` (rendered at `dpi`) with bubbles of `box` marked: {bubble index:
+    a style of `quizgen.scan.synth`}."""
+    from quizgen.scan.synth import draw_mark
+
+    px = dpi / 25.4
+    out = image.copy()
+    for i, style in marks.items():
+        x, y = box["bubbles"][i][0] * px, box["bubbles"][i][1] * px
+        draw_mark(out, x, y, box["r"] * px, style, rng, px)
+    return out
+
+
 CLASS_RECIPE = {"title": "Shared class", "lang": "en", "seed": 4,
                 "questions": [{"cell": "OCC-3", "level": 1, "points": 4,
                                "answers": ["blocks_per_sm", "occupancy"]},

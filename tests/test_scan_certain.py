@@ -22,7 +22,7 @@ import random
 import numpy as np
 import pytest
 
-from conftest import bubbled_exam, exam_pages, scan_recipe
+from conftest import bubbled_exam, exam_pages, marked, scan_recipe
 
 RECIPE = scan_recipe("Certain test", 9, {"cell": "OCC-9", "level": 2, "space": 0.3})
 DPI = 200
@@ -47,14 +47,7 @@ def _page_with(exam, kind: str, **extra):
 
 
 def _fill(image, box, marks: dict[int, str], rng):
-    from quizgen.scan.synth import draw_mark
-
-    px = DPI / 25.4
-    out = image.copy()
-    for i, style in marks.items():
-        x, y = box["bubbles"][i][0] * px, box["bubbles"][i][1] * px
-        draw_mark(out, x, y, box["r"] * px, style, rng, px)
-    return out
+    return marked(image, box, marks, rng, DPI)
 
 
 def _found(manifest, student, page, data: bytes):

@@ -15,7 +15,7 @@ import random
 import numpy as np
 import pytest
 
-from conftest import bubbled_exam, exam_pages, scan_recipe
+from conftest import bubbled_exam, exam_pages, marked, scan_recipe
 
 RECIPE = scan_recipe("Light test", 7)
 DPI = 200
@@ -58,14 +58,7 @@ def test_empty_bubbles_under_a_cast_shadow_and_in_the_glare_read_empty(exam):
 
 
 def _fill(image, box, marks: dict[int, str], rng):
-    from quizgen.scan.synth import draw_mark
-
-    px = DPI / 25.4
-    out = image.copy()
-    for i, style in marks.items():
-        x, y = box["bubbles"][i][0] * px, box["bubbles"][i][1] * px
-        draw_mark(out, x, y, box["r"] * px, style, rng, px)
-    return out
+    return marked(image, box, marks, rng, DPI)
 
 
 @pytest.mark.parametrize("seed", range(4))
